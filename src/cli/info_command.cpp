@@ -1,0 +1,51 @@
+#include "cli/info_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "common/input_error.h"
+#include "data/dataset_survey.h"
+#include "data/graph_summary.h"
+#include "data/tpu_graph.h"
+
+namespace graphcost {
+
+int run_info_command(const InfoOptions& options) {
+  std::error_code error;
+  if (std::filesystem::is_directory(options.path, error)) {
+    const bool interactive = isatty(STDERR_FILENO) != 0;
+    auto last_report = std::chrono::steady_clock::now();
+    const SurveyProgress progress = [&](size_t done, size_t total, const std::string& file) {
+      if (options.quiet) return true;
+      const auto now = std::chrono::steady_clock::now();
+      if (interactive) {
+        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, file.c_str());
+        if (done == total) std::fprintf(stderr, "\r\033[K");
+      } else if (now - last_report > std::chrono::seconds(5) || done == total) {
+        std::fprintf(stderr, "info: %zu/%zu files checked\n", done, total);
+        last_report = now;
+      }
+      return true;
+    };
+    const DatasetSurvey survey = survey_dataset(options.path, progress);
+    if (options.json) {
+      std::cout << dataset_survey_json(survey).dump(2) << "\n";
+    } else {
+      std::cout << format_dataset_survey(survey);
+    }
+    return survey.errors.empty() ? 0 : 1;
+  }
+  const GraphSummary summary = summarize_graph(load_tpu_graph(options.path));
+  if (options.json) {
+    std::cout << graph_summary_json(summary).dump(2) << "\n";
+  } else {
+    std::cout << format_graph_summary(summary);
+  }
+  return 0;
+}
+
+}  // namespace graphcost

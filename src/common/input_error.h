@@ -1,0 +1,30 @@
+// InputError: the one error type for bad input (a malformed file, a wrong schema, a bad argument).
+// It names the file, the field, what was expected and what was found; what() joins them as
+//   "<file>: <field>: expected <expected>, got <actual>"
+// Library code throws it; each boundary (CLI main, web API, tests) catches it once and turns it into
+// an exit code or a UI message. Broken internal invariants are asserts, not InputErrors.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace graphcost {
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, std::string field, std::string expected, std::string actual);
+
+  const std::string& file() const { return file_; }
+  const std::string& field() const { return field_; }
+  const std::string& expected() const { return expected_; }
+  const std::string& actual() const { return actual_; }
+
+  // The same error seen from an outer context: `outer_field` is prefixed to the field
+  // (e.g. "member 'node_feat.npy'" + "header 'shape'"); an empty file is filled in.
+  InputError within(const std::string& outer_file, const std::string& outer_field) const;
+
+ private:
+  std::string file_, field_, expected_, actual_;
+};
+
+}  // namespace graphcost

@@ -1,0 +1,46 @@
+#include "data/dataset_path.h"
+
+#include <vector>
+
+namespace graphcost {
+namespace {
+
+std::vector<std::string> split_components(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string current;
+  for (char c : path) {
+    if (c == '/' || c == '\\') {
+      if (!current.empty()) parts.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty()) parts.push_back(current);
+  return parts;
+}
+
+bool is_split(const std::string& name) { return name == "train" || name == "valid" || name == "test"; }
+
+}  // namespace
+
+DatasetPath parse_dataset_path(const std::string& path) {
+  DatasetPath location;
+  const std::vector<std::string> parts = split_components(path);
+  if (parts.empty()) return location;
+  std::string file = parts.back();
+  if (file.size() > 4 && file.compare(file.size() - 4, 4, ".npz") == 0) file.resize(file.size() - 4);
+  location.stem = file;
+  const size_t n = parts.size();
+  if (n >= 4 && parts[n - 4] == "tile" && parts[n - 3] == "xla" && is_split(parts[n - 2])) {
+    location.collection = "tile:xla";
+    location.split = parts[n - 2];
+  } else if (n >= 5 && parts[n - 5] == "layout" && (parts[n - 4] == "xla" || parts[n - 4] == "nlp") &&
+             (parts[n - 3] == "default" || parts[n - 3] == "random") && is_split(parts[n - 2])) {
+    location.collection = "layout:" + parts[n - 4] + ":" + parts[n - 3];
+    location.split = parts[n - 2];
+  }
+  return location;
+}
+
+}  // namespace graphcost

@@ -1,0 +1,28 @@
+// Where a file sits in the official TpuGraphs tree, derived from its path alone:
+//   .../tile/xla/<split>/<stem>.npz                     -> collection "tile:xla"
+//   .../layout/<xla|nlp>/<default|random>/<split>/<stem>.npz -> "layout:xla:default", ...
+// The Kaggle submission ID is "<collection>:<stem>" (e.g. "layout:xla:default:unet3d").
+#pragma once
+
+#include <string>
+
+namespace graphcost {
+
+struct DatasetPath {
+  std::string collection;  // "" when the path is outside the official tree
+  std::string split;       // "train", "valid", "test" or ""
+  std::string stem;        // file name without ".npz"
+
+  bool in_tree() const { return !collection.empty(); }
+  bool is_tile() const { return collection.rfind("tile:", 0) == 0; }
+  bool is_layout() const { return collection.rfind("layout:", 0) == 0; }
+  std::string kaggle_id() const { return in_tree() ? collection + ":" + stem : ""; }
+};
+
+DatasetPath parse_dataset_path(const std::string& path);
+
+// The five collections of the competition, in the order the leaderboard lists them.
+constexpr const char* kCollections[] = {"tile:xla", "layout:xla:random", "layout:xla:default",
+                                        "layout:nlp:random", "layout:nlp:default"};
+
+}  // namespace graphcost

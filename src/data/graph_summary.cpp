@@ -1,0 +1,161 @@
+#include "data/graph_summary.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string_view>
+#include <unordered_set>
+
+#include "data/opcodes.h"
+
+namespace graphcost {
+namespace {
+
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* pattern, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, pattern);
+  std::vsnprintf(buffer, sizeof buffer, pattern, args);
+  va_end(args);
+  return buffer;
+}
+
+std::string with_thousands(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string duration(int64_t ns) {
+  const double value = static_cast<double>(ns);
+  if (ns >= 1000000000) return format("%.3f s", value / 1e9);
+  if (ns >= 1000000) return format("%.3f ms", value / 1e6);
+  if (ns >= 1000) return format("%.3f us", value / 1e3);
+  return format("%lld ns", static_cast<long long>(ns));
+}
+
+}  // namespace
+
+int64_t count_distinct_configs(const TpuGraph& graph) {
+  const size_t row_bytes = graph.kind == GraphKind::Tile
+                               ? sizeof(float) * 24
+                               : static_cast<size_t>(graph.configurable_count()) * 18;
+  const char* base = graph.kind == GraphKind::Tile
+                         ? reinterpret_cast<const char*>(graph.tile_config_features.data())
+                         : reinterpret_cast<const char*>(graph.layout_config_features.data());
+  std::unordered_set<std::string_view> rows;
+  rows.reserve(static_cast<size_t>(graph.config_count));
+  for (int32_t c = 0; c < graph.config_count; ++c) rows.emplace(base + c * row_bytes, row_bytes);
+  return static_cast<int64_t>(rows.size());
+}
+
+GraphSummary summarize_graph(const TpuGraph& graph) {
+  GraphSummary s;
+  s.file = graph.source;
+  s.kind = graph_kind_name(graph.kind);
+  s.collection = graph.location.collection;
+  s.split = graph.location.split;
+  s.kaggle_id = graph.location.kaggle_id();
+  s.nodes = graph.node_count;
+  s.edges = static_cast<int64_t>(graph.edges.size());
+  s.configurable_nodes = graph.configurable_count();
+  s.computations = graph.node_splits.empty() ? 0 : static_cast<int64_t>(graph.node_splits.size()) - 1;
+  s.configs = graph.config_count;
+  s.distinct_configs = count_distinct_configs(graph);
+  for (const Edge& edge : graph.edges) {
+    if (edge.consumer <= edge.producer) {
+      s.topologically_ordered = false;
+      break;
+    }
+  }
+  s.labelled = !graph.runtimes_hidden && !graph.config_runtime_ns.empty();
+  if (s.labelled) {
+    const auto [low, high] = std::minmax_element(graph.config_runtime_ns.begin(), graph.config_runtime_ns.end());
+    s.runtime_min_ns = *low;
+    s.runtime_max_ns = *high;
+    s.relative_spread = static_cast<double>(*high - *low) / static_cast<double>(*low);
+    if (graph.kind == GraphKind::Tile) {
+      s.normalized_min = 1e300;
+      s.normalized_max = 0;
+      for (int32_t c = 0; c < graph.config_count; ++c) {
+        const double y = static_cast<double>(graph.config_runtime_ns[c]) /
+                         static_cast<double>(graph.config_runtime_normalizers_ns[c]);
+        s.normalized_min = std::min(s.normalized_min, y);
+        s.normalized_max = std::max(s.normalized_max, y);
+      }
+    }
+  }
+  std::map<int, int64_t> counts;
+  for (uint8_t opcode : graph.node_opcodes) ++counts[opcode];
+  s.opcode_counts.assign(counts.begin(), counts.end());
+  std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return s;
+}
+
+std::string format_graph_summary(const GraphSummary& s) {
+  std::string out;
+  auto line = [&](const char* label, const std::string& value) {
+    out += format("%-20s %s\n", label, value.c_str());
+  };
+  line("file", s.file);
+  line("kind", s.kind);
+  line("collection", s.collection.empty() ? "- (outside the TpuGraphs tree)" : s.collection + " (" + s.split + ")");
+  line("kaggle id", s.kaggle_id.empty() ? "-" : s.kaggle_id);
+  line("nodes", with_thousands(s.nodes));
+  line("edges", with_thousands(s.edges) + (s.topologically_ordered ? " (producers before consumers)" : " (NOT in topological order)"));
+  if (s.kind == "layout") {
+    line("configurable nodes", with_thousands(s.configurable_nodes));
+    line("computations", with_thousands(s.computations) + " (node_splits)");
+  }
+  line("configs", with_thousands(s.configs) + " (" + with_thousands(s.distinct_configs) + " distinct)");
+  if (s.labelled) {
+    line("runtimes", "labelled");
+    line("runtime range", duration(s.runtime_min_ns) + " .. " + duration(s.runtime_max_ns));
+    line("relative spread", format("%.4f  ((max - min) / min)", s.relative_spread));
+    if (s.kind == "tile") {
+      line("runtime/normalizer", format("%.4f .. %.4f", s.normalized_min, s.normalized_max));
+    }
+  } else {
+    line("runtimes", "hidden (all zero: a Kaggle test file)");
+  }
+  out += "opcodes (nodes):\n";
+  for (const auto& [opcode, count] : s.opcode_counts) {
+    out += format("  %3d %-28s %10s  %5.1f%%\n", opcode, opcode_name(opcode).c_str(),
+                  with_thousands(count).c_str(), 100.0 * static_cast<double>(count) / static_cast<double>(s.nodes));
+  }
+  return out;
+}
+
+nlohmann::json graph_summary_json(const GraphSummary& s) {
+  nlohmann::json opcodes = nlohmann::json::array();
+  for (const auto& [opcode, count] : s.opcode_counts) {
+    opcodes.push_back({{"id", opcode}, {"name", opcode_name(opcode)}, {"nodes", count}});
+  }
+  nlohmann::json json = {
+      {"file", s.file}, {"kind", s.kind}, {"collection", s.collection}, {"split", s.split},
+      {"kaggle_id", s.kaggle_id}, {"nodes", s.nodes}, {"edges", s.edges},
+      {"configurable_nodes", s.configurable_nodes}, {"computations", s.computations},
+      {"configs", s.configs}, {"distinct_configs", s.distinct_configs},
+      {"topologically_ordered", s.topologically_ordered}, {"labelled", s.labelled},
+      {"opcodes", opcodes}};
+  if (s.labelled) {
+    json["runtime_min_ns"] = s.runtime_min_ns;
+    json["runtime_max_ns"] = s.runtime_max_ns;
+    json["relative_spread"] = s.relative_spread;
+    if (s.kind == "tile") {
+      json["normalized_runtime_min"] = s.normalized_min;
+      json["normalized_runtime_max"] = s.normalized_max;
+    }
+  }
+  return json;
+}
+
+}  // namespace graphcost

@@ -1,0 +1,39 @@
+// GraphSummary: what `graphcost info` reports about one TpuGraph. The text and JSON renderings are
+// the same natively and in WebAssembly (the Node.js smoke test compares them byte for byte).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/tpu_graph.h"
+
+namespace graphcost {
+
+struct GraphSummary {
+  std::string file;
+  std::string kind;        // "tile" | "layout"
+  std::string collection;  // "" outside the official tree
+  std::string split;
+  std::string kaggle_id;
+  int64_t nodes = 0, edges = 0, configurable_nodes = 0, computations = 0;
+  int64_t configs = 0, distinct_configs = 0;
+  bool topologically_ordered = true;  // every edge has consumer > producer
+  bool labelled = false;               // false: runtimes hidden (all zero)
+  int64_t runtime_min_ns = 0, runtime_max_ns = 0;
+  double relative_spread = 0;          // (max - min) / min of the runtimes; 0 when hidden
+  double normalized_min = 0, normalized_max = 0;  // tile: runtime / normalizer
+  std::vector<std::pair<int, int64_t>> opcode_counts;  // (opcode id, nodes), most frequent first
+};
+
+GraphSummary summarize_graph(const TpuGraph& graph);
+std::string format_graph_summary(const GraphSummary& summary);
+nlohmann::json graph_summary_json(const GraphSummary& summary);
+
+// Number of distinct config feature rows (duplicates are common in TpuGraphs).
+int64_t count_distinct_configs(const TpuGraph& graph);
+
+}  // namespace graphcost

@@ -1,0 +1,276 @@
+#include "data/tpu_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/input_error.h"
+#include "data/node_features.h"
+
+namespace graphcost {
+namespace {
+
+constexpr int64_t kAnyDimension = -1;
+constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
+
+std::string shape_pattern(const std::vector<int64_t>& dims, const std::vector<std::string>& names) {
+  std::string text = "(";
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (k > 0) text += ", ";
+    text += names[k].empty() ? std::to_string(dims[k]) : names[k];
+  }
+  return text + (dims.size() == 1 ? ",)" : ")");
+}
+
+// Reads keys of one npz with uniform, precise errors.
+class SchemaReader {
+ public:
+  SchemaReader(const NpzFile& npz, std::string file, GraphKind kind)
+      : npz_(npz), file_(std::move(file)), kind_(kind) {}
+
+  // `dims`: expected sizes, kAnyDimension for a size named in `names` that is free here.
+  const NpyArray& require(const std::string& key, std::vector<int64_t> dims,
+                          std::vector<std::string> names) const {
+    const NpyArray* array = npz_.find(key);
+    if (array == nullptr) {
+      std::string present;
+      for (const auto& entry : npz_.arrays) present += (present.empty() ? "" : ", ") + entry.first;
+      throw InputError(file_, "key '" + key + "'",
+                       std::string("present in a ") + graph_kind_name(kind_) + " file",
+                       "missing (keys: " + (present.empty() ? std::string("none") : present) + ")");
+    }
+    bool matches = array->rank() == static_cast<int>(dims.size());
+    for (size_t k = 0; matches && k < dims.size(); ++k) {
+      matches = dims[k] == kAnyDimension || dims[k] == array->shape()[k];
+    }
+    if (!matches) {
+      std::vector<int64_t> shown = dims;
+      std::vector<std::string> labels = names;
+      for (size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] != kAnyDimension && !labels[k].empty() && labels[k] != std::to_string(dims[k])) {
+          labels[k] += "=" + std::to_string(dims[k]);
+        }
+      }
+      throw InputError(file_, key, "shape " + shape_pattern(shown, labels),
+                       "shape " + array->shape_text() + " (" + dtype_name(array->dtype()) + ")");
+    }
+    for (int64_t dim : array->shape()) {
+      if (dim > kMaxCount) {
+        throw InputError(file_, key, "dimensions below 2^31", "shape " + array->shape_text());
+      }
+    }
+    return *array;
+  }
+
+  template <typename T>
+  std::vector<T> values(const NpyArray& array, const std::string& key) const {
+    const bool want_integer = std::is_integral_v<T>;
+    const bool is_float = array.dtype() == DType::Float32 || array.dtype() == DType::Float64;
+    if (want_integer && is_float) {
+      throw InputError(file_, key, "an integer dtype (int64 on disk)", dtype_name(array.dtype()));
+    }
+    if (!want_integer && !is_float) {
+      throw InputError(file_, key, "a float dtype (float32 on disk)", dtype_name(array.dtype()));
+    }
+    return array.to_vector<T>(file_, key);
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& expected,
+                         const std::string& actual) const {
+    throw InputError(file_, key, expected, actual);
+  }
+
+ private:
+  const NpzFile& npz_;
+  std::string file_;
+  GraphKind kind_;
+};
+
+void check_runtimes(const SchemaReader& reader, TpuGraph& graph) {
+  const auto& runtimes = graph.config_runtime_ns;
+  const bool all_zero = std::all_of(runtimes.begin(), runtimes.end(), [](int64_t r) { return r == 0; });
+  graph.runtimes_hidden = all_zero && !runtimes.empty();
+  if (!all_zero) {
+    for (size_t i = 0; i < runtimes.size(); ++i) {
+      if (runtimes[i] <= 0) {
+        reader.fail("config_runtime", "all values positive (labelled) or all zero (hidden)",
+                    std::to_string(runtimes[i]) + " at config " + std::to_string(i));
+      }
+    }
+  }
+  const auto& normalizers = graph.config_runtime_normalizers_ns;
+  for (size_t i = 0; i < normalizers.size(); ++i) {
+    if (normalizers[i] <= 0) {
+      reader.fail("config_runtime_normalizers", "positive values",
+                  std::to_string(normalizers[i]) + " at config " + std::to_string(i));
+    }
+  }
+}
+
+GraphKind kind_from_keys(const NpzFile& npz, const std::string& source) {
+  const bool tile = npz.find("config_feat") != nullptr;
+  const bool layout = npz.find("node_config_feat") != nullptr;
+  if (tile == layout) {
+    throw InputError(source, "keys",
+                     "exactly one of 'config_feat' (tile) or 'node_config_feat' (layout)",
+                     tile ? "both" : "neither");
+  }
+  return tile ? GraphKind::Tile : GraphKind::Layout;
+}
+
+}  // namespace
+
+const char* graph_kind_name(GraphKind kind) { return kind == GraphKind::Tile ? "tile" : "layout"; }
+
+TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
+  TpuGraph graph;
+  graph.source = source;
+  graph.location = parse_dataset_path(source);
+  if (graph.location.in_tree()) {
+    graph.kind = graph.location.is_tile() ? GraphKind::Tile : GraphKind::Layout;
+  } else {
+    graph.kind = kind_from_keys(npz, source);
+  }
+  const SchemaReader reader(npz, source, graph.kind);
+
+  const NpyArray& node_feat = reader.require("node_feat", {kAnyDimension, kNodeFeatureCount}, {"n", "140"});
+  const int64_t n = node_feat.shape()[0];
+  graph.node_count = static_cast<int32_t>(n);
+  graph.node_features = reader.values<float>(node_feat, "node_feat");
+  for (size_t i = 0; i < graph.node_features.size(); ++i) {
+    if (!std::isfinite(graph.node_features[i])) {
+      reader.fail("node_feat", "finite values",
+                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / 140) +
+                      ", column " + std::to_string(i % 140) + " (" +
+                      node_feature_name(static_cast<int>(i % 140)) + ")");
+    }
+  }
+
+  const NpyArray& node_opcode = reader.require("node_opcode", {n}, {"n"});
+  graph.node_opcodes = reader.values<uint8_t>(node_opcode, "node_opcode");
+  for (size_t i = 0; i < graph.node_opcodes.size(); ++i) {
+    if (graph.node_opcodes[i] >= kOpcodeVocabulary) {
+      reader.fail("node_opcode", "ids 0..120", std::to_string(graph.node_opcodes[i]) + " at node " + std::to_string(i));
+    }
+  }
+
+  const NpyArray& edge_index = reader.require("edge_index", {kAnyDimension, 2}, {"m", "2"});
+  const std::vector<int64_t> edge_values = reader.values<int64_t>(edge_index, "edge_index");
+  graph.edges.resize(edge_values.size() / 2);
+  for (size_t e = 0; e < graph.edges.size(); ++e) {
+    const int64_t consumer = edge_values[2 * e], producer = edge_values[2 * e + 1];
+    if (consumer < 0 || consumer >= n || producer < 0 || producer >= n) {
+      reader.fail("edge_index", "node ids in [0, " + std::to_string(n) + ")",
+                  "[" + std::to_string(consumer) + ", " + std::to_string(producer) + "] in row " +
+                      std::to_string(e));
+    }
+    graph.edges[e] = {static_cast<int32_t>(consumer), static_cast<int32_t>(producer)};
+  }
+
+  if (graph.kind == GraphKind::Tile) {
+    const NpyArray& config_feat = reader.require("config_feat", {kAnyDimension, kTileConfigFeatureCount}, {"c", "24"});
+    const int64_t c = config_feat.shape()[0];
+    graph.config_count = static_cast<int32_t>(c);
+    graph.tile_config_features = reader.values<float>(config_feat, "config_feat");
+    const NpyArray& runtime = reader.require("config_runtime", {c}, {"c"});
+    graph.config_runtime_ns = reader.values<int64_t>(runtime, "config_runtime");
+    const NpyArray& normalizers = reader.require("config_runtime_normalizers", {c}, {"c"});
+    graph.config_runtime_normalizers_ns = reader.values<int64_t>(normalizers, "config_runtime_normalizers");
+  } else {
+    const NpyArray& ids = reader.require("node_config_ids", {kAnyDimension}, {"nc"});
+    const int64_t nc = ids.shape()[0];
+    const std::vector<int64_t> id_values = reader.values<int64_t>(ids, "node_config_ids");
+    graph.configurable_nodes.resize(id_values.size());
+    for (size_t i = 0; i < id_values.size(); ++i) {
+      if (id_values[i] < 0 || id_values[i] >= n) {
+        reader.fail("node_config_ids", "node ids in [0, " + std::to_string(n) + ")",
+                    std::to_string(id_values[i]) + " at index " + std::to_string(i));
+      }
+      if (i > 0 && id_values[i] <= id_values[i - 1]) {
+        reader.fail("node_config_ids", "strictly ascending ids",
+                    std::to_string(id_values[i]) + " after " + std::to_string(id_values[i - 1]) +
+                        " at index " + std::to_string(i));
+      }
+      graph.configurable_nodes[i] = static_cast<int32_t>(id_values[i]);
+    }
+    const NpyArray& config_feat = reader.require(
+        "node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount}, {"c", "nc", "18"});
+    const int64_t c = config_feat.shape()[0];
+    graph.config_count = static_cast<int32_t>(c);
+    if (config_feat.dtype() != DType::Float32 && config_feat.dtype() != DType::Float64) {
+      reader.fail("node_config_feat", "a float dtype (float32 on disk)", dtype_name(config_feat.dtype()));
+    }
+    graph.layout_config_features.resize(static_cast<size_t>(config_feat.element_count()));
+    {
+      // Values are minor-to-major dimension indices (-1 = none): integers in -1..5.
+      const std::vector<float> raw = config_feat.to_vector<float>(source, "node_config_feat");
+      for (size_t i = 0; i < raw.size(); ++i) {
+        const float v = raw[i];
+        if (!(v >= -1.0f && v <= 5.0f) || std::trunc(v) != v) {
+          const size_t per_config = static_cast<size_t>(nc) * 18;
+          reader.fail("node_config_feat", "integers in -1..5 (minor-to-major dimension indices)",
+                      std::to_string(v) + " at config " + std::to_string(i / per_config) +
+                          ", configurable node " + std::to_string(i % per_config / 18) +
+                          ", column " + std::to_string(i % 18));
+        }
+        graph.layout_config_features[i] = static_cast<int8_t>(v);
+      }
+    }
+    const NpyArray& runtime = reader.require("config_runtime", {c}, {"c"});
+    graph.config_runtime_ns = reader.values<int64_t>(runtime, "config_runtime");
+    const NpyArray& splits = reader.require("node_splits", {1, kAnyDimension}, {"1", "s"});
+    graph.node_splits = reader.values<int64_t>(splits, "node_splits");
+    for (size_t i = 0; i < graph.node_splits.size(); ++i) {
+      const int64_t split = graph.node_splits[i];
+      if (split < 0 || split > n || (i > 0 && split < graph.node_splits[i - 1])) {
+        reader.fail("node_splits", "non-decreasing node ids in [0, " + std::to_string(n) + "]",
+                    std::to_string(split) + " at index " + std::to_string(i));
+      }
+    }
+  }
+  check_runtimes(reader, graph);
+  return graph;
+}
+
+TpuGraph load_tpu_graph(const std::string& path) { return tpu_graph_from_npz(read_npz_file(path), path); }
+
+void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
+  const int64_t n = graph.node_count, c = graph.config_count;
+  std::vector<int64_t> edge_values(graph.edges.size() * 2);
+  const bool layout = graph.kind == GraphKind::Layout;
+  // Layout files store edge_index in Fortran order (all consumers, then all producers).
+  const size_t m = graph.edges.size();
+  for (size_t e = 0; e < m; ++e) {
+    if (layout) {
+      edge_values[e] = graph.edges[e].consumer;
+      edge_values[m + e] = graph.edges[e].producer;
+    } else {
+      edge_values[2 * e] = graph.edges[e].consumer;
+      edge_values[2 * e + 1] = graph.edges[e].producer;
+    }
+  }
+  std::vector<std::pair<std::string, NpyArray>> arrays;
+  arrays.emplace_back("node_feat", NpyArray::from_values<float>({n, kNodeFeatureCount}, graph.node_features));
+  arrays.emplace_back("node_opcode", NpyArray::from_values<uint8_t>({n}, graph.node_opcodes));
+  arrays.emplace_back("edge_index", NpyArray::from_values<int64_t>({static_cast<int64_t>(m), 2}, edge_values, layout));
+  if (!layout) {
+    arrays.emplace_back("config_feat", NpyArray::from_values<float>({c, kTileConfigFeatureCount}, graph.tile_config_features));
+    arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
+    arrays.emplace_back("config_runtime_normalizers",
+                        NpyArray::from_values<int64_t>({c}, graph.config_runtime_normalizers_ns));
+  } else {
+    const int64_t nc = graph.configurable_count();
+    std::vector<float> config_values(graph.layout_config_features.begin(), graph.layout_config_features.end());
+    std::vector<int64_t> ids(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
+    arrays.emplace_back("node_config_feat", NpyArray::from_values<float>({c, nc, kLayoutConfigFeatureCount}, config_values));
+    arrays.emplace_back("node_config_ids", NpyArray::from_values<int64_t>({nc}, ids));
+    arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
+    arrays.emplace_back("node_splits", NpyArray::from_values<int64_t>(
+        {1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
+  }
+  std::vector<std::pair<std::string, const NpyArray*>> named;
+  for (const auto& [name, array] : arrays) named.emplace_back(name, &array);
+  write_npz(path, named, ZipCompression::Deflate);
+}
+
+}  // namespace graphcost

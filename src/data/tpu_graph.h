@@ -1,0 +1,75 @@
+// TpuGraph: one TpuGraphs example (a tile kernel or a whole layout program) with its configs.
+//
+// Keys of a tile file:   node_feat f32 (n,140), node_opcode u8 (n,), edge_index i64 (m,2),
+//                        config_feat f32 (c,24), config_runtime i64 (c,),
+//                        config_runtime_normalizers i64 (c,)
+// Keys of a layout file: node_feat, node_opcode, edge_index (stored Fortran order),
+//                        node_config_ids i64 (nc,), node_config_feat f32 (c,nc,18),
+//                        config_runtime i64 (c,), node_splits i64 (1,s)
+// edge_index row [u, v] means node u consumes the output of node v.
+//
+// Loading checks the whole schema and throws InputError naming the file, the key, the expected and
+// the actual value. Accepted dtype variants: any integer dtype for integer keys (range-checked),
+// float64 for float keys (rounded to float32, the model's precision), integer-valued floats are not
+// accepted for integer keys. Runtimes are "hidden" when all are zero (Kaggle test files; tile test
+// normalizers are then all 1); otherwise all must be positive.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/dataset_path.h"
+#include "io/npz_file.h"
+
+namespace graphcost {
+
+enum class GraphKind { Tile, Layout };
+const char* graph_kind_name(GraphKind kind);  // "tile" / "layout"
+
+struct Edge {
+  int32_t consumer;  // u: reads the producer's output
+  int32_t producer;  // v
+};
+
+constexpr int kOpcodeVocabulary = 121;  // node_opcode ids 0..120 (see data/opcodes.h)
+
+struct TpuGraph {
+  GraphKind kind = GraphKind::Tile;
+  std::string source;     // path or label the graph was read from
+  DatasetPath location;   // collection / split / stem derived from `source`
+
+  int32_t node_count = 0;
+  std::vector<float> node_features;  // node_count x 140, row-major
+  std::vector<uint8_t> node_opcodes; // node_count, ids < kOpcodeVocabulary
+  std::vector<Edge> edges;
+
+  int32_t config_count = 0;
+  std::vector<float> tile_config_features;      // tile: config_count x 24
+  std::vector<int32_t> configurable_nodes;      // layout: ascending node ids (nc)
+  std::vector<int8_t> layout_config_features;   // layout: config_count x nc x 18, values -1..5
+  std::vector<int64_t> node_splits;             // layout: computation starts, 0 first, n last
+
+  std::vector<int64_t> config_runtime_ns;              // config_count; zeros when hidden
+  std::vector<int64_t> config_runtime_normalizers_ns;  // tile only: runtime of the default config
+  bool runtimes_hidden = false;
+
+  int32_t configurable_count() const { return static_cast<int32_t>(configurable_nodes.size()); }
+  float node_feature(int32_t node, int column) const { return node_features[node * 140 + column]; }
+  // Layout value of config `config`, configurable node index `slot`, column 0..17.
+  int8_t layout_value(int32_t config, int32_t slot, int column) const {
+    return layout_config_features[(static_cast<int64_t>(config) * configurable_count() + slot) * 18 +
+                                  column];
+  }
+};
+
+// Validates `npz` as a TpuGraphs example. `source` names it in errors and locates it in the tree
+// (the kind follows the path when inside the tree, else the keys).
+TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source);
+TpuGraph load_tpu_graph(const std::string& path);
+
+// Writes `graph` with the real files' keys, dtypes and orders (edge_index Fortran-order for layout),
+// compressed like np.savez_compressed.
+void save_tpu_graph(const TpuGraph& graph, const std::string& path);
+
+}  // namespace graphcost

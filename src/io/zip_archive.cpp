@@ -1,0 +1,551 @@
+#include "io/zip_archive.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+
+#include "common/input_error.h"
+
+namespace graphcost {
+namespace {
+
+constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
+constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
+constexpr uint32_t kEndSignature = 0x06054b50;
+constexpr uint32_t kZip64EndSignature = 0x06064b50;
+constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
+constexpr uint16_t kZip64ExtraId = 0x0001;
+constexpr size_t kEndRecordSize = 22;
+constexpr size_t kZip64LocatorSize = 20;
+constexpr size_t kZip64EndRecordSize = 56;
+constexpr size_t kCentralHeaderSize = 46;
+constexpr size_t kLocalHeaderSize = 30;
+constexpr size_t kMaxCommentSize = 0xFFFF;
+// Inflated output is first given at most this much room; it then doubles as real data arrives,
+// never beyond the declared size. A lying header thus costs at most this much memory.
+constexpr uint64_t kInitialInflateRoom = 64ull << 20;
+constexpr size_t kCompressedChunk = 256u << 10;
+
+uint16_t read_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint32_t read_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+uint64_t read_u64(const uint8_t* p) {
+  return static_cast<uint64_t>(read_u32(p)) | (static_cast<uint64_t>(read_u32(p + 4)) << 32);
+}
+void put_u16(std::vector<uint8_t>& out, uint16_t v) {
+  out.push_back(static_cast<uint8_t>(v));
+  out.push_back(static_cast<uint8_t>(v >> 8));
+}
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+std::string hex32(uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", value);
+  return text;
+}
+
+struct EndOfCentralDirectory {
+  uint64_t entry_count = 0;
+  uint64_t directory_size = 0;
+  uint64_t directory_offset = 0;
+};
+
+EndOfCentralDirectory find_end_record(const ByteSource& source) {
+  const uint64_t tail_size = std::min<uint64_t>(source.size(), kEndRecordSize + kMaxCommentSize);
+  if (source.size() < kEndRecordSize) {
+    throw InputError(source.name(), "end of central directory",
+                     "a zip archive of at least 22 bytes",
+                     std::to_string(source.size()) + " bytes");
+  }
+  const uint64_t tail_start = source.size() - tail_size;
+  std::vector<uint8_t> tail = source.read(tail_start, tail_size, "end of central directory");
+  // Scan backwards; the record's comment must end exactly at the end of the file.
+  for (size_t pos = tail.size() - kEndRecordSize + 1; pos-- > 0;) {
+    const uint8_t* p = tail.data() + pos;
+    if (read_u32(p) != kEndSignature) continue;
+    if (pos + kEndRecordSize + read_u16(p + 20) != tail.size()) continue;
+    const uint16_t disk = read_u16(p + 4), directory_disk = read_u16(p + 6);
+    if (disk != 0 && disk != 0xFFFF) {
+      throw InputError(source.name(), "end of central directory", "a single-disk archive",
+                       "disk number " + std::to_string(disk));
+    }
+    (void)directory_disk;
+    EndOfCentralDirectory end;
+    end.entry_count = read_u16(p + 10);
+    end.directory_size = read_u32(p + 12);
+    end.directory_offset = read_u32(p + 16);
+    const uint64_t end_offset = tail_start + pos;
+    // A zip64 locator sits right before the end record when any field overflowed (numpy may
+    // write one always).
+    if (end_offset >= kZip64LocatorSize) {
+      uint8_t locator[kZip64LocatorSize];
+      source.read(end_offset - kZip64LocatorSize, kZip64LocatorSize, locator,
+                  "zip64 end of central directory locator");
+      if (read_u32(locator) == kZip64LocatorSignature) {
+        const uint64_t record_offset = read_u64(locator + 8);
+        uint8_t record[kZip64EndRecordSize];
+        source.read(record_offset, kZip64EndRecordSize, record,
+                    "zip64 end of central directory record");
+        if (read_u32(record) != kZip64EndSignature) {
+          throw InputError(source.name(), "zip64 end of central directory record",
+                           "signature " + hex32(kZip64EndSignature), hex32(read_u32(record)));
+        }
+        end.entry_count = read_u64(record + 32);
+        end.directory_size = read_u64(record + 40);
+        end.directory_offset = read_u64(record + 48);
+      }
+    }
+    if (end.directory_offset > source.size() ||
+        end.directory_size > source.size() - end.directory_offset) {
+      throw InputError(source.name(), "central directory",
+                       "offset + size within the file of " + std::to_string(source.size()) +
+                           " bytes",
+                       "offset " + std::to_string(end.directory_offset) + ", size " +
+                           std::to_string(end.directory_size) + " (truncated?)");
+    }
+    if (end.entry_count > end.directory_size / kCentralHeaderSize) {
+      throw InputError(source.name(), "central directory",
+                       "at most " + std::to_string(end.directory_size / kCentralHeaderSize) +
+                           " entries in " + std::to_string(end.directory_size) + " bytes",
+                       std::to_string(end.entry_count) + " entries declared");
+    }
+    return end;
+  }
+  throw InputError(source.name(), "end of central directory",
+                   "a zip archive (signature PK\\5\\6 near the end)",
+                   "none found in " + std::to_string(source.size()) +
+                       " bytes (not a zip/npz file, or truncated)");
+}
+
+// Applies a zip64 extra field (id 0x0001) to the fields that hold the 0xFFFFFFFF marker.
+void apply_zip64_extra(const std::string& file, const std::string& field, const uint8_t* extra,
+                       size_t extra_size, ZipMember& member, bool size_marked, bool compressed_marked,
+                       bool offset_marked) {
+  size_t pos = 0;
+  while (pos + 4 <= extra_size) {
+    const uint16_t id = read_u16(extra + pos);
+    const uint16_t size = read_u16(extra + pos + 2);
+    if (pos + 4 + size > extra_size) {
+      throw InputError(file, field + ": extra field", "a block of " + std::to_string(size) +
+                       " bytes inside the extra area", "only " +
+                       std::to_string(extra_size - pos - 4) + " bytes left");
+    }
+    if (id == kZip64ExtraId) {
+      const uint8_t* p = extra + pos + 4;
+      size_t left = size;
+      auto take = [&](uint64_t& target, const char* what) {
+        if (left < 8) {
+          throw InputError(file, field + ": zip64 extra field",
+                           std::string("8 more bytes for the ") + what, std::to_string(left));
+        }
+        target = read_u64(p);
+        p += 8;
+        left -= 8;
+      };
+      if (size_marked) take(member.uncompressed_size, "uncompressed size");
+      if (compressed_marked) take(member.compressed_size, "compressed size");
+      if (offset_marked) take(member.local_header_offset, "local header offset");
+      return;
+    }
+    pos += 4 + size;
+  }
+  if (size_marked || compressed_marked || offset_marked) {
+    throw InputError(file, field, "a zip64 extra field for sizes marked 0xFFFFFFFF",
+                     "no zip64 extra field");
+  }
+}
+
+}  // namespace
+
+ZipReader::ZipReader(ByteSource source) : source_(std::move(source)) {
+  const EndOfCentralDirectory end = find_end_record(source_);
+  std::vector<uint8_t> directory =
+      source_.read(end.directory_offset, end.directory_size, "central directory");
+  std::set<std::string> seen;
+  size_t pos = 0;
+  members_.reserve(end.entry_count);
+  for (uint64_t index = 0; index < end.entry_count; ++index) {
+    const std::string field = "central directory entry " + std::to_string(index);
+    if (pos + kCentralHeaderSize > directory.size()) {
+      throw InputError(source_.name(), field, "a 46-byte header inside the central directory",
+                       "end of directory after " + std::to_string(directory.size()) + " bytes");
+    }
+    const uint8_t* p = directory.data() + pos;
+    if (read_u32(p) != kCentralHeaderSignature) {
+      throw InputError(source_.name(), field, "signature " + hex32(kCentralHeaderSignature),
+                       hex32(read_u32(p)));
+    }
+    const uint16_t flags = read_u16(p + 8);
+    ZipMember member;
+    member.method = read_u16(p + 10);
+    member.crc32 = read_u32(p + 16);
+    member.compressed_size = read_u32(p + 20);
+    member.uncompressed_size = read_u32(p + 24);
+    const uint16_t name_size = read_u16(p + 28), extra_size = read_u16(p + 30),
+                   comment_size = read_u16(p + 32), start_disk = read_u16(p + 34);
+    member.local_header_offset = read_u32(p + 42);
+    const size_t record_size = kCentralHeaderSize + name_size + extra_size + comment_size;
+    if (pos + record_size > directory.size()) {
+      throw InputError(source_.name(), field,
+                       "name, extra and comment inside the central directory",
+                       "a record running past its end (truncated?)");
+    }
+    member.name.assign(reinterpret_cast<const char*>(p + kCentralHeaderSize), name_size);
+    const std::string member_field = field + " ('" + member.name + "')";
+    apply_zip64_extra(source_.name(), member_field, p + kCentralHeaderSize + name_size, extra_size,
+                      member, member.uncompressed_size == 0xFFFFFFFFu,
+                      member.compressed_size == 0xFFFFFFFFu,
+                      member.local_header_offset == 0xFFFFFFFFu);
+    if (flags & 0x1) {
+      throw InputError(source_.name(), member_field, "an unencrypted member",
+                       "an encrypted member");
+    }
+    if (start_disk != 0 && start_disk != 0xFFFF) {
+      throw InputError(source_.name(), member_field, "disk 0",
+                       "disk " + std::to_string(start_disk));
+    }
+    if (member.method != 0 && member.method != 8) {
+      throw InputError(source_.name(), member_field, "compression method 0 (stored) or 8 (deflate)",
+                       "method " + std::to_string(member.method));
+    }
+    if (member.method == 0 && member.compressed_size != member.uncompressed_size) {
+      throw InputError(source_.name(), member_field,
+                       "equal compressed and uncompressed sizes for a stored member",
+                       std::to_string(member.compressed_size) + " and " +
+                           std::to_string(member.uncompressed_size));
+    }
+    if (member.local_header_offset > end.directory_offset ||
+        member.compressed_size > end.directory_offset - member.local_header_offset) {
+      throw InputError(source_.name(), member_field,
+                       "data before the central directory at byte " +
+                           std::to_string(end.directory_offset),
+                       "offset " + std::to_string(member.local_header_offset) + " + " +
+                           std::to_string(member.compressed_size) + " bytes");
+    }
+    if (!seen.insert(member.name).second) {
+      throw InputError(source_.name(), member_field, "unique member names",
+                       "a second member named '" + member.name + "'");
+    }
+    members_.push_back(std::move(member));
+    pos += record_size;
+  }
+}
+
+const ZipMember* ZipReader::find(const std::string& member_name) const {
+  for (const ZipMember& member : members_) {
+    if (member.name == member_name) return &member;
+  }
+  return nullptr;
+}
+
+uint64_t ZipReader::data_offset(const ZipMember& member) const {
+  const std::string field = "local header of '" + member.name + "'";
+  uint8_t header[kLocalHeaderSize];
+  source_.read(member.local_header_offset, kLocalHeaderSize, header, field.c_str());
+  if (read_u32(header) != kLocalHeaderSignature) {
+    throw InputError(source_.name(), field, "signature " + hex32(kLocalHeaderSignature),
+                     hex32(read_u32(header)));
+  }
+  const uint16_t name_size = read_u16(header + 26), extra_size = read_u16(header + 28);
+  if (name_size != member.name.size()) {
+    throw InputError(source_.name(), field,
+                     "a name of " + std::to_string(member.name.size()) + " bytes as in the directory",
+                     std::to_string(name_size) + " bytes");
+  }
+  const uint64_t offset = member.local_header_offset + kLocalHeaderSize + name_size + extra_size;
+  if (offset > source_.size() || member.compressed_size > source_.size() - offset) {
+    throw InputError(source_.name(), "data of '" + member.name + "'",
+                     std::to_string(member.compressed_size) + " bytes inside the file",
+                     "a file of " + std::to_string(source_.size()) + " bytes (truncated?)");
+  }
+  return offset;
+}
+
+std::vector<uint8_t> ZipReader::read(const ZipMember& member) const {
+  const uint64_t offset = data_offset(member);
+  if (member.method == 8) return inflate_member(member, offset);
+  std::vector<uint8_t> bytes = source_.read(offset, member.compressed_size, "stored member data");
+  const uint32_t crc = static_cast<uint32_t>(crc32_z(crc32(0, nullptr, 0), bytes.data(), bytes.size()));
+  if (crc != member.crc32) {
+    throw InputError(source_.name(), "member '" + member.name + "'", "CRC-32 " + hex32(member.crc32),
+                     "CRC-32 " + hex32(crc) + " (corrupt data)");
+  }
+  return bytes;
+}
+
+std::vector<uint8_t> ZipReader::inflate_member(const ZipMember& member, uint64_t offset) const {
+  const std::string field = "member '" + member.name + "'";
+  z_stream stream{};
+  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw std::bad_alloc();
+  struct StreamGuard {
+    z_stream* stream;
+    ~StreamGuard() { inflateEnd(stream); }
+  } guard{&stream};
+
+  const uint64_t declared = member.uncompressed_size;
+  std::vector<uint8_t> out(static_cast<size_t>(std::min(declared, kInitialInflateRoom)));
+  std::vector<uint8_t> chunk(static_cast<size_t>(
+      std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
+  uint64_t compressed_left = member.compressed_size;
+  uint64_t produced = 0;
+  uLong crc = crc32(0, nullptr, 0);
+  uint8_t overflow_probe = 0;
+  for (;;) {
+    if (stream.avail_in == 0 && compressed_left > 0) {
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(chunk.size(), compressed_left));
+      source_.read(offset, take, chunk.data(), "compressed member data");
+      offset += take;
+      compressed_left -= take;
+      stream.next_in = chunk.data();
+      stream.avail_in = static_cast<uInt>(take);
+    }
+    if (produced == out.size() && produced < declared) {
+      const uint64_t grown = std::min<uint64_t>(declared, std::max<uint64_t>(out.size() * 2, 1u << 20));
+      out.resize(static_cast<size_t>(grown));
+    }
+    const bool probing = produced == declared;  // any further output means the size lied
+    stream.next_out = probing ? &overflow_probe : out.data() + produced;
+    stream.avail_out = probing ? 1u
+                               : static_cast<uInt>(std::min<uint64_t>(out.size() - produced,
+                                                                      1u << 30));
+    const uInt room_before = stream.avail_out;
+    const uInt input_before = stream.avail_in;
+    const int status = inflate(&stream, Z_NO_FLUSH);
+    const uInt written = room_before - stream.avail_out;
+    if (probing && written > 0) {
+      throw InputError(source_.name(), field,
+                       std::to_string(declared) + " uncompressed bytes as declared",
+                       "more data than declared (corrupt size)");
+    }
+    if (!probing && written > 0) {
+      crc = crc32_z(crc, out.data() + produced, written);
+      produced += written;
+    }
+    if (status == Z_STREAM_END) break;
+    if (status == Z_NEED_DICT || status == Z_DATA_ERROR || status == Z_STREAM_ERROR) {
+      throw InputError(source_.name(), field, "a valid deflate stream",
+                       std::string("corrupt data (zlib: ") +
+                           (stream.msg != nullptr ? stream.msg : "data error") + ") after " +
+                           std::to_string(produced) + " bytes");
+    }
+    if (status == Z_MEM_ERROR) throw std::bad_alloc();
+    const bool stalled = written == 0 && stream.avail_in == input_before;
+    if (stalled && stream.avail_in == 0 && compressed_left == 0) {
+      throw InputError(source_.name(), field,
+                       std::to_string(declared) + " uncompressed bytes as declared",
+                       "the deflate stream ends early after " + std::to_string(produced) +
+                           " bytes (truncated or size too large)");
+    }
+  }
+  if (produced != declared) {
+    throw InputError(source_.name(), field,
+                     std::to_string(declared) + " uncompressed bytes as declared",
+                     std::to_string(produced) + " bytes");
+  }
+  if (static_cast<uint32_t>(crc) != member.crc32) {
+    throw InputError(source_.name(), field, "CRC-32 " + hex32(member.crc32),
+                     "CRC-32 " + hex32(static_cast<uint32_t>(crc)) + " (corrupt data)");
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+ZipWriter::ZipWriter(std::string path) : path_(std::move(path)), partial_path_(path_ + ".partial") {
+  file_ = std::fopen(partial_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw std::runtime_error(partial_path_ + ": cannot create file: " + std::strerror(errno));
+  }
+}
+
+ZipWriter::~ZipWriter() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    std::remove(partial_path_.c_str());
+  }
+}
+
+void ZipWriter::write_bytes(const void* data, size_t size) {
+  if (size > 0 && std::fwrite(data, 1, size, file_) != size) {
+    throw std::runtime_error(partial_path_ + ": write failed: " + std::strerror(errno));
+  }
+  written_ += size;
+}
+
+namespace {
+
+// Local header with 0xFFFFFFFF sizes and a zip64 extra holding (uncompressed, compressed).
+std::vector<uint8_t> local_header(const ZipMember& member) {
+  std::vector<uint8_t> out;
+  put_u32(out, kLocalHeaderSignature);
+  put_u16(out, 45);  // version needed: zip64
+  put_u16(out, 0);   // flags
+  put_u16(out, member.method);
+  put_u16(out, 0);     // time 00:00
+  put_u16(out, 0x21);  // date 1980-01-01
+  put_u32(out, member.crc32);
+  put_u32(out, 0xFFFFFFFFu);
+  put_u32(out, 0xFFFFFFFFu);
+  put_u16(out, static_cast<uint16_t>(member.name.size()));
+  put_u16(out, 20);
+  out.insert(out.end(), member.name.begin(), member.name.end());
+  put_u16(out, kZip64ExtraId);
+  put_u16(out, 16);
+  put_u64(out, member.uncompressed_size);
+  put_u64(out, member.compressed_size);
+  return out;
+}
+
+}  // namespace
+
+void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>& parts,
+                    ZipCompression compression) {
+  if (file_ == nullptr) throw std::logic_error("ZipWriter::add after finish");
+  if (member_name.size() > 0xFFFF) throw std::invalid_argument("zip member name too long");
+  for (const ZipMember& existing : members_) {
+    if (existing.name == member_name) {
+      throw std::invalid_argument("duplicate zip member name '" + member_name + "'");
+    }
+  }
+  ZipMember member;
+  member.name = member_name;
+  member.method = compression == ZipCompression::Deflate ? 8 : 0;
+  member.local_header_offset = position();
+  uLong crc = crc32(0, nullptr, 0);
+  for (const ByteSpan& part : parts) {
+    crc = crc32_z(crc, part.data, part.size);
+    member.uncompressed_size += part.size;
+  }
+  member.crc32 = static_cast<uint32_t>(crc);
+
+  // Sizes are patched in after the data is written (the file is seekable).
+  const uint64_t header_offset = position();
+  std::vector<uint8_t> header = local_header(member);
+  write_bytes(header.data(), header.size());
+  const uint64_t data_start = position();
+
+  if (compression == ZipCompression::Stored) {
+    for (const ByteSpan& part : parts) write_bytes(part.data, part.size);
+  } else {
+    z_stream stream{};
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+      throw std::bad_alloc();
+    }
+    struct StreamGuard {
+      z_stream* stream;
+      ~StreamGuard() { deflateEnd(stream); }
+    } guard{&stream};
+    std::vector<uint8_t> buffer(256u << 10);
+    auto pump = [&](int flush) {
+      int status;
+      do {
+        stream.next_out = buffer.data();
+        stream.avail_out = static_cast<uInt>(buffer.size());
+        status = deflate(&stream, flush);
+        if (status == Z_STREAM_ERROR) throw std::runtime_error("zlib deflate failed");
+        write_bytes(buffer.data(), buffer.size() - stream.avail_out);
+      } while (stream.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END));
+    };
+    for (const ByteSpan& part : parts) {
+      size_t offset = 0;
+      while (offset < part.size) {
+        const size_t take = std::min<size_t>(part.size - offset, 1u << 30);
+        stream.next_in = const_cast<Bytef*>(part.data + offset);
+        stream.avail_in = static_cast<uInt>(take);
+        pump(Z_NO_FLUSH);
+        offset += take;
+      }
+    }
+    stream.next_in = nullptr;
+    stream.avail_in = 0;
+    pump(Z_FINISH);
+  }
+  member.compressed_size = position() - data_start;
+
+  header = local_header(member);
+  if (fseeko(file_, static_cast<off_t>(header_offset), SEEK_SET) != 0 ||
+      std::fwrite(header.data(), 1, header.size(), file_) != header.size() ||
+      fseeko(file_, 0, SEEK_END) != 0) {
+    throw std::runtime_error(partial_path_ + ": seek/write failed: " + std::strerror(errno));
+  }
+  members_.push_back(std::move(member));
+}
+
+void ZipWriter::finish() {
+  if (file_ == nullptr) throw std::logic_error("ZipWriter::finish called twice");
+  const uint64_t directory_offset = position();
+  std::vector<uint8_t> out;
+  for (const ZipMember& member : members_) {
+    put_u32(out, kCentralHeaderSignature);
+    put_u16(out, 45);  // made by: MS-DOS, zip64
+    put_u16(out, 45);  // needed
+    put_u16(out, 0);
+    put_u16(out, member.method);
+    put_u16(out, 0);
+    put_u16(out, 0x21);
+    put_u32(out, member.crc32);
+    put_u32(out, 0xFFFFFFFFu);
+    put_u32(out, 0xFFFFFFFFu);
+    put_u16(out, static_cast<uint16_t>(member.name.size()));
+    put_u16(out, 28);  // zip64 extra: 4 + 3 * 8
+    put_u16(out, 0);   // comment
+    put_u16(out, 0);   // disk
+    put_u16(out, 0);   // internal attributes
+    put_u32(out, 0x01800000u);  // external attributes: -rw------- (as Python writes)
+    put_u32(out, 0xFFFFFFFFu);
+    out.insert(out.end(), member.name.begin(), member.name.end());
+    put_u16(out, kZip64ExtraId);
+    put_u16(out, 24);
+    put_u64(out, member.uncompressed_size);
+    put_u64(out, member.compressed_size);
+    put_u64(out, member.local_header_offset);
+  }
+  const uint64_t directory_size = out.size();
+  const uint64_t zip64_end_offset = directory_offset + directory_size;
+  put_u32(out, kZip64EndSignature);
+  put_u64(out, kZip64EndRecordSize - 12);
+  put_u16(out, 45);
+  put_u16(out, 45);
+  put_u32(out, 0);
+  put_u32(out, 0);
+  put_u64(out, members_.size());
+  put_u64(out, members_.size());
+  put_u64(out, directory_size);
+  put_u64(out, directory_offset);
+  put_u32(out, kZip64LocatorSignature);
+  put_u32(out, 0);
+  put_u64(out, zip64_end_offset);
+  put_u32(out, 1);
+  put_u32(out, kEndSignature);
+  put_u16(out, 0);
+  put_u16(out, 0);
+  const uint16_t small_count = static_cast<uint16_t>(std::min<size_t>(members_.size(), 0xFFFF));
+  put_u16(out, small_count);
+  put_u16(out, small_count);
+  put_u32(out, static_cast<uint32_t>(std::min<uint64_t>(directory_size, 0xFFFFFFFFu)));
+  put_u32(out, 0xFFFFFFFFu);  // offset lives in the zip64 record
+  put_u16(out, 0);
+  write_bytes(out.data(), out.size());
+
+  const bool flushed = std::fflush(file_) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!flushed || !closed || std::rename(partial_path_.c_str(), path_.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(partial_path_.c_str());
+    throw std::runtime_error(path_ + ": could not finish writing: " + reason);
+  }
+}
+
+}  // namespace graphcost

@@ -1,0 +1,84 @@
+// Zip archives as numpy's savez / savez_compressed write them (an .npz is a zip of .npy members).
+//
+// Layout read here (PKWARE APPNOTE 6.3): [local header + data]* central directory
+// [zip64 end record + zip64 locator] end-of-central-directory record. Members are stored (method 0)
+// or deflated (method 8); sizes and offsets may live in zip64 extra fields (id 0x0001), which numpy
+// writes on every member. Refused: encryption, multi-disk archives, other methods, duplicate names,
+// members outside the file, CRC or size mismatches. Nothing is allocated from a size the archive
+// merely declares: inflated output grows only as real data arrives.
+//
+// ZipWriter writes members with zip64 extras and a zip64 end record (as numpy does), a fixed
+// 1980-01-01 timestamp (same input, same bytes), into "<path>.partial", renamed onto <path> only by
+// finish(): an interrupted write never leaves a half file under the final name.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "io/byte_source.h"
+
+namespace graphcost {
+
+struct ZipMember {
+  std::string name;
+  uint16_t method = 0;  // 0 stored, 8 deflate
+  uint32_t crc32 = 0;
+  uint64_t compressed_size = 0;
+  uint64_t uncompressed_size = 0;
+  uint64_t local_header_offset = 0;
+};
+
+class ZipReader {
+ public:
+  // Parses the central directory; throws InputError naming the source and the record at fault.
+  explicit ZipReader(ByteSource source);
+
+  const std::string& name() const { return source_.name(); }
+  const std::vector<ZipMember>& members() const { return members_; }
+  const ZipMember* find(const std::string& member_name) const;
+
+  // The member's uncompressed bytes, CRC- and size-checked.
+  std::vector<uint8_t> read(const ZipMember& member) const;
+
+ private:
+  uint64_t data_offset(const ZipMember& member) const;
+  std::vector<uint8_t> inflate_member(const ZipMember& member, uint64_t offset) const;
+
+  ByteSource source_;
+  std::vector<ZipMember> members_;
+};
+
+enum class ZipCompression { Stored, Deflate };
+
+struct ByteSpan {
+  const uint8_t* data;
+  size_t size;
+};
+
+class ZipWriter {
+ public:
+  explicit ZipWriter(std::string path);
+  ~ZipWriter();
+  ZipWriter(const ZipWriter&) = delete;
+  ZipWriter& operator=(const ZipWriter&) = delete;
+
+  // Appends one member whose content is the concatenation of `parts`.
+  void add(const std::string& member_name, const std::vector<ByteSpan>& parts,
+           ZipCompression compression);
+  // Writes the central directory and moves the file into place. Throws std::runtime_error on I/O
+  // failure (the partial file is removed).
+  void finish();
+
+ private:
+  void write_bytes(const void* data, size_t size);
+  uint64_t position() const { return written_; }
+
+  std::string path_, partial_path_;
+  std::FILE* file_ = nullptr;
+  uint64_t written_ = 0;
+  std::vector<ZipMember> members_;
+};
+
+}  // namespace graphcost
