@@ -52,8 +52,8 @@ class HeaderParser {
   HeaderParser(const std::string& text, const std::string& name) : text_(text), name_(name) {}
 
   struct Value {
-    enum Kind { String, Bool, Tuple, Other } kind = Other;
-    std::string text;
+    enum Kind { String, Bool, Tuple, Integer } kind = Integer;
+    std::string text;  // the string's content, or the literal as written
     bool flag = false;
     std::vector<int64_t> items;
   };
@@ -95,6 +95,7 @@ class HeaderParser {
   std::string excerpt() const {
     return quote(text_.substr(pos_, 24)) + " at header offset " + std::to_string(pos_);
   }
+  static std::string header_field(const std::string& key) { return "header " + quote(key); }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_space() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
@@ -116,6 +117,7 @@ class HeaderParser {
   }
   Value parse_value(const std::string& key) {
     Value value;
+    const size_t start = pos_;
     const char c = peek();
     if (c == '\'' || c == '"') {
       value.kind = Value::String;
@@ -141,26 +143,29 @@ class HeaderParser {
         if (peek() == ',') {
           ++pos_;
         } else if (peek() != ')') {
-          fail(key, "',' or ')' in the tuple", excerpt());
+          fail(header_field(key), "',' or ')' in the tuple", excerpt());
         }
       }
     } else if (c == '[') {
-      fail(key, "a simple dtype such as '<f4'", "a structured dtype (list of fields)");
+      fail(header_field(key), "a simple dtype such as '<f4'", "a structured dtype (list of fields)");
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      parse_dimension(key);
     } else {
-      fail(key, "a string, True/False or a tuple", excerpt());
+      fail(header_field(key), "a string, True/False, an integer or a tuple", excerpt());
     }
+    if (value.kind != Value::String) value.text = text_.substr(start, pos_ - start);
     return value;
   }
   int64_t parse_dimension(const std::string& key) {
     const size_t start = pos_;
     if (!std::isdigit(static_cast<unsigned char>(peek()))) {
-      fail(key, "a non-negative integer dimension", excerpt());
+      fail(header_field(key), "a non-negative integer dimension", excerpt());
     }
     int64_t value = 0;
     while (std::isdigit(static_cast<unsigned char>(peek()))) {
       const int digit = text_[pos_] - '0';
       if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) {
-        fail(key, "a dimension below 2^63", quote(text_.substr(start, 24)));
+        fail(header_field(key), "a dimension below 2^63", quote(text_.substr(start, 24)));
       }
       value = value * 10 + digit;
       ++pos_;
@@ -315,13 +320,19 @@ std::string NpyArray::shape_text() const {
   return text + ")";
 }
 
-NpyArray NpyArray::parse(std::vector<uint8_t> bytes, const std::string& name) {
+NpyArray NpyArray::parse(const std::vector<uint8_t>& bytes, const std::string& name) {
+  return parse(ByteBuffer(bytes.data(), bytes.size()), name);
+}
+
+NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
+  const uint8_t* bytes = buffer.data();
+  const size_t size = buffer.size();
   const std::string prefix = name + ": npy ";
-  if (bytes.size() < kMagicSize + 4 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) {
+  if (size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0) {
     throw InputError("", prefix + "magic", "\\x93NUMPY followed by a version",
-                     bytes.size() < kMagicSize + 4
-                         ? std::to_string(bytes.size()) + " bytes"
-                         : quote(std::string(bytes.begin(), bytes.begin() + kMagicSize)));
+                     size < kMagicSize + 4
+                         ? std::to_string(size) + " bytes"
+                         : quote(std::string(bytes, bytes + kMagicSize)));
   }
   const int major = bytes[6], minor = bytes[7];
   if (major < 1 || major > 3 || minor != 0) {
@@ -333,17 +344,17 @@ NpyArray NpyArray::parse(std::vector<uint8_t> bytes, const std::string& name) {
     header_size = bytes[8] | (bytes[9] << 8);
     header_start = 10;
   } else {
-    if (bytes.size() < 12) throw InputError("", prefix + "header length", "4 bytes", "end of data");
+    if (size < 12) throw InputError("", prefix + "header length", "4 bytes", "end of data");
     header_size = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) |
                   (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24);
     header_start = 12;
   }
-  if (header_size > bytes.size() - header_start) {
+  if (header_size > size - header_start) {
     throw InputError("", prefix + "header length",
-                     "at most the " + std::to_string(bytes.size() - header_start) + " bytes present",
+                     "at most the " + std::to_string(size - header_start) + " bytes present",
                      std::to_string(header_size));
   }
-  const std::string header(bytes.begin() + header_start, bytes.begin() + header_start + header_size);
+  const std::string header(bytes + header_start, bytes + header_start + header_size);
   const auto entries = HeaderParser(header, name).parse_dict();
 
   NpyArray array;
@@ -351,15 +362,15 @@ NpyArray NpyArray::parse(std::vector<uint8_t> bytes, const std::string& name) {
   for (const auto& [key, value] : entries) {
     const std::string field = prefix + "header " + quote(key);
     if (key == "descr") {
-      if (value.kind != HeaderParser::Value::String) throw InputError("", field, "a string", "another value");
+      if (value.kind != HeaderParser::Value::String) throw InputError("", field, "a string", value.text);
       array.dtype_ = parse_descr(value.text, name);
       has_descr = true;
     } else if (key == "fortran_order") {
-      if (value.kind != HeaderParser::Value::Bool) throw InputError("", field, "True or False", "another value");
+      if (value.kind != HeaderParser::Value::Bool) throw InputError("", field, "True or False", value.text);
       array.fortran_order_ = value.flag;
       has_order = true;
     } else if (key == "shape") {
-      if (value.kind != HeaderParser::Value::Tuple) throw InputError("", field, "a tuple", "another value");
+      if (value.kind != HeaderParser::Value::Tuple) throw InputError("", field, "a tuple", value.text);
       array.shape_ = value.items;
       has_shape = true;
     } else {
@@ -381,15 +392,15 @@ NpyArray NpyArray::parse(std::vector<uint8_t> bytes, const std::string& name) {
   int64_t data_bytes = 0;
   const size_t data_offset = header_start + header_size;
   if (!checked_multiply(count, static_cast<int64_t>(dtype_size(array.dtype_)), data_bytes) ||
-      static_cast<uint64_t>(data_bytes) != bytes.size() - data_offset) {
+      static_cast<uint64_t>(data_bytes) != size - data_offset) {
     throw InputError("", prefix + "data",
                      std::to_string(count) + " elements of " + dtype_name(array.dtype_) +
                          " for shape " + array.shape_text() + " (" +
                          (data_bytes > 0 || count == 0 ? std::to_string(data_bytes) : std::string("overflowing")) +
                          " bytes)",
-                     std::to_string(bytes.size() - data_offset) + " bytes of data");
+                     std::to_string(size - data_offset) + " bytes of data");
   }
-  array.storage_ = std::move(bytes);
+  array.storage_ = std::move(buffer);
   array.data_offset_ = data_offset;
   return array;
 }
@@ -408,7 +419,7 @@ NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>&
   }
   array.storage_.resize(values.size() * sizeof(T));
   if constexpr (std::is_same_v<T, bool>) {
-    for (size_t i = 0; i < values.size(); ++i) array.storage_[i] = values[i] ? 1 : 0;
+    for (size_t i = 0; i < values.size(); ++i) array.storage_.data()[i] = values[i] ? 1 : 0;
   } else if (!values.empty()) {
     std::memcpy(array.storage_.data(), values.data(), array.storage_.size());
   }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "io/byte_buffer.h"
+
 namespace graphcost {
 
 enum class DType : uint8_t { Bool, UInt8, Int8, Int16, Int32, Int64, Float32, Float64 };
@@ -31,7 +33,8 @@ class NpyArray {
 
   // Parses a whole .npy file or zip member; `name` labels errors (e.g. "node_feat.npy").
   // Takes ownership of the bytes: the data is not copied.
-  static NpyArray parse(std::vector<uint8_t> npy_bytes, const std::string& name);
+  static NpyArray parse(ByteBuffer npy_bytes, const std::string& name);
+  static NpyArray parse(const std::vector<uint8_t>& npy_bytes, const std::string& name);
 
   // Builds an array from `values` laid out in the given order.
   template <typename T>
@@ -63,7 +66,7 @@ class NpyArray {
   DType dtype_ = DType::Float32;
   std::vector<int64_t> shape_;
   bool fortran_order_ = false;
-  std::vector<uint8_t> storage_;
+  ByteBuffer storage_;
   size_t data_offset_ = 0;
 };
 

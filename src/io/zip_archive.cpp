@@ -24,9 +24,11 @@ constexpr size_t kZip64EndRecordSize = 56;
 constexpr size_t kCentralHeaderSize = 46;
 constexpr size_t kLocalHeaderSize = 30;
 constexpr size_t kMaxCommentSize = 0xFFFF;
-// Inflated output is first given at most this much room; it then doubles as real data arrives,
-// never beyond the declared size. A lying header thus costs at most this much memory.
-constexpr uint64_t kInitialInflateRoom = 64ull << 20;
+// Inflated output first gets room for min(declared, max(16 MiB, 16 x compressed size)) bytes, then
+// doubles (by realloc, without copying) as real data arrives, never beyond the declared size. A size the archive merely claims
+// thus costs at most that first room: bounded by the data actually present in the file.
+constexpr uint64_t kMinimumInflateRoom = 16ull << 20;
+constexpr uint64_t kInflateRoomPerCompressedByte = 16;
 constexpr size_t kCompressedChunk = 256u << 10;
 
 uint16_t read_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
@@ -270,10 +272,11 @@ uint64_t ZipReader::data_offset(const ZipMember& member) const {
   return offset;
 }
 
-std::vector<uint8_t> ZipReader::read(const ZipMember& member) const {
+ByteBuffer ZipReader::read(const ZipMember& member) const {
   const uint64_t offset = data_offset(member);
   if (member.method == 8) return inflate_member(member, offset);
-  std::vector<uint8_t> bytes = source_.read(offset, member.compressed_size, "stored member data");
+  ByteBuffer bytes(static_cast<size_t>(member.compressed_size));  // inside the file: checked above
+  source_.read(offset, bytes.size(), bytes.data(), "stored member data");
   const uint32_t crc = static_cast<uint32_t>(crc32_z(crc32(0, nullptr, 0), bytes.data(), bytes.size()));
   if (crc != member.crc32) {
     throw InputError(source_.name(), "member '" + member.name + "'", "CRC-32 " + hex32(member.crc32),
@@ -282,7 +285,7 @@ std::vector<uint8_t> ZipReader::read(const ZipMember& member) const {
   return bytes;
 }
 
-std::vector<uint8_t> ZipReader::inflate_member(const ZipMember& member, uint64_t offset) const {
+ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset) const {
   const std::string field = "member '" + member.name + "'";
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw std::bad_alloc();
@@ -292,7 +295,9 @@ std::vector<uint8_t> ZipReader::inflate_member(const ZipMember& member, uint64_t
   } guard{&stream};
 
   const uint64_t declared = member.uncompressed_size;
-  std::vector<uint8_t> out(static_cast<size_t>(std::min(declared, kInitialInflateRoom)));
+  const uint64_t first_room = std::max(kMinimumInflateRoom,
+                                       member.compressed_size * kInflateRoomPerCompressedByte);
+  ByteBuffer out(static_cast<size_t>(std::min(declared, first_room)));
   std::vector<uint8_t> chunk(static_cast<size_t>(
       std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
   uint64_t compressed_left = member.compressed_size;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "io/byte_buffer.h"
 #include "io/byte_source.h"
 
 namespace graphcost {
@@ -40,11 +41,11 @@ class ZipReader {
   const ZipMember* find(const std::string& member_name) const;
 
   // The member's uncompressed bytes, CRC- and size-checked.
-  std::vector<uint8_t> read(const ZipMember& member) const;
+  ByteBuffer read(const ZipMember& member) const;
 
  private:
   uint64_t data_offset(const ZipMember& member) const;
-  std::vector<uint8_t> inflate_member(const ZipMember& member, uint64_t offset) const;
+  ByteBuffer inflate_member(const ZipMember& member, uint64_t offset) const;
 
   ByteSource source_;
   std::vector<ZipMember> members_;
