@@ -49,8 +49,7 @@ fetch_source() {  # $1 = source package, $2 = directory glob it unpacks to, $3 =
     echo "setup: fetching Debian source package $package"
     (cd third_party && apt-get source -qq "$package" >/dev/null)
     local dir
-    dir=$(cd third_party && ls -d $pattern | grep -v '\.' | head -1 || true)
-    [ -n "$dir" ] || dir=$(cd third_party && ls -d $pattern/ | head -1)
+    dir=$(cd third_party && ls -d $pattern/ | head -1)
     ln -sfn "${dir%/}" "third_party/$link"
   fi
 }

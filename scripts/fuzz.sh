@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs a libFuzzer target for a number of seconds (not part of the default test run).
+# Usage: scripts/fuzz.sh [TARGET=fuzz_npz_reader] [SECONDS=60]
+# The corpus lives in build/fuzz/corpus/TARGET, seeded with the small shared TpuGraphs files.
+# Crashes are written to build/fuzz/crashes/. Allocations over 100 MB count as failures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:-fuzz_npz_reader}
+seconds=${2:-60}
+data=${GRAPHCOST_DATA:-$(cd .. && pwd)/shared/data}
+bash scripts/setup.sh >/dev/null
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz --target "$target"
+corpus=build/fuzz/corpus/$target
+mkdir -p "$corpus" build/fuzz/crashes
+if [ -z "$(ls -A "$corpus")" ] && [ -d "$data/tpugraphs" ]; then
+  find "$data/tpugraphs" -name '*.npz' -size -64k -exec cp {} "$corpus/" \;
+fi
+exec "build/fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -malloc_limit_mb=100 \
+  -rss_limit_mb=2048 -timeout=10 -artifact_prefix=build/fuzz/crashes/ -print_final_stats=1

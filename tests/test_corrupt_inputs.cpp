@@ -1,0 +1,269 @@
+// Corrupt-input corpus: a real file truncated at 16 points, flipped bytes, a bad CRC, an npy header
+// claiming 1e12 elements, a member whose declared size is 1000x its data. Every case must end in an
+// InputError (or, for harmless flips, an identical graph): no crash, no hang (ctest timeout), no
+// allocation above 100 MB. Each case runs in a forked child whose address space is capped at its
+// size before the load + 100 MB (RLIMIT_AS catches malloc and mmap alike, touched or not); sanitizer
+// builds cannot cap address space, so there ASAN_OPTIONS=max_allocation_size_mb=100 (set by CTest)
+// does the same job, with every buffer going through malloc.
+#include <catch2/catch.hpp>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "common/input_error.h"
+#include "data/tpu_graph.h"
+#include "test_support.h"
+
+using namespace graphcost;
+
+namespace {
+
+const char* kLayoutFile = "npz/layout/xla/default/test/cd708819d3f5103afd6460b15e74eaf3.npz";
+
+bool same_graph(const TpuGraph& a, const TpuGraph& b) {
+  return a.node_features == b.node_features && a.node_opcodes == b.node_opcodes &&
+         a.edges.size() == b.edges.size() &&
+         std::memcmp(a.edges.data(), b.edges.data(), a.edges.size() * sizeof(Edge)) == 0 &&
+         a.layout_config_features == b.layout_config_features && a.configurable_nodes == b.configurable_nodes &&
+         a.config_runtime_ns == b.config_runtime_ns && a.node_splits == b.node_splits;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+constexpr uint64_t kAllocationLimit = 100ull << 20;
+
+enum class Outcome { Identical, Refused, Different, OutOfMemory, OtherException, Crashed };
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Identical: return "loaded identically";
+    case Outcome::Refused: return "refused with InputError";
+    case Outcome::Different: return "loaded a DIFFERENT graph";
+    case Outcome::OutOfMemory: return "allocated over the 100 MB limit";
+    case Outcome::OtherException: return "threw something other than InputError";
+    case Outcome::Crashed: return "crashed";
+  }
+  return "?";
+}
+
+uint64_t address_space_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+struct LoadResult {
+  Outcome outcome;
+  std::string message;  // the InputError text, when refused
+};
+
+// Loads `bytes` as a TpuGraph in a child process with at most 100 MB more address space; a loaded
+// graph is compared with `reference` (if given).
+LoadResult load_in_child(const std::vector<uint8_t>& bytes, const std::string& name,
+                         const TpuGraph* reference = nullptr) {
+  int channel[2];
+  REQUIRE(pipe(channel) == 0);
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(channel[0]);
+    if (!kSanitized) {
+      const rlim_t limit = address_space_bytes() + kAllocationLimit;
+      const struct rlimit cap = {limit, limit};
+      setrlimit(RLIMIT_AS, &cap);
+    }
+    Outcome outcome;
+    std::string message;
+    try {
+      const TpuGraph graph =
+          tpu_graph_from_npz(read_npz(ByteSource::view_memory(name, bytes.data(), bytes.size())), name);
+      outcome = reference == nullptr || same_graph(graph, *reference) ? Outcome::Identical : Outcome::Different;
+    } catch (const InputError& error) {
+      outcome = Outcome::Refused;
+      message = error.what();
+    } catch (const std::bad_alloc&) {
+      outcome = Outcome::OutOfMemory;
+    } catch (...) {
+      outcome = Outcome::OtherException;
+    }
+    if (!message.empty() && write(channel[1], message.data(), message.size()) < 0) message.clear();
+    close(channel[1]);
+    _exit(static_cast<int>(outcome));
+  }
+  close(channel[1]);
+  std::string message;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = read(channel[0], buffer, sizeof buffer)) > 0) message.append(buffer, static_cast<size_t>(got));
+  close(channel[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status)) return {Outcome::Crashed, "signal " + std::to_string(WTERMSIG(status))};
+  return {static_cast<Outcome>(WEXITSTATUS(status)), message};
+}
+
+// Offset of the central directory header of `member` in a zip written without zip64 central extras.
+size_t central_entry(const std::vector<uint8_t>& bytes, const std::string& member) {
+  for (size_t i = 0; i + 46 + member.size() <= bytes.size(); ++i) {
+    if (bytes[i] == 'P' && bytes[i + 1] == 'K' && bytes[i + 2] == 1 && bytes[i + 3] == 2 &&
+        std::memcmp(&bytes[i + 46], member.data(), member.size()) == 0) {
+      return i;
+    }
+  }
+  FAIL("no central directory entry for " << member);
+  return 0;
+}
+
+uint32_t get_u32(const std::vector<uint8_t>& bytes, size_t at) {
+  uint32_t value;
+  std::memcpy(&value, &bytes[at], 4);
+  return value;
+}
+void put_u32(std::vector<uint8_t>& bytes, size_t at, uint32_t value) { std::memcpy(&bytes[at], &value, 4); }
+
+}  // namespace
+
+TEST_CASE("the intact file loads within the allocation limit", "[corrupt]") {
+  const std::vector<uint8_t> bytes = testing::read_bytes(testing::real_file(kLayoutFile));
+  const LoadResult result = load_in_child(bytes, "intact.npz");
+  INFO(result.message);
+  CHECK(outcome_name(result.outcome) == std::string(outcome_name(Outcome::Identical)));
+}
+
+TEST_CASE("a real file truncated at 16 points is refused", "[corrupt]") {
+  const std::vector<uint8_t> bytes = testing::read_bytes(testing::real_file(kLayoutFile));
+  const std::string dir = testing::scratch_dir("truncated");
+  const size_t n = bytes.size();
+  const std::vector<size_t> cuts = {0, 1, 4, 21, 22, 30, 100, n / 8, n / 4, n / 3, n / 2, 2 * n / 3, n - 200, n - 23, n - 22, n - 1};
+  REQUIRE(cuts.size() == 16);
+  for (size_t cut : cuts) {
+    INFO("truncated to " << cut << " of " << n << " bytes");
+    const std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + cut);
+    const LoadResult result = load_in_child(truncated, "truncated.npz");
+    CHECK(outcome_name(result.outcome) == std::string(outcome_name(Outcome::Refused)));
+    CHECK_THAT(result.message, Catch::Contains("truncated.npz"));
+    // The same through the file reader.
+    const std::string path = dir + "/cut_" + std::to_string(cut) + ".npz";
+    testing::write_bytes(path, truncated);
+    CHECK_THROWS_AS(load_tpu_graph(path), InputError);
+  }
+}
+
+TEST_CASE("flipped bytes give an error or, in unchecked fields, the identical graph", "[corrupt]") {
+  const std::vector<uint8_t> bytes = testing::read_bytes(testing::real_file(kLayoutFile));
+  const TpuGraph original =
+      tpu_graph_from_npz(read_npz(ByteSource::view_memory("original.npz", bytes.data(), bytes.size())), "original.npz");
+  std::mt19937_64 random(12345);
+  int refused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<uint8_t> flipped = bytes;
+    // Half the flips land in the last 2 KB (central directory and end records), half anywhere.
+    const size_t position = trial % 2 == 0 ? random() % flipped.size()
+                                           : flipped.size() - 1 - random() % std::min<size_t>(2048, flipped.size());
+    flipped[position] ^= static_cast<uint8_t>(1 + random() % 255);
+    INFO("flipped byte " << position);
+    const LoadResult result = load_in_child(flipped, "flipped.npz", &original);
+    INFO(result.message);
+    CHECK((result.outcome == Outcome::Identical || result.outcome == Outcome::Refused));
+    if (result.outcome == Outcome::Refused) {
+      ++refused;
+      CHECK_THAT(result.message, Catch::Contains("flipped.npz"));
+    }
+  }
+  CHECK(refused > 150);
+}
+
+TEST_CASE("a bad CRC in the central directory is refused", "[corrupt]") {
+  std::vector<uint8_t> bytes = testing::read_bytes(testing::real_file(kLayoutFile));
+  const size_t entry = central_entry(bytes, "node_opcode.npy");
+  put_u32(bytes, entry + 16, get_u32(bytes, entry + 16) ^ 0x5a5a5a5au);
+  const LoadResult result = load_in_child(bytes, "crc.npz");
+  CHECK(result.outcome == Outcome::Refused);
+  CHECK_THAT(result.message, Catch::Contains("node_opcode.npy") && Catch::Contains("CRC-32"));
+}
+
+TEST_CASE("a member declaring 1000x its data is refused without allocating it", "[corrupt]") {
+  std::vector<uint8_t> bytes = testing::read_bytes(testing::real_file(kLayoutFile));
+  const size_t entry = central_entry(bytes, "node_config_feat.npy");
+  const uint32_t real_size = get_u32(bytes, entry + 24);
+  // Declared uncompressed size x1000 (kept under 4 GiB's zip64 marker by capping).
+  const uint64_t claimed = std::min<uint64_t>(uint64_t(real_size) * 1000, 0xFFFFFFF0u);
+  REQUIRE(claimed > kAllocationLimit);
+  put_u32(bytes, entry + 24, static_cast<uint32_t>(claimed));
+  const LoadResult result = load_in_child(bytes, "bloated.npz");
+  INFO(outcome_name(result.outcome));
+  CHECK(result.outcome == Outcome::Refused);
+  CHECK_THAT(result.message, Catch::Contains("node_config_feat.npy") && Catch::Contains(std::to_string(claimed)));
+}
+
+TEST_CASE("an npy header claiming 1e12 elements is refused before allocating", "[corrupt]") {
+  const NpzFile real = read_npz_file(testing::real_file(kLayoutFile));
+  const std::string dir = testing::scratch_dir("huge_header");
+  // node_feat.npy: header says (1e12, 140), data is 4 KB.
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 140), }";
+  std::string text = std::string("\x93NUMPY\x01\x00", 8);
+  text += static_cast<char>(dict.size() + 1);
+  text += '\0';
+  text += dict + "\n" + std::string(4096, '\0');
+  const std::vector<uint8_t> member(text.begin(), text.end());
+  const std::string path = dir + "/huge.npz";
+  {
+    ZipWriter writer(path);
+    writer.add("node_feat.npy", {{member.data(), member.size()}}, ZipCompression::Deflate);
+    for (const auto& [name, array] : real.arrays) {
+      if (name == "node_feat") continue;
+      const std::vector<uint8_t> header = array.header_bytes();
+      writer.add(name + ".npy", {{header.data(), header.size()}, {array.data(), array.byte_size()}},
+                 ZipCompression::Deflate);
+    }
+    writer.finish();
+  }
+  const LoadResult result = load_in_child(testing::read_bytes(path), "huge.npz");
+  CHECK(result.outcome == Outcome::Refused);
+  CHECK_THAT(result.message, Catch::Contains("node_feat.npy") && Catch::Contains("1000000000000") &&
+                                 Catch::Contains("4096 bytes of data"));
+}
+
+TEST_CASE("the allocation limit itself works: a 200 MB buffer is refused in the child", "[corrupt]") {
+  if (kSanitized) return;  // ASan enforces its own limit by aborting, which is the test's point there
+  int channel[2];
+  REQUIRE(pipe(channel) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const rlim_t limit = address_space_bytes() + kAllocationLimit;
+    const struct rlimit cap = {limit, limit};
+    setrlimit(RLIMIT_AS, &cap);
+    try {
+      ByteBuffer big(200u << 20);
+      _exit(0);
+    } catch (const std::bad_alloc&) {
+      _exit(3);
+    }
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+}
