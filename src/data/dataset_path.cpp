@@ -43,4 +43,8 @@ DatasetPath parse_dataset_path(const std::string& path) {
   return location;
 }
 
+bool split_in_list(const std::string& split, const std::string& split_list) {
+  return !split.empty() && ("," + split_list + ",").find("," + split + ",") != std::string::npos;
+}
+
 }  // namespace graphcost

@@ -21,6 +21,9 @@ struct DatasetPath {
 
 DatasetPath parse_dataset_path(const std::string& path);
 
+// Whether `split` is one of `split_list`, a comma-separated list such as "train,valid".
+bool split_in_list(const std::string& split, const std::string& split_list);
+
 // The five collections of the competition, in the order the leaderboard lists them.
 constexpr const char* kCollections[] = {"tile:xla", "layout:xla:random", "layout:xla:default",
                                         "layout:nlp:random", "layout:nlp:default"};

@@ -1,0 +1,81 @@
+// graphcost-eval: the competition evaluator. Builds hidden solutions, validates and scores Kaggle
+// submissions, builds leaderboard data for site/, and writes baseline submissions.
+// Exit codes: 0 ok, 2 invalid submission (score), 1 bad solution/data or internal error.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "common/input_error.h"
+#include "eval_commands.h"
+#include "scoring/baseline_order.h"
+
+namespace {
+
+void add_solution_options(CLI::App* command, graphcost::SolutionSource& source, const char* flag) {
+  command->add_option(flag, source.path, "solution CSV (make-solution), or an npz tree to score on --split")->required();
+  command->add_option("--split", source.split, "split of an npz-tree solution (default valid)");
+  command->add_option("--seed", source.seed, "seed of the Public/Private split of an npz-tree solution");
+  command->add_option("--public-fraction", source.public_fraction, "share of each collection's graphs on the Public board")
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"graphcost-eval: score TpuGraphs submissions (ID,TopConfigs) and build leaderboards"};
+  app.require_subcommand(1);
+
+  graphcost::MakeSolutionOptions make_solution;
+  CLI::App* make_solution_command = app.add_subcommand("make-solution", "Turn the labelled files of a split into a solution file");
+  add_solution_options(make_solution_command, make_solution.source, "--data");
+  make_solution_command->add_option("--out", make_solution.out, "solution CSV to write")->required();
+
+  graphcost::ScoreOptions score;
+  CLI::App* score_command = app.add_subcommand("score", "Validate a submission strictly, then score it");
+  add_solution_options(score_command, score.solution, "--solution");
+  score_command->add_option("--submission", score.submission, "submission CSV (ID,TopConfigs)")->required();
+  score_command->add_option("--json", score.json_out, "also write the scores (or the errors) as JSON");
+
+  graphcost::LeaderboardCommandOptions leaderboard;
+  CLI::App* leaderboard_command = app.add_subcommand("leaderboard", "Score every team's submissions into leaderboard JSON for site/");
+  add_solution_options(leaderboard_command, leaderboard.solution, "--solution");
+  auto* dir_option = leaderboard_command->add_option("--submissions", leaderboard.submissions_dir, "folder of <team>/<UTC timestamp>.csv");
+  auto* manifest_option = leaderboard_command->add_option("--manifest", leaderboard.manifest, "CSV team,timestamp,path instead of a folder");
+  dir_option->excludes(manifest_option);
+  leaderboard_command->add_option("--out", leaderboard.out, "output folder (leaderboard.json, details/)")->required();
+  leaderboard_command->add_flag("--final", leaderboard.final_board, "the private board (end of competition)");
+  leaderboard_command->add_option("--daily-cap", leaderboard.daily_cap, "scored submissions per team and UTC day")->check(CLI::PositiveNumber);
+
+  graphcost::BaselineOptions baseline;
+  CLI::App* baseline_command = app.add_subcommand("baseline", "Write a valid submission from a model-free strategy");
+  baseline_command->add_option("--data", baseline.data, "npz tree (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
+  baseline_command->add_option("--split", baseline.split, "split(s) to cover, e.g. test or train,valid (default test)");
+  baseline_command->add_option("--strategy", baseline.strategy, "first, reverse, random, fewest-changes")
+      ->check(CLI::IsMember(graphcost::baseline_strategies()));
+  baseline_command->add_option("--seed", baseline.seed, "seed of the random strategy");
+  baseline_command->add_option("--out", baseline.out, "submission CSV to write")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 1;
+  }
+  if (leaderboard_command->parsed() && leaderboard.submissions_dir.empty() && leaderboard.manifest.empty()) {
+    std::fprintf(stderr, "error: leaderboard needs --submissions DIR or --manifest FILE\n");
+    return 1;
+  }
+  try {
+    if (make_solution_command->parsed()) return graphcost::run_make_solution(make_solution);
+    if (score_command->parsed()) return graphcost::run_score(score);
+    if (leaderboard_command->parsed()) return graphcost::run_leaderboard(leaderboard);
+    if (baseline_command->parsed()) return graphcost::run_baseline(baseline);
+  } catch (const graphcost::InputError& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,58 @@
+#include "metrics/ranking_metrics.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "metrics/kendall_tau.h"
+
+namespace graphcost {
+namespace {
+
+// position[config] = index of `config` in predicted_order (as double, for kendall_counts).
+std::vector<double> predicted_positions(const std::vector<int32_t>& predicted_order) {
+  std::vector<double> position(predicted_order.size());
+  for (size_t rank = 0; rank < predicted_order.size(); ++rank) {
+    assert(predicted_order[rank] >= 0 && static_cast<size_t>(predicted_order[rank]) < position.size());
+    position[static_cast<size_t>(predicted_order[rank])] = static_cast<double>(rank);
+  }
+  return position;
+}
+
+}  // namespace
+
+double slowdown_at_k(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k) {
+  assert(!runtimes.empty() && !predicted_order.empty() && k > 0);
+  const double best = *std::min_element(runtimes.begin(), runtimes.end());
+  double best_predicted = std::numeric_limits<double>::infinity();
+  const size_t considered = std::min(predicted_order.size(), static_cast<size_t>(k));
+  for (size_t i = 0; i < considered; ++i) best_predicted = std::min(best_predicted, runtimes[static_cast<size_t>(predicted_order[i])]);
+  return best_predicted / best;
+}
+
+double top_k_error(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k) {
+  return slowdown_at_k(runtimes, predicted_order, k) - 1.0;
+}
+
+double tile_score(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k) {
+  return 2.0 - slowdown_at_k(runtimes, predicted_order, k);
+}
+
+double layout_kendall_tau(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order) {
+  assert(runtimes.size() == predicted_order.size());
+  const std::vector<double> position = predicted_positions(predicted_order);
+  return kendall_tau_b(position.data(), runtimes.data(), runtimes.size());
+}
+
+double ordered_pair_accuracy(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order) {
+  assert(runtimes.size() == predicted_order.size());
+  const std::vector<double> position = predicted_positions(predicted_order);
+  const KendallCounts c = kendall_counts(position.data(), runtimes.data(), runtimes.size());
+  // Positions have no ties, so every pair with different runtimes is concordant or discordant.
+  const int64_t comparable = c.total_pairs - c.y_ties;
+  if (c.has_nan || comparable == 0) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(comparable - c.discordant) / static_cast<double>(comparable);
+}
+
+}  // namespace graphcost

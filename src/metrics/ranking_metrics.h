@@ -1,0 +1,27 @@
+// Per-graph ranking metrics of TpuGraphs. Inputs: `runtimes` in the graph's config order (for tile
+// graphs: runtime / normalizer), and `predicted_order`: config indices, predicted fastest first
+// (a submission's TopConfigs). Definitions: docs/metrics.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace graphcost {
+
+// min(runtimes[first k predicted]) / min(runtimes): 1 when the best config is among the first k.
+double slowdown_at_k(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k);
+// The paper's top-K error: slowdown_at_k - 1.
+double top_k_error(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k);
+// The Kaggle tile score: 2 - slowdown_at_k(k = 5). 1 is perfect.
+double tile_score(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k = 5);
+
+// The Kaggle layout score: Kendall tau-b between each config's predicted position and its runtime,
+// oriented so that 1 means the predicted order sorts the runtimes ascending. `predicted_order` must
+// be a permutation of [0, n). NaN for n < 2 or constant runtimes.
+double layout_kendall_tau(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order);
+
+// Of the config pairs with different runtimes, the fraction the predicted order puts faster-first.
+// `predicted_order` must be a permutation. NaN when no pair differs.
+double ordered_pair_accuracy(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order);
+
+}  // namespace graphcost

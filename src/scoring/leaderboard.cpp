@@ -1,0 +1,235 @@
+#include "scoring/leaderboard.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/input_error.h"
+#include "data/dataset_path.h"
+
+namespace graphcost {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool all_digits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+double board_overall(const SubmissionRecord& record, bool private_board) {
+  return private_board ? record.report.private_board.overall : record.report.public_board.overall;
+}
+
+// Higher score first; NaN last; ties to the earlier submission.
+bool better(double a, const std::string& time_a, double b, const std::string& time_b) {
+  if (std::isnan(a) != std::isnan(b)) return !std::isnan(a);
+  if (!std::isnan(a) && a != b) return a > b;
+  return time_a < time_b;
+}
+
+void write_json_file(const nlohmann::json& json, const fs::path& path) {
+  const fs::path partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    if (!out) throw std::runtime_error(partial.string() + ": cannot create file");
+    out << json.dump(1) << "\n";
+    if (!out.flush()) throw std::runtime_error(partial.string() + ": write failed");
+  }
+  fs::rename(partial, path);
+}
+
+nlohmann::json number_or_null(double value) { return std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value); }
+
+struct PendingSubmission {
+  std::string team, timestamp, file;
+};
+
+std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& options) {
+  std::vector<PendingSubmission> pending;
+  if (!options.manifest.empty()) {
+    std::ifstream in(options.manifest);
+    if (!in) throw InputError(options.manifest, "", "a readable manifest (team,timestamp,path)", "cannot open");
+    const fs::path base = fs::path(options.manifest).parent_path();
+    std::string line;
+    size_t number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty() || (number == 1 && line == "team,timestamp,path")) continue;
+      const size_t first = line.find(','), second = line.find(',', first + 1);
+      if (first == std::string::npos || second == std::string::npos) {
+        throw InputError(options.manifest, "line " + std::to_string(number), "team,timestamp,path", "'" + line.substr(0, 60) + "'");
+      }
+      const std::string timestamp = parse_submission_timestamp(line.substr(first + 1, second - first - 1));
+      if (timestamp.empty()) {
+        throw InputError(options.manifest, "line " + std::to_string(number) + ", timestamp",
+                         "a UTC timestamp like 2023-11-30T17:05:00Z", "'" + line.substr(first + 1, second - first - 1) + "'");
+      }
+      pending.push_back({line.substr(0, first), timestamp, (base / line.substr(second + 1)).string()});
+    }
+    return pending;
+  }
+  std::error_code error;
+  if (!fs::is_directory(options.submissions_dir, error)) {
+    throw InputError(options.submissions_dir, "", "a folder of <team>/<UTC timestamp>.csv", "not a directory");
+  }
+  for (const auto& team_dir : fs::directory_iterator(options.submissions_dir)) {
+    if (!team_dir.is_directory()) continue;
+    for (const auto& file : fs::directory_iterator(team_dir.path())) {
+      if (!file.is_regular_file() || file.path().extension() != ".csv") continue;
+      pending.push_back({team_dir.path().filename().string(), parse_submission_timestamp(file.path().stem().string()),
+                         file.path().string()});
+    }
+  }
+  return pending;
+}
+
+}  // namespace
+
+std::string parse_submission_timestamp(const std::string& name) {
+  // Accepted: YYYY-MM-DDTHH-MM-SSZ, YYYY-MM-DDTHH:MM:SSZ, YYYYMMDDTHHMMSSZ.
+  std::string digits;
+  if (name.size() == 20 && name[4] == '-' && name[7] == '-' && name[10] == 'T' && name[19] == 'Z' &&
+      name[13] == name[16] && (name[13] == '-' || name[13] == ':')) {
+    digits = name.substr(0, 4) + name.substr(5, 2) + name.substr(8, 2) + name.substr(11, 2) + name.substr(14, 2) +
+             name.substr(17, 2);
+  } else if (name.size() == 16 && name[8] == 'T' && name[15] == 'Z') {
+    digits = name.substr(0, 8) + name.substr(9, 6);
+  }
+  if (!all_digits(digits)) return "";
+  const int month = std::stoi(digits.substr(4, 2)), day = std::stoi(digits.substr(6, 2));
+  const int hour = std::stoi(digits.substr(8, 2)), minute = std::stoi(digits.substr(10, 2)),
+            second = std::stoi(digits.substr(12, 2));
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return "";
+  return digits.substr(0, 4) + "-" + digits.substr(4, 2) + "-" + digits.substr(6, 2) + "T" + digits.substr(8, 2) +
+         ":" + digits.substr(10, 2) + ":" + digits.substr(12, 2) + "Z";
+}
+
+Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options) {
+  std::vector<PendingSubmission> pending = list_submissions(options);
+  std::stable_sort(pending.begin(), pending.end(), [](const PendingSubmission& a, const PendingSubmission& b) {
+    return a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.team < b.team;
+  });
+  Leaderboard leaderboard;
+  leaderboard.final_board = options.final_board;
+  std::map<std::pair<std::string, std::string>, int> scored_per_day;  // (team, date) -> count
+  for (const PendingSubmission& item : pending) {
+    SubmissionRecord record;
+    record.number = static_cast<int>(leaderboard.submissions.size()) + 1;
+    record.team = item.team;
+    record.timestamp = item.timestamp;
+    record.file = item.file;
+    if (item.timestamp.empty()) {
+      record.status = "invalid";
+      record.message = "file name is not a UTC timestamp (expected e.g. 2023-11-30T17-05-00Z.csv)";
+    } else if (scored_per_day[{item.team, item.timestamp.substr(0, 10)}] >= options.daily_cap) {
+      record.status = "over daily cap";
+      record.message = "more than " + std::to_string(options.daily_cap) + " scored submissions on " +
+                       item.timestamp.substr(0, 10) + " (UTC)";
+    } else {
+      const SubmissionCheck check = check_submission_file(item.file, solution);
+      if (!check.valid()) {
+        record.status = "invalid";
+        record.message = check.format_errors(fs::path(item.file).filename().string());
+      } else {
+        record.status = "scored";
+        record.report = score_submission(solution, check);
+        ++scored_per_day[{item.team, item.timestamp.substr(0, 10)}];
+      }
+    }
+    leaderboard.submissions.push_back(std::move(record));
+  }
+
+  std::map<std::string, TeamStanding> teams;
+  std::map<std::string, std::vector<const SubmissionRecord*>> scored_by_team;
+  for (const SubmissionRecord& record : leaderboard.submissions) {
+    TeamStanding& team = teams[record.team];
+    team.team = record.team;
+    team.last_submission = std::max(team.last_submission, record.timestamp);
+    if (record.status == "scored") {
+      ++team.entries;
+      scored_by_team[record.team].push_back(&record);
+    } else if (record.status == "invalid") {
+      ++team.failed;
+    }
+  }
+  for (auto& [name, team] : teams) {
+    std::vector<const SubmissionRecord*> candidates = scored_by_team[name];
+    team.score = std::numeric_limits<double>::quiet_NaN();
+    team.collections.fill(std::numeric_limits<double>::quiet_NaN());
+    if (candidates.empty()) continue;
+    std::stable_sort(candidates.begin(), candidates.end(), [](const SubmissionRecord* a, const SubmissionRecord* b) {
+      return better(board_overall(*a, false), a->timestamp, board_overall(*b, false), b->timestamp);
+    });
+    if (options.final_board) {
+      candidates.resize(std::min<size_t>(candidates.size(), static_cast<size_t>(std::max(1, options.selected))));
+      std::stable_sort(candidates.begin(), candidates.end(), [](const SubmissionRecord* a, const SubmissionRecord* b) {
+        return better(board_overall(*a, true), a->timestamp, board_overall(*b, true), b->timestamp);
+      });
+    }
+    const SubmissionRecord& best = *candidates.front();
+    const BoardScore& board = options.final_board ? best.report.private_board : best.report.public_board;
+    team.score = board.overall;
+    team.collections = board.collection_score;
+    team.best_submission = best.number;
+  }
+  std::vector<TeamStanding> standings;
+  for (auto& [name, team] : teams) standings.push_back(team);
+  auto best_time = [&](const TeamStanding& team) {
+    return team.best_submission > 0 ? leaderboard.submissions[team.best_submission - 1].timestamp : std::string("~");
+  };
+  std::stable_sort(standings.begin(), standings.end(), [&](const TeamStanding& a, const TeamStanding& b) {
+    return better(a.score, best_time(a), b.score, best_time(b));
+  });
+  for (size_t i = 0; i < standings.size(); ++i) standings[i].rank = static_cast<int>(i) + 1;
+  leaderboard.standings = std::move(standings);
+  return leaderboard;
+}
+
+nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
+  nlohmann::json collections = nlohmann::json::array();
+  for (const char* name : kCollections) collections.push_back(name);
+  nlohmann::json teams = nlohmann::json::array();
+  for (const TeamStanding& team : leaderboard.standings) {
+    nlohmann::json per_collection = nlohmann::json::object();
+    for (int c = 0; c < 5; ++c) per_collection[kCollections[c]] = number_or_null(team.collections[c]);
+    teams.push_back({{"rank", team.rank}, {"team", team.team}, {"score", number_or_null(team.score)},
+                     {"collections", per_collection}, {"entries", team.entries}, {"failed", team.failed},
+                     {"last_submission", team.last_submission},
+                     {"best_submission", team.best_submission > 0 ? nlohmann::json(team.best_submission) : nlohmann::json(nullptr)}});
+  }
+  nlohmann::json submissions = nlohmann::json::array();
+  for (const SubmissionRecord& record : leaderboard.submissions) {
+    nlohmann::json item = {{"number", record.number}, {"team", record.team}, {"timestamp", record.timestamp},
+                           {"status", record.status}};
+    if (record.status == "scored") {
+      item["public"] = number_or_null(record.report.public_board.overall);
+      if (leaderboard.final_board) item["private"] = number_or_null(record.report.private_board.overall);
+    } else {
+      item["message"] = record.message;
+    }
+    submissions.push_back(std::move(item));
+  }
+  return {{"format", "graphcost-leaderboard-1"}, {"board", leaderboard.final_board ? "private" : "public"},
+          {"collections", collections}, {"teams", teams}, {"submissions", submissions}};
+}
+
+void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir) {
+  const fs::path out(out_dir);
+  fs::create_directories(out / "details");
+  for (const SubmissionRecord& record : leaderboard.submissions) {
+    if (record.status != "scored") continue;
+    nlohmann::json detail = score_report_json(record.report, leaderboard.final_board);
+    detail["number"] = record.number;
+    detail["team"] = record.team;
+    detail["timestamp"] = record.timestamp;
+    write_json_file(detail, out / "details" / (std::to_string(record.number) + ".json"));
+  }
+  write_json_file(leaderboard_json(leaderboard), out / "leaderboard.json");
+}
+
+}  // namespace graphcost

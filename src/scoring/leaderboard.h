@@ -1,0 +1,70 @@
+// Leaderboard: every team's submissions scored, capped and ranked, as JSON for site/.
+//
+// Input: DIR/<team>/<UTC timestamp>.csv, timestamps written 2023-11-30T17-05-00Z,
+// 2023-11-30T17:05:00Z or 20231130T170500Z; or a manifest CSV "team,timestamp,path" (paths relative
+// to the manifest). Rules (docs/metrics.md):
+//   - submissions are processed in time order; at most `daily_cap` scored submissions per team and
+//     UTC day: later ones that day are "over daily cap" and not scored; invalid ones do not count;
+//   - public board: a team's best public overall score; ties go to the earlier submission;
+//   - private board (--final): each team's `selected` best-public submissions are scored on the
+//     private split and the best counts (Kaggle's default selection);
+//   - teams rank by score (higher is better), ties to the earlier submission.
+// Detail files hold per-graph scores; before --final they hold public graphs only.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scoring/scorer.h"
+#include "scoring/solution.h"
+
+namespace graphcost {
+
+struct LeaderboardOptions {
+  std::string submissions_dir;  // DIR/<team>/<timestamp>.csv, or
+  std::string manifest;         // team,timestamp,path
+  bool final_board = false;
+  int daily_cap = 5;
+  int selected = 2;
+};
+
+struct SubmissionRecord {
+  int number = 0;          // 1-based, in time order; names details/<number>.json
+  std::string team;
+  std::string timestamp;   // ISO 8601 UTC, "2023-11-30T17:05:00Z"
+  std::string file;
+  std::string status;      // "scored", "invalid", "over daily cap"
+  std::string message;     // errors for invalid submissions (first lines)
+  ScoreReport report;      // when scored
+};
+
+struct TeamStanding {
+  int rank = 0;
+  std::string team;
+  double score = 0;                     // overall on the board
+  std::array<double, 5> collections{};  // of the submission that gives `score`
+  int entries = 0;                      // scored submissions
+  int failed = 0;                       // invalid submissions
+  std::string last_submission;
+  int best_submission = 0;              // its number
+};
+
+struct Leaderboard {
+  bool final_board = false;
+  std::vector<TeamStanding> standings;
+  std::vector<SubmissionRecord> submissions;
+};
+
+// Throws InputError for an unreadable submissions folder or manifest; bad submissions are records.
+Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options);
+// Writes OUT/leaderboard.json and OUT/details/<number>.json (atomically each).
+void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir);
+nlohmann::json leaderboard_json(const Leaderboard& leaderboard);
+
+// "2023-11-30T17:05:00Z" from the accepted file-name forms; "" if `name` is none of them.
+std::string parse_submission_timestamp(const std::string& name);
+
+}  // namespace graphcost

@@ -1,0 +1,188 @@
+#include "scoring/solution.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/input_error.h"
+#include "data/dataset_path.h"
+#include "data/dataset_survey.h"
+#include "data/tpu_graph.h"
+
+namespace graphcost {
+namespace {
+
+std::string join(const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ';';
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+
+std::vector<int64_t> parse_integers(const std::string& text, const std::string& path, size_t line,
+                                    const char* field) {
+  std::vector<int64_t> values;
+  if (text.empty()) return values;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(';', start), text.size());
+    const std::string token = text.substr(start, end - start);
+    size_t used = 0;
+    long long value = 0;
+    try {
+      value = std::stoll(token, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != token.size() || value <= 0) {
+      throw InputError(path, "line " + std::to_string(line) + ", " + field,
+                       "positive integers joined by ';'", "'" + token.substr(0, 40) + "'");
+    }
+    values.push_back(value);
+    start = end + 1;
+  }
+  return values;
+}
+
+std::string collection_of(const std::string& id) {
+  const size_t last = id.rfind(':');
+  return last == std::string::npos ? "" : id.substr(0, last);
+}
+
+}  // namespace
+
+const char* usage_name(Usage usage) { return usage == Usage::Public ? "Public" : "Private"; }
+
+std::vector<double> SolutionEntry::target_runtimes() const {
+  std::vector<double> values(runtime_ns.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<double>(runtime_ns[i]);
+    if (is_tile()) values[i] /= static_cast<double>(normalizer_ns[i]);
+  }
+  return values;
+}
+
+const SolutionEntry* Solution::find(const std::string& id) const {
+  const auto it = index_by_id.find(id);
+  return it == index_by_id.end() ? nullptr : &entries[it->second];
+}
+
+void Solution::rebuild_index() {
+  std::sort(entries.begin(), entries.end(), [](const SolutionEntry& a, const SolutionEntry& b) { return a.id < b.id; });
+  index_by_id.clear();
+  for (size_t i = 0; i < entries.size(); ++i) index_by_id[entries[i].id] = i;
+}
+
+Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed,
+                            double public_fraction) {
+  Solution solution;
+  for (const std::string& path : find_npz_files(data_dir)) {
+    const DatasetPath location = parse_dataset_path(path);
+    if (!location.in_tree() || !split_in_list(location.split, split)) continue;
+    const TpuGraph graph = load_tpu_graph(path);
+    if (graph.runtimes_hidden) {
+      throw InputError(path, "config_runtime", "measured runtimes (a labelled split)",
+                       "hidden runtimes (all zero): use a labelled split such as 'valid'");
+    }
+    SolutionEntry entry;
+    entry.id = location.kaggle_id();
+    entry.collection = location.collection;
+    entry.runtime_ns = graph.config_runtime_ns;
+    entry.normalizer_ns = graph.config_runtime_normalizers_ns;
+    if (solution.find(entry.id) != nullptr) {
+      throw InputError(path, "Kaggle ID", "one file per ID", "a second file for " + entry.id);
+    }
+    solution.entries.push_back(std::move(entry));
+    solution.rebuild_index();
+  }
+  if (solution.entries.empty()) {
+    throw InputError(data_dir, "split '" + split + "'", "labelled .npz files in the TpuGraphs tree",
+                     "none found");
+  }
+  // Stratified, seeded Public/Private assignment. Fisher-Yates with mt19937_64 (whose output the
+  // standard fixes), not std::shuffle (implementation-defined), so every platform agrees.
+  std::mt19937_64 random(seed);
+  for (const char* collection : kCollections) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < solution.entries.size(); ++i) {
+      if (solution.entries[i].collection == collection) members.push_back(i);
+    }
+    for (size_t i = members.size(); i > 1; --i) std::swap(members[i - 1], members[random() % i]);
+    const size_t n = members.size();
+    size_t public_count = static_cast<size_t>(std::llround(public_fraction * static_cast<double>(n)));
+    if (n >= 2 && public_fraction > 0 && public_count == 0) public_count = 1;
+    if (n >= 2 && public_fraction < 1 && public_count == n) public_count = n - 1;
+    for (size_t k = 0; k < n; ++k) solution.entries[members[k]].usage = k < public_count ? Usage::Public : Usage::Private;
+  }
+  return solution;
+}
+
+void write_solution(const Solution& solution, const std::string& path) {
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    if (!out) throw std::runtime_error(partial + ": cannot create file");
+    out << "ID,Usage,Runtimes,Normalizers\n";
+    for (const SolutionEntry& entry : solution.entries) {
+      out << entry.id << ',' << usage_name(entry.usage) << ',' << join(entry.runtime_ns) << ','
+          << join(entry.normalizer_ns) << '\n';
+    }
+    if (!out.flush()) throw std::runtime_error(partial + ": write failed");
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot move into place");
+}
+
+Solution read_solution(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "a readable solution file", "cannot open");
+  std::string line;
+  if (!std::getline(in, line) || (line != "ID,Usage,Runtimes,Normalizers" && line != "ID,Usage,Runtimes,Normalizers\r")) {
+    throw InputError(path, "line 1", "the header 'ID,Usage,Runtimes,Normalizers'", "'" + line.substr(0, 60) + "'");
+  }
+  Solution solution;
+  size_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    std::stringstream stream(line);
+    std::string field;
+    while (std::getline(stream, field, ',')) fields.push_back(field);
+    if (line.back() == ',') fields.push_back("");
+    if (fields.size() != 4) {
+      throw InputError(path, "line " + std::to_string(number), "4 fields", std::to_string(fields.size()));
+    }
+    SolutionEntry entry;
+    entry.id = fields[0];
+    entry.collection = collection_of(entry.id);
+    if (fields[1] != "Public" && fields[1] != "Private") {
+      throw InputError(path, "line " + std::to_string(number) + ", Usage", "Public or Private", "'" + fields[1] + "'");
+    }
+    entry.usage = fields[1] == "Public" ? Usage::Public : Usage::Private;
+    entry.runtime_ns = parse_integers(fields[2], path, number, "Runtimes");
+    entry.normalizer_ns = parse_integers(fields[3], path, number, "Normalizers");
+    bool known = false;
+    for (const char* collection : kCollections) known = known || entry.collection == collection;
+    if (!known) throw InputError(path, "line " + std::to_string(number) + ", ID", "an ID of one of the 5 collections", "'" + entry.id + "'");
+    if (entry.runtime_ns.empty()) throw InputError(path, "line " + std::to_string(number) + ", Runtimes", "at least one runtime", "none");
+    if (entry.is_tile() != !entry.normalizer_ns.empty() ||
+        (entry.is_tile() && entry.normalizer_ns.size() != entry.runtime_ns.size())) {
+      throw InputError(path, "line " + std::to_string(number) + ", Normalizers",
+                       entry.is_tile() ? "one normalizer per runtime" : "none for a layout row",
+                       std::to_string(entry.normalizer_ns.size()) + " values");
+    }
+    if (solution.index_by_id.count(entry.id)) throw InputError(path, "line " + std::to_string(number) + ", ID", "unique IDs", "'" + entry.id + "' again");
+    solution.index_by_id[entry.id] = solution.entries.size();
+    solution.entries.push_back(std::move(entry));
+  }
+  solution.rebuild_index();
+  return solution;
+}
+
+}  // namespace graphcost
