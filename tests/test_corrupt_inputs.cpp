@@ -7,10 +7,6 @@
 // does the same job, with every buffer going through malloc.
 #include <catch2/catch.hpp>
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -35,18 +31,6 @@ bool same_graph(const TpuGraph& a, const TpuGraph& b) {
          a.config_runtime_ns == b.config_runtime_ns && a.node_splits == b.node_splits;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 constexpr uint64_t kAllocationLimit = 100ull << 20;
 
 enum class Outcome { Identical, Refused, Different, OutOfMemory, OtherException, Crashed };
@@ -63,15 +47,6 @@ const char* outcome_name(Outcome outcome) {
   return "?";
 }
 
-uint64_t address_space_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
-  }
-  return 0;
-}
-
 struct LoadResult {
   Outcome outcome;
   std::string message;  // the InputError text, when refused
@@ -81,46 +56,21 @@ struct LoadResult {
 // graph is compared with `reference` (if given).
 LoadResult load_in_child(const std::vector<uint8_t>& bytes, const std::string& name,
                          const TpuGraph* reference = nullptr) {
-  int channel[2];
-  REQUIRE(pipe(channel) == 0);
-  std::fflush(nullptr);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(channel[0]);
-    if (!kSanitized) {
-      const rlim_t limit = address_space_bytes() + kAllocationLimit;
-      const struct rlimit cap = {limit, limit};
-      setrlimit(RLIMIT_AS, &cap);
-    }
-    Outcome outcome;
-    std::string message;
+  const testing::ChildResult child = testing::run_in_child(kAllocationLimit, [&](std::string& message) {
     try {
       const TpuGraph graph =
           tpu_graph_from_npz(read_npz(ByteSource::view_memory(name, bytes.data(), bytes.size())), name);
-      outcome = reference == nullptr || same_graph(graph, *reference) ? Outcome::Identical : Outcome::Different;
+      return static_cast<int>(reference == nullptr || same_graph(graph, *reference) ? Outcome::Identical
+                                                                                    : Outcome::Different);
     } catch (const InputError& error) {
-      outcome = Outcome::Refused;
       message = error.what();
-    } catch (const std::bad_alloc&) {
-      outcome = Outcome::OutOfMemory;
-    } catch (...) {
-      outcome = Outcome::OtherException;
+      return static_cast<int>(Outcome::Refused);
     }
-    if (!message.empty() && write(channel[1], message.data(), message.size()) < 0) message.clear();
-    close(channel[1]);
-    _exit(static_cast<int>(outcome));
-  }
-  close(channel[1]);
-  std::string message;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = read(channel[0], buffer, sizeof buffer)) > 0) message.append(buffer, static_cast<size_t>(got));
-  close(channel[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (!WIFEXITED(status)) return {Outcome::Crashed, "signal " + std::to_string(WTERMSIG(status))};
-  return {static_cast<Outcome>(WEXITSTATUS(status)), message};
+  });
+  if (child.crashed) return {Outcome::Crashed, child.output};
+  if (child.exit_code == 101) return {Outcome::OutOfMemory, child.output};
+  if (child.exit_code == 102) return {Outcome::OtherException, child.output};
+  return {static_cast<Outcome>(child.exit_code), child.output};
 }
 
 // Offset of the central directory header of `member` in a zip written without zip64 central extras.
@@ -246,24 +196,10 @@ TEST_CASE("an npy header claiming 1e12 elements is refused before allocating", "
 }
 
 TEST_CASE("the allocation limit itself works: a 200 MB buffer is refused in the child", "[corrupt]") {
-  if (kSanitized) return;  // ASan enforces its own limit by aborting, which is the test's point there
-  int channel[2];
-  REQUIRE(pipe(channel) == 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    const rlim_t limit = address_space_bytes() + kAllocationLimit;
-    const struct rlimit cap = {limit, limit};
-    setrlimit(RLIMIT_AS, &cap);
-    try {
-      ByteBuffer big(200u << 20);
-      _exit(0);
-    } catch (const std::bad_alloc&) {
-      _exit(3);
-    }
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 3);
+  if (testing::sanitized_build()) return;  // ASan enforces its own limit by aborting
+  const testing::ChildResult child = testing::run_in_child(kAllocationLimit, [](std::string&) {
+    ByteBuffer big(200u << 20);
+    return 0;
+  });
+  CHECK(child.exit_code == 101);
 }

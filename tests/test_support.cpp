@@ -1,5 +1,9 @@
 #include "test_support.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -56,6 +60,79 @@ int run_python(const std::string& script, const std::vector<std::string>& args, 
   while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
   const int status = pclose(pipe);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool sanitized_build() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+uint64_t address_space_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+ChildResult run_in_child(uint64_t extra_bytes, const std::function<int(std::string& output)>& body) {
+  int channel[2];
+  if (pipe(channel) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error("fork failed");
+  if (child == 0) {
+    close(channel[0]);
+    if (!sanitized_build()) {
+      const rlim_t limit = address_space_bytes() + extra_bytes;
+      const struct rlimit cap = {limit, limit};
+      setrlimit(RLIMIT_AS, &cap);
+    }
+    std::string output;
+    int code = 0;
+    try {
+      code = body(output);
+    } catch (const std::bad_alloc&) {
+      output = "std::bad_alloc: allocation over the limit";
+      code = 101;
+    } catch (const std::exception& error) {
+      output = std::string("unexpected exception: ") + error.what();
+      code = 102;
+    }
+    size_t written = 0;
+    while (written < output.size()) {
+      const ssize_t got = write(channel[1], output.data() + written, output.size() - written);
+      if (got <= 0) break;
+      written += static_cast<size_t>(got);
+    }
+    close(channel[1]);
+    _exit(code);
+  }
+  close(channel[1]);
+  ChildResult result;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = read(channel[0], buffer, sizeof buffer)) > 0) result.output.append(buffer, static_cast<size_t>(got));
+  close(channel[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  result.crashed = !WIFEXITED(status);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
 }
 
 }  // namespace graphcost::testing

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,18 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
 // code, with stdout+stderr in `output`.
 int run_python(const std::string& script, const std::vector<std::string>& args, std::string& output);
 std::string source_dir();
+
+// True in AddressSanitizer builds (which cannot cap address space; CTest gives them
+// ASAN_OPTIONS=max_allocation_size_mb=100 instead).
+bool sanitized_build();
+
+struct ChildResult {
+  bool crashed = false;  // killed by a signal (e.g. a sanitizer abort)
+  int exit_code = 0;     // body's return value
+  std::string output;    // what body put in its output string
+};
+// Runs `body` in a forked child whose address space may grow by at most `extra_bytes` beyond its
+// size at the fork (any malloc or mmap past that fails: std::bad_alloc). Not capped under ASan.
+ChildResult run_in_child(uint64_t extra_bytes, const std::function<int(std::string& output)>& body);
 
 }  // namespace graphcost::testing

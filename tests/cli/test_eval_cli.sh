@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `graphcost-eval` end to end on the shared data: make-solution, baseline, score (exit codes 0/2/1,
+# JSON), and a leaderboard.
+# Usage: test_eval_cli.sh GRAPHCOST_EVAL_BINARY
+set -u
+eval_tool=$1
+data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
+tree="$data/tpugraphs"
+passed=0 failed=0
+check() {
+  local description=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $description"; fi
+}
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+
+"$eval_tool" make-solution --data "$tree" --split train,valid --seed 1 --out "$out/solution.csv" >/dev/null; status=$?
+check "make-solution exits 0" test $status -eq 0
+check "solution has 5 rows and a header" test "$(wc -l <"$out/solution.csv")" -eq 6
+
+"$eval_tool" make-solution --data "$tree" --split test --out "$out/hidden.csv" >"$out/hidden.txt" 2>&1; status=$?
+check "a solution of hidden runtimes is refused (exit 1)" test $status -eq 1
+check "  ...saying why" grep -q "hidden runtimes" "$out/hidden.txt"
+
+for strategy in first random fewest-changes; do
+  "$eval_tool" baseline --data "$tree" --split train,valid --strategy $strategy --seed 3 --out "$out/$strategy.csv" >/dev/null
+  "$eval_tool" score --solution "$out/solution.csv" --submission "$out/$strategy.csv" --json "$out/$strategy.json" >"$out/$strategy.txt"; status=$?
+  check "baseline $strategy scores (exit 0)" test $status -eq 0
+  check "  ...with a JSON report" /usr/bin/python3 -c "import json,sys; d=json.load(open('$out/$strategy.json')); sys.exit(0 if d['status']=='scored' and 'overall' in d['public'] else 1)"
+done
+"$eval_tool" score --solution "$tree" --split train,valid --seed 1 --submission "$out/first.csv" >"$out/tree.txt"; status=$?
+check "an npz tree works as the solution" test $status -eq 0
+check "  ...and scores the same as the solution file" diff -q "$out/tree.txt" "$out/first.txt"
+
+"$eval_tool" score --solution "$out/solution.csv" --submission "$tree/sample_submission.csv" --json "$out/sample.json" >/dev/null 2>"$out/sample.txt"; status=$?
+check "the official sample submission is invalid here (exit 2)" test $status -eq 2
+check "  ...with line/column messages about unknown IDs" grep -q "sample_submission.csv:2:1: unknown ID 'tile:xla:" "$out/sample.txt"
+check "  ...and a count" grep -q "and 875 more errors" "$out/sample.txt"
+check "  ...and JSON errors" /usr/bin/python3 -c "import json,sys; d=json.load(open('$out/sample.json')); sys.exit(0 if d['status']=='invalid' and d['error_count']==895 else 1)"
+
+"$eval_tool" score --solution "$out/missing.csv" --submission "$out/first.csv" >/dev/null 2>&1; status=$?
+check "a missing solution is exit 1" test $status -eq 1
+printf 'ID,Usage,Runtimes,Normalizers\nlayout:xla:default:x,Sometimes,1;2,\n' >"$out/bad_solution.csv"
+"$eval_tool" score --solution "$out/bad_solution.csv" --submission "$out/first.csv" >/dev/null 2>"$out/bad.txt"; status=$?
+check "a malformed solution is exit 1 naming line and field" bash -c "test $status -eq 1 && grep -q 'line 2, Usage' '$out/bad.txt'"
+
+mkdir -p "$out/subs/team one" "$out/subs/team two"
+cp "$out/first.csv" "$out/subs/team one/2023-11-01T10-00-00Z.csv"
+cp "$out/random.csv" "$out/subs/team two/2023-11-01T11-00-00Z.csv"
+cp "$tree/sample_submission.csv" "$out/subs/team two/2023-11-01T12-00-00Z.csv"
+"$eval_tool" leaderboard --solution "$out/solution.csv" --submissions "$out/subs" --out "$out/board" >/dev/null; status=$?
+check "leaderboard exits 0" test $status -eq 0
+check "  ...and writes leaderboard.json with both teams" /usr/bin/python3 -c "
+import json,sys; d=json.load(open('$out/board/leaderboard.json'))
+sys.exit(0 if sorted(t['team'] for t in d['teams'])==['team one','team two'] and len(d['submissions'])==3 else 1)"
+check "  ...and a detail file per scored submission" test -f "$out/board/details/1.json" -a -f "$out/board/details/2.json" -a ! -f "$out/board/details/3.json"
+
+echo "$passed passed, $failed failed"
+test "$failed" -eq 0
