@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer target for a number of seconds (not part of the default test run).
-# Usage: scripts/fuzz.sh [TARGET=fuzz_npz_reader] [SECONDS=60]
-# The corpus lives in build/fuzz/corpus/TARGET, seeded with the small shared TpuGraphs files.
+# Usage: scripts/fuzz.sh [TARGET=fuzz_npz_reader|fuzz_submission_parser] [SECONDS=60]
+# The corpus lives in build/fuzz/corpus/TARGET, seeded with the small shared TpuGraphs files
+# (npz reader) or with small valid and broken submissions (submission parser).
 # Crashes are written to build/fuzz/crashes/. Allocations over 100 MB count as failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +14,14 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target "$target"
 corpus=build/fuzz/corpus/$target
 mkdir -p "$corpus" build/fuzz/crashes
-if [ -z "$(ls -A "$corpus")" ] && [ -d "$data/tpugraphs" ]; then
-  find "$data/tpugraphs" -name '*.npz' -size -64k -exec cp {} "$corpus/" \;
+if [ -z "$(ls -A "$corpus")" ]; then
+  case "$target" in
+    fuzz_npz_reader)
+      [ -d "$data/tpugraphs" ] && find "$data/tpugraphs" -name '*.npz' -size -64k -exec cp {} "$corpus/" \; ;;
+    fuzz_submission_parser)
+      printf 'ID,TopConfigs\ntile:xla:a,3;1;0;2;4\nlayout:xla:default:b,5;4;3;2;1;0\nlayout:nlp:random:c,0;1;2\n' >"$corpus/valid.csv"
+      printf '\xef\xbb\xbfID,TopConfigs\r\n"tile:xla:a","1"\r\nlayout:nlp:random:c,2;1\r\n' >"$corpus/broken.csv" ;;
+  esac
 fi
 exec "build/fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -malloc_limit_mb=100 \
   -rss_limit_mb=2048 -timeout=10 -artifact_prefix=build/fuzz/crashes/ -print_final_stats=1

@@ -1,10 +1,12 @@
 #include "scoring/solution.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <string_view>
 #include <cstdio>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 
 #include "common/input_error.h"
@@ -24,27 +26,25 @@ std::string join(const std::vector<int64_t>& values) {
   return out;
 }
 
-std::vector<int64_t> parse_integers(const std::string& text, const std::string& path, size_t line,
+std::vector<int64_t> parse_integers(std::string_view text, const std::string& path, size_t line,
                                     const char* field) {
   std::vector<int64_t> values;
   if (text.empty()) return values;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(';', start), text.size());
-    const std::string token = text.substr(start, end - start);
-    size_t used = 0;
-    long long value = 0;
-    try {
-      value = std::stoll(token, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != token.size() || value <= 0) {
-      throw InputError(path, "line " + std::to_string(line) + ", " + field,
-                       "positive integers joined by ';'", "'" + token.substr(0, 40) + "'");
+  values.reserve(text.size() / 8 + 1);
+  const char* p = text.data();
+  const char* end = p + text.size();
+  for (;;) {
+    const char* token_end = static_cast<const char*>(std::memchr(p, ';', static_cast<size_t>(end - p)));
+    if (token_end == nullptr) token_end = end;
+    int64_t value = 0;
+    const auto [stop, error] = std::from_chars(p, token_end, value);
+    if (error != std::errc() || stop != token_end || value <= 0) {
+      throw InputError(path, "line " + std::to_string(line) + ", " + field, "positive integers joined by ';'",
+                       "'" + std::string(p, static_cast<size_t>(std::min<ptrdiff_t>(token_end - p, 40))) + "'");
     }
     values.push_back(value);
-    start = end + 1;
+    if (token_end == end) break;
+    p = token_end + 1;
   }
   return values;
 }
@@ -150,19 +150,22 @@ Solution read_solution(const std::string& path) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    std::vector<std::string> fields;
-    std::stringstream stream(line);
-    std::string field;
-    while (std::getline(stream, field, ',')) fields.push_back(field);
-    if (line.back() == ',') fields.push_back("");
+    std::vector<std::string_view> fields;
+    size_t field_start = 0;
+    for (;;) {
+      const size_t comma = line.find(',', field_start);
+      fields.emplace_back(line.data() + field_start, (comma == std::string::npos ? line.size() : comma) - field_start);
+      if (comma == std::string::npos) break;
+      field_start = comma + 1;
+    }
     if (fields.size() != 4) {
       throw InputError(path, "line " + std::to_string(number), "4 fields", std::to_string(fields.size()));
     }
     SolutionEntry entry;
-    entry.id = fields[0];
+    entry.id = std::string(fields[0]);
     entry.collection = collection_of(entry.id);
     if (fields[1] != "Public" && fields[1] != "Private") {
-      throw InputError(path, "line " + std::to_string(number) + ", Usage", "Public or Private", "'" + fields[1] + "'");
+      throw InputError(path, "line " + std::to_string(number) + ", Usage", "Public or Private", "'" + std::string(fields[1]) + "'");
     }
     entry.usage = fields[1] == "Public" ? Usage::Public : Usage::Private;
     entry.runtime_ns = parse_integers(fields[2], path, number, "Runtimes");
