@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "common/input_error.h"
 #include "eval_commands.h"
 #include "scoring/baseline_order.h"
 
@@ -70,10 +69,7 @@ int main(int argc, char** argv) {
     if (score_command->parsed()) return graphcost::run_score(score);
     if (leaderboard_command->parsed()) return graphcost::run_leaderboard(leaderboard);
     if (baseline_command->parsed()) return graphcost::run_baseline(baseline);
-  } catch (const graphcost::InputError& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  } catch (const std::exception& error) {
+  } catch (const std::exception& error) {  // InputError included: its message names file and field
     std::fprintf(stderr, "error: %s\n", error.what());
     return 1;
   }

@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/info_command.h"
-#include "common/input_error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
@@ -28,10 +27,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (info_command->parsed()) return graphcost::run_info_command(info);
-  } catch (const graphcost::InputError& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  } catch (const std::exception& error) {
+  } catch (const std::exception& error) {  // InputError included: its message names file and field
     std::fprintf(stderr, "error: %s\n", error.what());
     return 1;
   }
