@@ -42,23 +42,21 @@ std::vector<uint8_t> c_order_bytes(const NpyArray& array) {
   return {};
 }
 
-const std::string& fixtures_dir() {
-  static const std::string dir = [] {
-    const std::string out = testing::scratch_dir("numpy_fixtures");
-    std::string output;
-    const int status = testing::run_python(
-        testing::source_dir() + "/tests/fixtures/make_numpy_fixtures.py", {out}, output);
-    INFO(output);
-    REQUIRE(status == 0);
-    return out;
-  }();
-  return dir;
+// Fixtures written by numpy into a folder of the calling test's own: CTest runs test cases as
+// parallel processes, so a shared folder would be rewritten under another test's feet.
+std::string fixtures_dir(const std::string& name) {
+  const std::string out = testing::scratch_dir(name);
+  std::string output;
+  const int status = testing::run_python(testing::source_dir() + "/tests/fixtures/make_numpy_fixtures.py", {out}, output);
+  INFO(output);
+  REQUIRE(status == 0);
+  return out;
 }
 
 }  // namespace
 
 TEST_CASE("numpy-written fixtures load bit-exactly", "[npz][numpy]") {
-  const std::string dir = fixtures_dir();
+  const std::string dir = fixtures_dir("numpy_fixtures_read");
   std::ifstream manifest_file(dir + "/manifest.json");
   const nlohmann::json manifest = nlohmann::json::parse(manifest_file);
   REQUIRE(manifest.size() >= 8 * 2 * 2 * 6);
@@ -88,7 +86,7 @@ TEST_CASE("numpy-written fixtures load bit-exactly", "[npz][numpy]") {
 }
 
 TEST_CASE("graphcost-written archives load identically in numpy", "[npz][numpy]") {
-  const std::string dir = fixtures_dir();
+  const std::string dir = fixtures_dir("numpy_fixtures_rewrite");
   const std::string out = testing::scratch_dir("rewritten_npz");
   size_t written = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
