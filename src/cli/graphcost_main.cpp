@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/gen_command.h"
 #include "cli/info_command.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,18 @@ int main(int argc, char** argv) {
   info_command->add_flag("--json", info.json, "print JSON instead of text");
   info_command->add_flag("-q,--quiet", info.quiet, "no progress on stderr");
 
+  graphcost::GenOptions gen;
+  CLI::App* gen_command = app.add_subcommand("gen", "Write a synthetic TpuGraphs tree (a TPU-like cost simulator labels it)");
+  gen_command->add_option("--out", gen.generator.out, "output folder (gets npz/... and solution_test.csv)")->required();
+  gen_command->add_option("--graphs", gen.generator.graphs, "number of files, spread over the collections")->check(CLI::PositiveNumber);
+  gen_command->add_option("--seed", gen.generator.seed, "same seed, same bytes");
+  gen_command->add_option("--collections", gen.generator.collections, "subset of tile:xla layout:xla:random layout:xla:default layout:nlp:random layout:nlp:default")
+      ->delimiter(',');
+  gen_command->add_option("--max-nodes", gen.generator.max_nodes, "largest program size (nodes)")->check(CLI::Range(200, 1000000));
+  gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file (default 1000)")->check(CLI::Range(2, 1000000));
+  gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
+  gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -27,6 +40,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (info_command->parsed()) return graphcost::run_info_command(info);
+    if (gen_command->parsed()) return graphcost::run_gen_command(gen);
   } catch (const std::exception& error) {  // InputError included: its message names file and field
     std::fprintf(stderr, "error: %s\n", error.what());
     return 1;

@@ -104,6 +104,11 @@ Solution solution_from_tree(const std::string& data_dir, const std::string& spli
     throw InputError(data_dir, "split '" + split + "'", "labelled .npz files in the TpuGraphs tree",
                      "none found");
   }
+  assign_usage(solution, seed, public_fraction);
+  return solution;
+}
+
+void assign_usage(Solution& solution, uint64_t seed, double public_fraction) {
   // Stratified, seeded Public/Private assignment. Fisher-Yates with mt19937_64 (whose output the
   // standard fixes), not std::shuffle (implementation-defined), so every platform agrees.
   std::mt19937_64 random(seed);
@@ -119,7 +124,6 @@ Solution solution_from_tree(const std::string& data_dir, const std::string& spli
     if (n >= 2 && public_fraction < 1 && public_count == n) public_count = n - 1;
     for (size_t k = 0; k < n; ++k) solution.entries[members[k]].usage = k < public_count ? Usage::Public : Usage::Private;
   }
-  return solution;
 }
 
 void write_solution(const Solution& solution, const std::string& path) {

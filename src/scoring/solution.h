@@ -48,6 +48,9 @@ struct Solution {
 Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed,
                             double public_fraction);
 
+// Sets every entry's usage: a seeded split stratified per collection (see solution_from_tree).
+void assign_usage(Solution& solution, uint64_t seed, double public_fraction);
+
 void write_solution(const Solution& solution, const std::string& path);
 // Throws InputError naming the line and field for a malformed solution file.
 Solution read_solution(const std::string& path);

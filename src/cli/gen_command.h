@@ -1,0 +1,16 @@
+// `graphcost gen --out DIR --graphs N --seed S [--collections ...] [--max-nodes ...]`: a synthetic
+// TpuGraphs tree plus the test split's solution (src/synth/dataset_generator.h).
+#pragma once
+
+#include "synth/dataset_generator.h"
+
+namespace graphcost {
+
+struct GenOptions {
+  GeneratorOptions generator;
+  bool quiet = false;
+};
+
+int run_gen_command(const GenOptions& options);
+
+}  // namespace graphcost

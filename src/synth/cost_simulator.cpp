@@ -1,0 +1,254 @@
+#include "synth/cost_simulator.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "data/opcodes.h"
+
+namespace graphcost {
+namespace {
+
+constexpr int kBlock = 6, kOutputBlock = 0, kInputBlock = 6, kKernelBlock = 12;
+
+int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+bool is_elementwise(int opcode_value) {
+  static const int ops[] = {opcode_id("add"), opcode::kMultiply, opcode_id("subtract"), opcode_id("divide"),
+                            opcode_id("maximum"), opcode_id("minimum"), opcode_id("exponential"), opcode_id("tanh"),
+                            opcode_id("logistic"), opcode_id("rsqrt"), opcode_id("compare"), opcode_id("select"),
+                            opcode_id("negate"), opcode_id("convert")};
+  return std::find(std::begin(ops), std::end(ops), opcode_value) != std::end(ops);
+}
+
+// Normal deviate from two uniforms (Box-Muller): std::normal_distribution is implementation-defined,
+// and generated files must be identical on every platform.
+double standard_normal(std::mt19937_64& random) {
+  const double u1 = (static_cast<double>(random() >> 11) + 0.5) * 0x1.0p-53;
+  const double u2 = static_cast<double>(random() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
+}
+
+}  // namespace
+
+std::vector<int> resolve_layout(const int8_t* block, const std::vector<int>& fallback) {
+  std::vector<int> layout;
+  std::vector<bool> used(fallback.size(), false);
+  for (int i = 0; i < kBlock; ++i) {
+    const int dim = block[i];
+    if (dim < 0 || dim >= static_cast<int>(fallback.size()) || used[static_cast<size_t>(dim)]) continue;
+    layout.push_back(dim);
+    used[static_cast<size_t>(dim)] = true;
+  }
+  for (int dim : fallback) {
+    if (!used[static_cast<size_t>(dim)]) layout.push_back(dim);
+  }
+  return layout;
+}
+
+LayoutProgram::LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware)
+    : nodes_(program.nodes()), configurable_(std::move(configurable_nodes)), hardware_(hardware) {
+  slot_of_.assign(nodes_.size(), -1);
+  for (size_t slot = 0; slot < configurable_.size(); ++slot) slot_of_[static_cast<size_t>(configurable_[slot])] = static_cast<int32_t>(slot);
+  // Which configurable op produced each configurable op's input (through layout-propagating ops).
+  readers_.assign(configurable_.size(), {});
+  for (size_t slot = 0; slot < configurable_.size(); ++slot) {
+    int32_t walk = nodes_[static_cast<size_t>(configurable_[slot])].operands.empty()
+                       ? -1 : nodes_[static_cast<size_t>(configurable_[slot])].operands[0];
+    while (walk >= 0 && slot_of_[static_cast<size_t>(walk)] < 0) {
+      const SynthNode& n = nodes_[static_cast<size_t>(walk)];
+      const bool propagates = (is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate") ||
+                               n.opcode == opcode_id("reduce-window")) && !n.operands.empty() &&
+                              nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size();
+      walk = propagates ? n.operands[0] : -1;
+    }
+    if (walk >= 0) readers_[static_cast<size_t>(slot_of_[static_cast<size_t>(walk)])].push_back(slot);
+  }
+}
+
+void LayoutProgram::coordinated_change(std::vector<int8_t>& config, size_t slot, int minor, int second) const {
+  auto set = [&](int8_t* block) {
+    std::fill(block, block + kBlock, static_cast<int8_t>(-1));
+    block[0] = static_cast<int8_t>(minor);
+    if (second != minor) block[1] = static_cast<int8_t>(second);
+  };
+  set(config.data() + slot * 18 + kOutputBlock);
+  for (size_t reader : readers_[slot]) set(config.data() + reader * 18 + kInputBlock);
+}
+
+double LayoutProgram::padded_bytes(int32_t node, const std::vector<int>& layout) const {
+  const SynthNode& n = nodes_[static_cast<size_t>(node)];
+  const double element = element_bytes(n.type);
+  if (n.dims.empty()) return element;
+  double count = 1;
+  for (size_t d = 0; d < n.dims.size(); ++d) {
+    int64_t size = n.dims[d];
+    if (!layout.empty() && static_cast<int>(d) == layout[0]) size = round_up(size, hardware_.lanes);
+    else if (layout.size() > 1 && static_cast<int>(d) == layout[1]) size = round_up(size, hardware_.sublanes);
+    count *= static_cast<double>(size);
+  }
+  return count * element;
+}
+
+double LayoutProgram::op_seconds(int32_t node, const std::vector<int>& out_layout,
+                                 const std::vector<std::vector<int>>& operand_layouts) const {
+  const SynthNode& n = nodes_[static_cast<size_t>(node)];
+  if (n.opcode == opcode::kParameter || n.opcode == opcode_id("constant") || n.type == ElementType::Tuple ||
+      n.opcode == opcode::kGetTupleElement) {
+    return 0;
+  }
+  double bytes = padded_bytes(node, out_layout);
+  for (size_t i = 0; i < n.operands.size(); ++i) bytes += padded_bytes(n.operands[i], operand_layouts[i]);
+  double compute = 0;
+  if (n.mxu) {
+    double efficiency = 1;
+    if (operand_layouts[0].empty() || operand_layouts[0][0] != n.input_contracting_dim) efficiency *= 0.55;
+    const std::vector<int>& kernel = operand_layouts[1];
+    const int kernel_rank = static_cast<int>(kernel.size());
+    if (kernel_rank < 2 || (kernel[0] != kernel_rank - 1 && kernel[1] != n.kernel_contracting_dim)) efficiency *= 0.8;
+    if (out_layout.empty() || out_layout[0] != n.output_feature_dim) efficiency *= 0.75;
+    const double rate = hardware_.mxu_flops_bf16 / (n.type == ElementType::F32 ? hardware_.mxu_f32_slowdown : 1.0);
+    compute = n.flops / (rate * efficiency);
+  } else {
+    compute = n.flops / hardware_.vector_flops;
+  }
+  return std::max(compute, bytes / hardware_.hbm_bytes_per_second) + hardware_.op_overhead_seconds;
+}
+
+LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& config) const {
+  Evaluation result;
+  std::vector<std::vector<int>> out_layout(nodes_.size());
+  std::vector<std::vector<int>> operand_layouts;
+  for (size_t id = 0; id < nodes_.size(); ++id) {
+    const SynthNode& n = nodes_[id];
+    const int32_t slot = slot_of_[id];
+    const int8_t* block = slot >= 0 ? config.data() + static_cast<size_t>(slot) * 18 : nullptr;
+    // The layout this op writes: chosen for configurable ops, propagated from operand 0 through
+    // elementwise ops and concatenations, the compiler default otherwise.
+    if (block != nullptr) {
+      out_layout[id] = resolve_layout(block + kOutputBlock, n.layout);
+    } else if ((is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate") || n.opcode == opcode_id("reduce-window")) &&
+               !n.operands.empty() && nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size()) {
+      out_layout[id] = out_layout[static_cast<size_t>(n.operands[0])];
+    } else {
+      out_layout[id] = n.layout;
+    }
+    // The layout each operand is read in; a mismatch with what its producer wrote costs a copy.
+    operand_layouts.assign(n.operands.size(), {});
+    for (size_t i = 0; i < n.operands.size(); ++i) {
+      const size_t producer = static_cast<size_t>(n.operands[i]);
+      const std::vector<int>& written = out_layout[producer];
+      std::vector<int> wanted = written;
+      if (block != nullptr && i < 2 && !(i == 1 && !n.mxu)) {
+        wanted = resolve_layout(block + (i == 0 ? kInputBlock : kKernelBlock), nodes_[producer].layout);
+      } else if ((is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate")) &&
+                 nodes_[producer].dims.size() == n.dims.size()) {
+        wanted = out_layout[id];
+      }
+      // Broadcasts and constants are materialised in whatever layout their reader wants.
+      const int producer_opcode = nodes_[producer].opcode;
+      const bool flexible = producer_opcode == opcode::kBroadcast || producer_opcode == opcode_id("constant");
+      if (wanted != written && nodes_[producer].dims.size() >= 2 && !flexible) {
+        const double moved = padded_bytes(n.operands[i], written) + padded_bytes(n.operands[i], wanted);
+        result.copy_bytes += moved;
+        result.seconds += hardware_.copy_slowdown * moved / hardware_.hbm_bytes_per_second + hardware_.op_overhead_seconds;
+      }
+      operand_layouts[i] = std::move(wanted);
+    }
+    result.seconds += op_seconds(static_cast<int32_t>(id), out_layout[id], operand_layouts);
+  }
+  return result;
+}
+
+double LayoutProgram::runtime(const std::vector<int8_t>& config) const { return evaluate(config).seconds; }
+double LayoutProgram::copy_bytes(const std::vector<int8_t>& config) const { return evaluate(config).copy_bytes; }
+
+std::vector<int8_t> LayoutProgram::default_config() const { return std::vector<int8_t>(configurable_.size() * 18, -1); }
+
+std::vector<int8_t> LayoutProgram::locally_best_config() const {
+  std::vector<int8_t> config = default_config();
+  for (size_t slot = 0; slot < configurable_.size(); ++slot) {
+    const int32_t id = configurable_[slot];
+    const SynthNode& n = nodes_[static_cast<size_t>(id)];
+    // Candidates: which dim goes minor in the output, input and kernel (rest in default order).
+    const int out_rank = static_cast<int>(n.dims.size());
+    const int in_rank = static_cast<int>(nodes_[static_cast<size_t>(n.operands[0])].dims.size());
+    const int kernel_rank = n.mxu ? static_cast<int>(nodes_[static_cast<size_t>(n.operands[1])].dims.size()) : 0;
+    double best = std::numeric_limits<double>::infinity();
+    std::array<int, 3> best_choice = {-1, -1, -1};
+    for (int o = 0; o < out_rank; ++o) {
+      for (int i = 0; i < std::max(in_rank, 1); ++i) {
+        for (int k = 0; k < std::max(kernel_rank, 1); ++k) {
+          const std::vector<int> out = resolve_layout(std::array<int8_t, 6>{static_cast<int8_t>(o), -1, -1, -1, -1, -1}.data(), n.layout);
+          std::vector<std::vector<int>> operands;
+          const std::array<int8_t, 6> in_block{static_cast<int8_t>(i), -1, -1, -1, -1, -1};
+          operands.push_back(resolve_layout(in_block.data(), nodes_[static_cast<size_t>(n.operands[0])].layout));
+          for (size_t extra = 1; extra < n.operands.size(); ++extra) {
+            const std::array<int8_t, 6> k_block{static_cast<int8_t>(k), -1, -1, -1, -1, -1};
+            operands.push_back(extra == 1 && n.mxu ? resolve_layout(k_block.data(), nodes_[static_cast<size_t>(n.operands[1])].layout)
+                                                   : nodes_[static_cast<size_t>(n.operands[extra])].layout);
+          }
+          const double seconds = op_seconds(id, out, operands);
+          if (seconds < best - 1e-15) {
+            best = seconds;
+            best_choice = {o, i, n.mxu ? k : -1};
+          }
+        }
+      }
+    }
+    int8_t* block = config.data() + slot * 18;
+    block[kOutputBlock] = static_cast<int8_t>(best_choice[0]);
+    block[kInputBlock] = static_cast<int8_t>(best_choice[1]);
+    if (best_choice[2] >= 0) block[kKernelBlock] = static_cast<int8_t>(best_choice[2]);
+  }
+  return config;
+}
+
+TileKernel tile_kernel_of(const HloBuilder& kernel) {
+  TileKernel tile;
+  const SynthNode* root = &kernel.nodes().back();
+  for (const SynthNode& n : kernel.nodes()) {
+    if (n.features[0] == 1) root = &n;
+  }
+  tile.output_dims = root->dims;
+  double elements = 1;
+  for (int64_t d : root->dims) elements *= static_cast<double>(d);
+  double flops = 0, input_bytes = 0;
+  for (const SynthNode& n : kernel.nodes()) {
+    flops += n.flops;
+    tile.mxu = tile.mxu || n.mxu;
+    if (n.opcode == opcode::kParameter) {
+      double count = 1;
+      for (int64_t d : n.dims) count *= static_cast<double>(d);
+      input_bytes += count * element_bytes(n.type);
+    }
+  }
+  tile.flops_per_element = flops / elements;
+  tile.bytes_per_element = input_bytes / elements + element_bytes(root->type);
+  return tile;
+}
+
+double tile_runtime(const TileKernel& kernel, const std::vector<int64_t>& tile, const HardwareModel& hardware) {
+  const size_t rank = kernel.output_dims.size();
+  double tiles = 1, padded_elements = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t size = tile[d];
+    tiles *= static_cast<double>((kernel.output_dims[d] + size - 1) / size);
+    int64_t padded = size;
+    if (d + 1 == rank) padded = round_up(size, hardware.lanes);
+    else if (d + 2 == rank) padded = round_up(size, hardware.sublanes);
+    padded_elements *= static_cast<double>(padded);
+  }
+  const double bytes = padded_elements * kernel.bytes_per_element;
+  const double rate = kernel.mxu ? hardware.mxu_flops_bf16 : hardware.vector_flops;
+  double per_tile = std::max(padded_elements * kernel.flops_per_element / rate, bytes / hardware.hbm_bytes_per_second);
+  if (2 * bytes > hardware.vmem_bytes) per_tile *= hardware.spill_slowdown;  // double-buffered working set
+  return tiles * (per_tile + hardware.tile_overhead_seconds);
+}
+
+double measure(double seconds, double sigma, std::mt19937_64& random) {
+  return seconds * std::exp(sigma * standard_normal(random));
+}
+
+}  // namespace graphcost

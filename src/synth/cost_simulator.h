@@ -1,0 +1,94 @@
+// The cost simulator behind `graphcost gen`: runtimes with a physical motivation (docs/simulator.md).
+//
+// Layout programs: every op costs max(flops / compute rate, bytes / HBM bandwidth) + launch
+// overhead (a roofline). Bytes count the 8 x 128 tiling of each tensor's two minor-most dimensions
+// (by its layout), so a small minor dimension wastes lanes. MXU ops (convolution, dot) lose
+// efficiency when their contracting dimension is not minor in the operands or their output
+// feature dimension is not minor in the result. A copy (transpose) is inserted wherever a
+// consumer needs an operand in another layout than its producer wrote: the best layout for one
+// op can cost copies elsewhere, so the best per-op choices are not the best program.
+//
+// Tile kernels: the output is cut into tiles; each tile costs a roofline on its padded size plus a
+// per-tile overhead, and a working set beyond on-chip memory (VMEM) spills.
+//
+// Both return noiseless seconds; `measure` adds multiplicative log-normal noise.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "synth/hlo_builder.h"
+
+namespace graphcost {
+
+struct HardwareModel {
+  double mxu_flops_bf16 = 275e12;    // matrix-unit peak, flop/s (TPU v4 class)
+  double mxu_f32_slowdown = 4;       // f32 matmuls run at a quarter of the bf16 rate
+  double vector_flops = 8e12;        // elementwise (VPU) rate, flop/s
+  double hbm_bytes_per_second = 1.2e12;
+  double op_overhead_seconds = 1.5e-6;
+  double copy_slowdown = 1.6;        // a transposing copy moves bytes slower than streaming
+  int lanes = 128, sublanes = 8;     // tiling of the two minor-most dimensions
+  double tile_overhead_seconds = 0.35e-6;
+  double vmem_bytes = 16.0 * (1 << 20);
+  double spill_slowdown = 3.0;
+};
+
+// A layout block (6 values of node_config_feat: a prefix of minor_to_major, -1 padded) resolved to
+// a full permutation: the given prefix, then the remaining dims in `fallback`'s order. All -1 means
+// the compiler's default: `fallback` itself.
+std::vector<int> resolve_layout(const int8_t* block, const std::vector<int>& fallback);
+
+class LayoutProgram {
+ public:
+  LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware = {});
+
+  const std::vector<int32_t>& configurable_nodes() const { return configurable_; }
+  int rank_of(int32_t node) const { return static_cast<int>(nodes_[static_cast<size_t>(node)].dims.size()); }
+  bool has_kernel(int32_t node) const { return nodes_[static_cast<size_t>(node)].mxu; }
+
+  // Noiseless runtime (s) of a config: configurable_nodes().size() x 18 values.
+  double runtime(const std::vector<int8_t>& config) const;
+  // The config that lets every configurable op pick the layouts cheapest for itself alone,
+  // ignoring the copies its choice forces on neighbours.
+  std::vector<int8_t> locally_best_config() const;
+  // All -1: the compiler's default layouts.
+  std::vector<int8_t> default_config() const;
+  // Total bytes of copies inserted under `config` (a diagnostic for tests and docs).
+  double copy_bytes(const std::vector<int8_t>& config) const;
+  // Makes dims `minor`, `second` the two minor-most of the output of configurable node `slot` and
+  // of the input of every configurable op that reads that output through elementwise ops: a change
+  // that keeps producer and consumers agreeing, as a layout-assignment pass would make it.
+  void coordinated_change(std::vector<int8_t>& config, size_t slot, int minor, int second) const;
+
+ private:
+  struct Evaluation {
+    double seconds = 0, copy_bytes = 0;
+  };
+  Evaluation evaluate(const std::vector<int8_t>& config) const;
+  double padded_bytes(int32_t node, const std::vector<int>& layout) const;
+  double op_seconds(int32_t node, const std::vector<int>& out_layout, const std::vector<std::vector<int>>& operand_layouts) const;
+
+  std::vector<SynthNode> nodes_;
+  std::vector<int32_t> configurable_;
+  std::vector<int32_t> slot_of_;  // node -> index in configurable_, or -1
+  std::vector<std::vector<size_t>> readers_;  // slot -> configurable slots whose input it feeds
+  HardwareModel hardware_;
+};
+
+struct TileKernel {
+  std::vector<int64_t> output_dims;  // the fused kernel's output (up to 4 dims tiled)
+  double flops_per_element = 1;      // work per output element
+  double bytes_per_element = 8;      // operand + output bytes moved per output element
+  bool mxu = false;
+};
+
+TileKernel tile_kernel_of(const HloBuilder& kernel);
+// Noiseless runtime (s) of `kernel` cut into tiles of `tile` sizes (one per output dim).
+double tile_runtime(const TileKernel& kernel, const std::vector<int64_t>& tile, const HardwareModel& hardware = {});
+
+// One measurement: `seconds` x exp(N(0, sigma)).
+double measure(double seconds, double sigma, std::mt19937_64& random);
+
+}  // namespace graphcost

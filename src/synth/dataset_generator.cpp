@@ -1,0 +1,383 @@
+#include "synth/dataset_generator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+#include "data/dataset_path.h"
+#include "data/opcodes.h"
+#include "data/tpu_graph.h"
+#include "scoring/solution.h"
+#include "synth/cost_simulator.h"
+#include "synth/graph_families.h"
+
+namespace graphcost {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kLayoutNoise = 0.015;  // sigma of the log-normal measurement noise
+constexpr double kTileNoise = 0.03;
+
+uint64_t mix(uint64_t x) {  // splitmix64
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t hash_text(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+struct Job {
+  std::string collection, split, stem, path;
+  uint64_t graph_seed = 0, config_seed = 0;
+};
+
+std::string split_of(int index) {
+  if (index == 0) return "train";
+  if (index == 1) return "valid";
+  if (index == 2) return "test";
+  const int r = index % 20;
+  return r < 14 ? "train" : r < 17 ? "valid" : "test";
+}
+
+int64_t to_ns(double seconds) { return std::max<int64_t>(1, std::llround(seconds * 1e9)); }
+
+// Tile sizes a compiler would propose for one output dim: powers of two that cut it into at most
+// 16 tiles and are at least `alignment` (128 lanes for the minor dim, 8 sublanes for the next),
+// and the whole dim.
+std::vector<int64_t> tile_options(int64_t dim, int64_t alignment) {
+  std::vector<int64_t> options;
+  for (int64_t p = 1; p < dim; p *= 2) {
+    if (p * 16 >= dim && p >= alignment) options.push_back(p);
+  }
+  options.push_back(dim);
+  return options;
+}
+
+std::vector<float> tile_config_features(const std::vector<int64_t>& dims, const std::vector<int64_t>& tile) {
+  std::vector<float> features(24, 0);
+  float tile_sum = 0, tile_product = 1, grid_sum = 0, grid_product = 1;
+  for (size_t d = 0; d < dims.size() && d < 6; ++d) {
+    const int64_t grid = (dims[d] + tile[d] - 1) / tile[d];
+    features[d] = static_cast<float>(tile[d]);
+    features[8 + d] = static_cast<float>(grid);
+    tile_sum += static_cast<float>(tile[d]);
+    tile_product *= static_cast<float>(tile[d]);
+    grid_sum += static_cast<float>(grid);
+    grid_product *= static_cast<float>(grid);
+  }
+  features[6] = tile_sum;
+  features[7] = tile_product;
+  features[14] = grid_sum;
+  features[15] = grid_product;
+  return features;  // input bounds (16..23) stay zero, as in the real files
+}
+
+void finish_runtimes(TpuGraph& graph, bool hidden, std::vector<int64_t>& true_runtimes,
+                     std::vector<int64_t>& true_normalizers) {
+  true_runtimes = graph.config_runtime_ns;
+  true_normalizers = graph.config_runtime_normalizers_ns;
+  if (hidden) {
+    std::fill(graph.config_runtime_ns.begin(), graph.config_runtime_ns.end(), 0);
+    std::fill(graph.config_runtime_normalizers_ns.begin(), graph.config_runtime_normalizers_ns.end(), 1);
+  }
+  graph.runtimes_hidden = hidden;
+}
+
+GeneratedFile make_tile(const Job& job, const GeneratorOptions&, SolutionEntry& truth) {
+  std::mt19937_64 random(job.graph_seed);
+  const HloBuilder kernel_graph = build_tile_kernel(random);
+  const TileKernel kernel = tile_kernel_of(kernel_graph);
+  TpuGraph graph = kernel_graph.to_graph(GraphKind::Tile);
+  graph.node_splits.clear();
+  const std::vector<int64_t>& dims = kernel.output_dims;
+  // The compiler's default: the largest power-of-two tile (minor dims first) whose double-buffered
+  // working set fits half of VMEM.
+  const HardwareModel hardware;
+  std::vector<int64_t> default_tile(dims.size(), 1);
+  for (size_t step = 0; step < 64; ++step) {
+    bool grew = false;
+    for (size_t d = dims.size(); d-- > 0;) {
+      std::vector<int64_t> bigger = default_tile;
+      bigger[d] = std::min(dims[d], bigger[d] * 2);
+      double elements = 1;
+      for (int64_t t : bigger) elements *= static_cast<double>(t);
+      if (bigger[d] != default_tile[d] && 2 * elements * kernel.bytes_per_element <= hardware.vmem_bytes / 2) {
+        default_tile = bigger;
+        grew = true;
+        break;
+      }
+    }
+    if (!grew) break;
+  }
+  const int configs = static_cast<int>(std::exp(std::log(8.0) + (random() % 1000) / 1000.0 * std::log(1500.0 / 8.0)));
+  std::vector<std::vector<int64_t>> tiles = {default_tile};
+  while (static_cast<int>(tiles.size()) < configs) {
+    if (random() % 20 == 0) {  // a repeated measurement of an earlier config
+      tiles.push_back(tiles[random() % tiles.size()]);
+      continue;
+    }
+    std::vector<int64_t> tile(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const int64_t alignment = d + 1 == dims.size() ? 128 : d + 2 == dims.size() ? 8 : 1;
+      const std::vector<int64_t> options = tile_options(dims[d], alignment);
+      tile[d] = options[random() % options.size()];
+    }
+    tiles.push_back(tile);
+  }
+  // Shuffle so the default is not always config 0.
+  for (size_t i = tiles.size(); i > 1; --i) std::swap(tiles[i - 1], tiles[random() % i]);
+  const int64_t normalizer = to_ns(measure(tile_runtime(kernel, default_tile), kTileNoise, random));
+  graph.config_count = static_cast<int32_t>(tiles.size());
+  for (const auto& tile : tiles) {
+    const std::vector<float> features = tile_config_features(dims, tile);
+    graph.tile_config_features.insert(graph.tile_config_features.end(), features.begin(), features.end());
+    graph.config_runtime_ns.push_back(to_ns(measure(tile_runtime(kernel, tile), kTileNoise, random)));
+    graph.config_runtime_normalizers_ns.push_back(normalizer);
+  }
+  finish_runtimes(graph, job.split == "test", truth.runtime_ns, truth.normalizer_ns);
+  save_tpu_graph(graph, job.path);
+  GeneratedFile file;
+  file.family = "tile-kernel";
+  file.nodes = graph.node_count;
+  file.configs = graph.config_count;
+  return file;
+}
+
+// One random layout block: a prefix (length 2..rank) of a random permutation, -1 padded; 4% of
+// blocks are left to the compiler (all -1).
+void random_block(int8_t* block, int rank, std::mt19937_64& random) {
+  std::fill(block, block + 6, static_cast<int8_t>(-1));
+  if (rank == 0 || random() % 25 == 0) return;
+  std::vector<int8_t> order(static_cast<size_t>(rank));
+  for (int i = 0; i < rank; ++i) order[static_cast<size_t>(i)] = static_cast<int8_t>(i);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random() % i]);
+  const int length = rank <= 2 ? rank : 2 + static_cast<int>(random() % static_cast<uint64_t>(rank - 1));
+  std::copy(order.begin(), order.begin() + std::min(length, 6), block);
+}
+
+void random_node_config(const LayoutProgram& program, size_t slot, int8_t* values, std::mt19937_64& random) {
+  const int32_t node = program.configurable_nodes()[slot];
+  random_block(values, program.rank_of(node), random);
+  random_block(values + 6, program.rank_of(node), random);  // input rank ~ output rank for these ops
+  std::fill(values + 12, values + 18, static_cast<int8_t>(-1));
+  if (program.has_kernel(node)) random_block(values + 12, program.rank_of(node), random);
+}
+
+GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, SolutionEntry& truth) {
+  std::mt19937_64 graph_random(job.graph_seed);
+  const bool nlp = job.collection.find(":nlp:") != std::string::npos;
+  const auto& families = nlp ? nlp_families() : xla_families();
+  const GraphFamily family = families[graph_random() % families.size()];
+  const int cap = std::max(200, options.max_nodes);
+  const int max_nodes = static_cast<int>(std::exp(std::log(300.0) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / 300.0))));
+  const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes));
+  std::vector<int32_t> configurable;
+  for (int id = 0; id < program_graph.node_count(); ++id) {
+    const SynthNode& n = program_graph.node(id);
+    const bool kind = n.opcode == opcode::kConvolution || n.opcode == opcode::kDot ||
+                      (n.opcode == opcode::kReshape && n.dims.size() >= 2 &&
+                       program_graph.node(n.operands[0]).dims.size() == n.dims.size());
+    if (kind && n.dims.size() >= 2) configurable.push_back(id);
+  }
+  if (static_cast<int>(configurable.size()) > options.max_configurable) {
+    for (size_t i = configurable.size(); i > 1; --i) std::swap(configurable[i - 1], configurable[graph_random() % i]);
+    configurable.resize(static_cast<size_t>(options.max_configurable));
+    std::sort(configurable.begin(), configurable.end());
+  }
+  const LayoutProgram program(program_graph, configurable);
+  const size_t nc = configurable.size();
+
+  std::mt19937_64 random(job.config_seed);
+  const bool search_default = job.collection.find(":default") != std::string::npos;
+  std::vector<int8_t> values;
+  values.reserve(static_cast<size_t>(options.layout_configs) * nc * 18);
+  const std::vector<int8_t> default_config = program.default_config();
+  const std::vector<int8_t> local_best = program.locally_best_config();
+  std::vector<std::vector<int8_t>> configs;
+  std::vector<double> seconds;
+  // The "default" collections follow a compiler-like search: hill climbing from the default
+  // layouts with changes that keep producers and consumers agreeing (plus a few free ones); every
+  // proposal is measured. The "random" collections sample every block uniformly.
+  std::vector<int8_t> current = default_config;
+  double current_seconds = program.runtime(current);
+  while (static_cast<int>(configs.size()) < options.layout_configs) {
+    if (!configs.empty() && random() % 20 == 0) {  // a repeated measurement of an earlier config
+      const size_t earlier = random() % configs.size();
+      configs.push_back(configs[earlier]);
+      seconds.push_back(seconds[earlier]);
+      continue;
+    }
+    std::vector<int8_t> config(nc * 18);
+    if (search_default && nc > 0) {
+      config = random() % 8 == 0 ? local_best : current;
+      const size_t changes = 1 + random() % 3;
+      for (size_t c = 0; c < changes; ++c) {
+        const size_t slot = random() % nc;
+        if (random() % 4 == 0) {
+          random_node_config(program, slot, config.data() + slot * 18, random);
+        } else {
+          const uint64_t rank = static_cast<uint64_t>(program.rank_of(program.configurable_nodes()[slot]));
+          program.coordinated_change(config, slot, static_cast<int>(random() % rank), static_cast<int>(random() % rank));
+        }
+      }
+    } else {
+      for (size_t slot = 0; slot < nc; ++slot) random_node_config(program, slot, config.data() + slot * 18, random);
+    }
+    const double time = program.runtime(config);
+    if (search_default && time < current_seconds) {
+      current = config;
+      current_seconds = time;
+    }
+    configs.push_back(std::move(config));
+    seconds.push_back(time);
+  }
+  TpuGraph graph = program_graph.to_graph(GraphKind::Layout);
+  graph.configurable_nodes = configurable;
+  graph.config_count = static_cast<int32_t>(configs.size());
+  double best = std::numeric_limits<double>::infinity();
+  for (size_t c = 0; c < configs.size(); ++c) {
+    values.insert(values.end(), configs[c].begin(), configs[c].end());
+    best = std::min(best, seconds[c]);
+    graph.config_runtime_ns.push_back(to_ns(measure(seconds[c], kLayoutNoise, random)));
+  }
+  graph.layout_config_features = std::move(values);
+  finish_runtimes(graph, job.split == "test", truth.runtime_ns, truth.normalizer_ns);
+  save_tpu_graph(graph, job.path);
+  GeneratedFile file;
+  file.family = family_name(family);
+  file.nodes = graph.node_count;
+  file.configs = graph.config_count;
+  file.configurable = static_cast<int>(nc);
+  file.best_vs_default = best / program.runtime(default_config);
+  (void)local_best;
+  return file;
+}
+
+std::vector<Job> plan(const GeneratorOptions& options) {
+  std::vector<std::string> collections = options.collections;
+  if (collections.empty()) collections.assign(std::begin(kCollections), std::end(kCollections));
+  for (const std::string& collection : collections) {
+    if (std::find(std::begin(kCollections), std::end(kCollections), collection) == std::end(kCollections)) {
+      throw std::invalid_argument("unknown collection '" + collection + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)");
+    }
+  }
+  std::vector<Job> jobs;
+  for (int g = 0; g < options.graphs; ++g) {
+    Job job;
+    job.collection = collections[static_cast<size_t>(g) % collections.size()];
+    const int index = g / static_cast<int>(collections.size());
+    job.split = split_of(index);
+    const bool tile = job.collection == "tile:xla";
+    // Layout test graphs are shared by the default and random collections of a source (same
+    // program, same hash, different configs), as in the real dataset.
+    const std::string source = tile ? "tile" : job.collection.substr(0, job.collection.rfind(':'));
+    const std::string graph_key = job.split == "test" ? source + ":test:" + std::to_string(index)
+                                                      : job.collection + ":" + job.split + ":" + std::to_string(index);
+    job.graph_seed = mix(options.seed ^ hash_text(graph_key));
+    job.config_seed = mix(job.graph_seed ^ hash_text(job.collection));
+    char stem[40];
+    if (job.split == "test") {
+      std::snprintf(stem, sizeof stem, "%016llx%016llx", static_cast<unsigned long long>(mix(job.graph_seed)),
+                    static_cast<unsigned long long>(mix(job.graph_seed + 1)));
+    } else {
+      std::snprintf(stem, sizeof stem, "synthetic_%04d", index);
+    }
+    job.stem = stem;
+    std::string folder = options.out + "/npz/";
+    if (tile) {
+      folder += "tile/xla/" + job.split;
+    } else {
+      const std::string rest = job.collection.substr(7);  // "xla:default"
+      folder += "layout/" + rest.substr(0, rest.find(':')) + "/" + rest.substr(rest.find(':') + 1) + "/" + job.split;
+    }
+    job.path = folder + "/" + job.stem + ".npz";
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+}  // namespace
+
+GeneratorReport generate_dataset(const GeneratorOptions& options, const GeneratorProgress& progress) {
+  if (options.out.empty()) throw std::invalid_argument("gen needs an output folder");
+  if (options.graphs < 1) throw std::invalid_argument("gen needs at least one graph");
+  if (options.layout_configs < 2) throw std::invalid_argument("layout files need at least 2 configs");
+  const std::vector<Job> jobs = plan(options);
+  for (const Job& job : jobs) fs::create_directories(fs::path(job.path).parent_path());
+
+  std::vector<GeneratedFile> files(jobs.size());
+  std::vector<SolutionEntry> truths(jobs.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    for (size_t i; !stop && (i = next++) < jobs.size();) {
+      try {
+        const Job& job = jobs[i];
+        files[i] = job.collection == "tile:xla" ? make_tile(job, options, truths[i]) : make_layout(job, options, truths[i]);
+        files[i].path = job.path;
+        files[i].collection = job.collection;
+        files[i].split = job.split;
+        truths[i].id = job.collection + ":" + job.stem;
+        truths[i].collection = job.collection;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+      }
+      ++done;
+    }
+  };
+  // Workers generate; this thread reports progress and relays a stop request.
+  const int thread_count = std::max(1, std::min(options.threads, static_cast<int>(jobs.size())));
+  std::vector<std::thread> threads;
+  try {
+    for (int t = 0; t < thread_count; ++t) threads.emplace_back(worker);
+  } catch (const std::system_error&) {  // no threads here (e.g. WebAssembly without pthreads)
+    if (threads.empty()) worker();
+  }
+  size_t reported = 0;
+  while (done < jobs.size() && !stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const size_t now = done;
+    if (now != reported && progress && !progress(now, jobs.size(), jobs[now - 1].path)) stop = true;
+    reported = now;
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (failure) std::rethrow_exception(failure);
+  if (progress) progress(done, jobs.size(), "");
+
+  GeneratorReport report;
+  Solution solution;
+  for (size_t i = 0; i < jobs.size() && i < done; ++i) {
+    if (files[i].path.empty()) continue;
+    report.files.push_back(files[i]);
+    if (jobs[i].split == "test") solution.entries.push_back(truths[i]);
+  }
+  if (!solution.entries.empty()) {
+    solution.rebuild_index();
+    assign_usage(solution, options.seed, 0.5);
+    report.solution_path = options.out + "/solution_test.csv";
+    write_solution(solution, report.solution_path);
+  }
+  return report;
+}
+
+}  // namespace graphcost

@@ -1,0 +1,46 @@
+// DatasetGenerator: `graphcost gen` — writes a TpuGraphs-format tree of synthetic graphs:
+//   OUT/npz/tile/xla/{train,valid,test}/*.npz
+//   OUT/npz/layout/{xla,nlp}/{default,random}/{train,valid,test}/*.npz
+//   OUT/solution_test.csv   (the hidden test runtimes, for graphcost-eval)
+// Test files hide their runtimes exactly like the real ones (zeros; tile normalizers 1); a layout
+// test graph appears in both the default and the random collection under the same hash, with
+// different configs. Every file is seeded from (seed, collection, split, index) alone, so the
+// output is byte-identical for the same options whatever the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace graphcost {
+
+struct GeneratorOptions {
+  std::string out;
+  int graphs = 100;
+  uint64_t seed = 0;
+  std::vector<std::string> collections;  // empty: all five
+  int max_nodes = 5000;                  // program size cap (layout graphs are drawn below it)
+  int layout_configs = 1000;             // configs per layout file (the real test files hold 1000)
+  int max_configurable = 500;            // cap on configurable nodes per layout graph
+  int threads = 2;
+};
+
+struct GeneratedFile {
+  std::string path, collection, split, family;
+  int nodes = 0, configs = 0, configurable = 0;
+  double best_vs_default = 0;  // layout: best sampled runtime / default-config runtime
+};
+
+struct GeneratorReport {
+  std::vector<GeneratedFile> files;
+  std::string solution_path;
+};
+
+// Called from the calling thread as files complete; return false to stop (files done stay).
+using GeneratorProgress = std::function<bool(size_t done, size_t total, const std::string& file)>;
+
+// Throws std::invalid_argument for bad options, std::runtime_error for I/O failures.
+GeneratorReport generate_dataset(const GeneratorOptions& options, const GeneratorProgress& progress = nullptr);
+
+}  // namespace graphcost

@@ -1,0 +1,132 @@
+// The simulator's physical properties: cost grows with size, layout mismatches cost copies, lane
+// padding makes small minor dims expensive, noise stays within bounds, and the best per-op layouts
+// are not the best program.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "data/opcodes.h"
+#include "synth/cost_simulator.h"
+#include "synth/graph_families.h"
+
+using namespace graphcost;
+
+namespace {
+
+// parameter (n, 32, 32, c) -> conv 3x3 -> relu -> conv 3x3: two configurable convolutions.
+HloBuilder two_convs(int64_t batch, int64_t channels) {
+  HloBuilder h;
+  const int x = h.parameter({batch, 32, 32, channels}, ElementType::BF16, 0);
+  const int a = h.convolution(x, h.parameter({3, 3, channels, channels}, ElementType::BF16, 1), {3, 3}, {1, 1});
+  const int zero = h.broadcast(h.constant({}, ElementType::BF16), h.node(a).dims, {});
+  const int relu = h.elementwise(opcode_id("maximum"), {a, zero});
+  const int b = h.convolution(relu, h.parameter({3, 3, channels, channels}, ElementType::BF16, 2), {3, 3}, {1, 1});
+  h.mark_root(b);
+  return h;
+}
+
+std::vector<int32_t> convolutions(const HloBuilder& h) {
+  std::vector<int32_t> ids;
+  for (int id = 0; id < h.node_count(); ++id) {
+    if (h.node(id).opcode == opcode::kConvolution) ids.push_back(id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("layout blocks resolve to full permutations", "[simulator]") {
+  const std::vector<int> fallback = {3, 2, 1, 0};
+  const int8_t none[6] = {-1, -1, -1, -1, -1, -1}, prefix[6] = {1, 3, -1, -1, -1, -1};
+  CHECK(resolve_layout(none, fallback) == fallback);
+  CHECK(resolve_layout(prefix, fallback) == std::vector<int>{1, 3, 2, 0});
+}
+
+TEST_CASE("program cost grows with size", "[simulator]") {
+  const HloBuilder small = two_convs(8, 128), large = two_convs(32, 128);
+  const LayoutProgram small_program(small, convolutions(small)), large_program(large, convolutions(large));
+  CHECK(large_program.runtime(large_program.default_config()) > 2 * small_program.runtime(small_program.default_config()));
+  TileKernel kernel{{64, 256}, 10, 8, false};
+  TileKernel bigger{{256, 256}, 10, 8, false};
+  CHECK(tile_runtime(bigger, {64, 256}) > tile_runtime(kernel, {64, 256}));
+}
+
+TEST_CASE("a layout mismatch between producer and consumer inserts a copy", "[simulator]") {
+  const HloBuilder h = two_convs(16, 128);
+  const LayoutProgram program(h, convolutions(h));
+  const std::vector<int8_t> defaults = program.default_config();
+  CHECK(program.copy_bytes(defaults) == 0);
+  // The first conv writes W minor; the second still reads the default (C minor): a copy.
+  std::vector<int8_t> mismatched = defaults;
+  mismatched[0] = 2;
+  CHECK(program.copy_bytes(mismatched) > 0);
+  // The same change made consistently (the reader agrees) needs no copy.
+  std::vector<int8_t> agreed = defaults;
+  program.coordinated_change(agreed, 0, 2, 0);
+  CHECK(program.copy_bytes(agreed) == 0);
+  CHECK(program.runtime(mismatched) > program.runtime(agreed));
+}
+
+TEST_CASE("small minor dimensions waste lanes: padding is priced", "[simulator]") {
+  TileKernel kernel{{4096, 4096}, 4, 8, false};
+  // 4096 x 8 tiles vs 8 x 4096 tiles: the same elements, but 8 wide in the lane dim pads to 128.
+  CHECK(tile_runtime(kernel, {4096, 8}) > 4 * tile_runtime(kernel, {8, 4096}));
+  // A working set beyond VMEM spills: one huge tile loses to many that fit.
+  TileKernel heavy{{4096, 4096}, 4, 64, false};
+  CHECK(tile_runtime(heavy, {4096, 4096}) > 2 * tile_runtime(heavy, {16, 4096}));
+}
+
+TEST_CASE("measurement noise is log-normal with the stated sigma", "[simulator]") {
+  std::mt19937_64 random(3);
+  const double sigma = 0.015;
+  double sum = 0, sum_squares = 0, worst = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const double log_ratio = std::log(measure(1.0, sigma, random));
+    sum += log_ratio;
+    sum_squares += log_ratio * log_ratio;
+    worst = std::max(worst, std::fabs(log_ratio));
+  }
+  const double mean = sum / n, sd = std::sqrt(sum_squares / n - mean * mean);
+  CHECK(std::fabs(mean) < 0.001);
+  CHECK(sd == Approx(sigma).epsilon(0.03));
+  CHECK(worst < 6 * sigma);
+}
+
+TEST_CASE("the best layout per op is not the best program, and the default can be beaten", "[simulator]") {
+  std::mt19937_64 random(11);
+  int local_worse_than_default = 0, default_beaten_by_a_fifth = 0, programs = 0;
+  for (GraphFamily family : {GraphFamily::ResNet, GraphFamily::UNet3D, GraphFamily::EfficientNet, GraphFamily::Bert}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const HloBuilder h = build_program(family, random, 1500);
+      std::vector<int32_t> configurable;
+      for (int id = 0; id < h.node_count(); ++id) {
+        const int op = h.node(id).opcode;
+        if ((op == opcode::kConvolution || op == opcode::kDot) && h.node(id).dims.size() >= 2) configurable.push_back(id);
+      }
+      const LayoutProgram program(h, configurable);
+      const double default_time = program.runtime(program.default_config());
+      local_worse_than_default += program.runtime(program.locally_best_config()) > default_time;
+      // A short coordinated hill climb, as the generator's "default" search does.
+      std::vector<int8_t> current = program.default_config();
+      double current_time = default_time;
+      for (int step = 0; step < 300 && !configurable.empty(); ++step) {
+        std::vector<int8_t> proposal = current;
+        const size_t slot = random() % configurable.size();
+        const uint64_t rank = static_cast<uint64_t>(program.rank_of(configurable[slot]));
+        program.coordinated_change(proposal, slot, static_cast<int>(random() % rank), static_cast<int>(random() % rank));
+        const double time = program.runtime(proposal);
+        if (time < current_time) {
+          current = proposal;
+          current_time = time;
+        }
+      }
+      default_beaten_by_a_fifth += current_time < 0.8 * default_time;
+      ++programs;
+    }
+  }
+  INFO(programs << " programs");
+  CHECK(local_worse_than_default > 0);
+  CHECK(default_beaten_by_a_fifth > 0);
+}
