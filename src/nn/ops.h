@@ -1,0 +1,64 @@
+// Differentiable operations on a Tape (nn/tape.h): the layers a GNN cost model needs.
+// Shapes: rows are items (nodes, or configs x nodes when a batch of configurations is stacked:
+// row = config * nodes + node), columns are channels. Every op records its own backward.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/tape.h"
+
+namespace graphcost::nn {
+
+Var matmul(Var a, Var b);                 // (n x k) (k x m)
+Var add(Var a, Var b);                    // same shape
+Var add_row(Var a, Var row);              // a + a (1 x m) row broadcast to every row (a bias)
+Var mul(Var a, Var b);                    // elementwise
+Var scale(Var a, float factor);
+Var relu(Var a);
+Var gelu(Var a);                          // tanh approximation
+Var tanh(Var a);
+Var sigmoid(Var a);
+Var concat_columns(const std::vector<Var>& parts);
+Var sum_all(Var a);                       // 1 x 1
+Var mean_all(Var a);                      // 1 x 1
+
+// Rows of `table` picked by `ids` (an embedding lookup); gradients scatter-add into the table.
+Var embedding(Var table, const std::vector<int32_t>& ids);
+
+// A graph's neighbour lists in CSR form: neighbours of node i are
+// neighbours[offsets[i] .. offsets[i+1]).
+struct Adjacency {
+  int32_t nodes = 0;
+  std::vector<int32_t> offsets;     // nodes + 1
+  std::vector<int32_t> neighbours;
+};
+enum class Aggregation { Sum, Mean };
+// out[b*n + i] = sum (or mean) over j in neighbours(i) of x[b*n + j], for every stacked block b
+// (x.rows() must be a multiple of adjacency.nodes). Nodes without neighbours get zeros.
+// `adjacency` is referenced, not copied: it must outlive the tape's backward pass.
+Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind);
+
+// Per-row layer normalisation with a learned gain and bias (1 x m each).
+Var layer_norm(Var x, Var gain, Var bias, float epsilon = 1e-5f);
+
+enum class Pool { Sum, Mean, Max };
+// Consecutive segments of `segment_rows` rows pooled into one row each (e.g. nodes -> graph, per
+// config). x.rows() must be a multiple of segment_rows.
+Var segment_pool(Var x, int segment_rows, Pool kind);
+
+// Softmax across `groups` stacked blocks, separately for every (row within block, column):
+// out[g*r + i][c] = exp(x[g*r+i][c]) / sum_h exp(x[h*r+i][c]). The cross-configuration attention
+// of the winning TpuGraphs models (groups = configs in the batch).
+Var group_softmax(Var x, int groups);
+
+// Losses over one graph's configs. `predicted_cost`: configs x 1, lower = predicted faster.
+// Pairwise hinge: mean over pairs with runtime_i < runtime_j of max(0, margin - (cost_j - cost_i)).
+Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes, float margin = 1.0f);
+// ListMLE (Xia et al. 2008) on utilities -cost, true order fastest first; log-sum-exp computed
+// stably from the end of the list.
+Var listmle_loss(Var predicted_cost, const std::vector<double>& runtimes);
+// Mean squared error against `targets` (same shape).
+Var mse_loss(Var prediction, const Matrix& targets);
+
+}  // namespace graphcost::nn

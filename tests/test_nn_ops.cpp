@@ -1,0 +1,150 @@
+// Every differentiable op against central finite differences, and a small model end to end.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "nn/ops.h"
+
+using namespace graphcost::nn;
+
+namespace {
+
+Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& random, float low = -1, float high = 1) {
+  Matrix m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    m.data()[i] = low + (high - low) * static_cast<float>(random() % 100000) / 100000.0f;
+  }
+  return m;
+}
+
+// Checks d(loss)/d(parameter) of `build` (which returns a scalar Var) against central differences
+// for every entry of every parameter.
+void check_gradients(std::vector<Parameter*> parameters, const std::function<Var(Tape&)>& build,
+                     float step = 1e-2f, float tolerance = 3e-3f) {
+  for (Parameter* p : parameters) p->zero_grad();
+  {
+    Tape tape;
+    tape.backward(build(tape));
+  }
+  for (Parameter* p : parameters) {
+    for (Eigen::Index i = 0; i < p->value.size(); ++i) {
+      const float original = p->value.data()[i];
+      auto loss_at = [&](float value) {
+        p->value.data()[i] = value;
+        Tape tape;
+        return static_cast<double>(build(tape).value()(0, 0));
+      };
+      const double numeric = (loss_at(original + step) - loss_at(original - step)) / (2.0 * step);
+      p->value.data()[i] = original;
+      const double analytic = p->grad.data()[i];
+      INFO(p->name << "[" << i << "]: analytic " << analytic << ", numeric " << numeric);
+      CHECK(std::fabs(analytic - numeric) <= tolerance * std::max({1.0, std::fabs(analytic), std::fabs(numeric)}));
+    }
+  }
+}
+
+// A fixed random projection to a scalar, so every output entry matters.
+Var project(Tape& tape, Var out, uint64_t seed = 99) {
+  std::mt19937_64 random(seed);
+  return sum_all(mul(out, tape.constant(random_matrix(out.rows(), out.cols(), random))));
+}
+
+}  // namespace
+
+TEST_CASE("dense ops match finite differences", "[nn]") {
+  std::mt19937_64 random(1);
+  Parameter a("a", random_matrix(4, 3, random)), b("b", random_matrix(3, 5, random)), bias("bias", random_matrix(1, 5, random));
+  check_gradients({&a, &b, &bias}, [&](Tape& t) { return project(t, add_row(matmul(t.parameter(a), t.parameter(b)), t.parameter(bias))); });
+  Parameter c("c", random_matrix(4, 3, random));
+  check_gradients({&a, &c}, [&](Tape& t) { return project(t, mul(add(t.parameter(a), t.parameter(c)), t.parameter(c))); });
+  check_gradients({&a}, [&](Tape& t) { return project(t, scale(t.parameter(a), -2.5f)); });
+  check_gradients({&a, &c}, [&](Tape& t) { return project(t, concat_columns({t.parameter(a), t.parameter(c), t.parameter(a)})); });
+  check_gradients({&a}, [&](Tape& t) { return mean_all(t.parameter(a)); });
+}
+
+TEST_CASE("activations match finite differences", "[nn]") {
+  std::mt19937_64 random(2);
+  // Keep values away from relu's kink at 0.
+  Matrix values = random_matrix(3, 4, random, 0.1f, 1.0f);
+  for (Eigen::Index i = 0; i < values.size(); i += 2) values.data()[i] *= -1;
+  Parameter x("x", values);
+  check_gradients({&x}, [&](Tape& t) { return project(t, relu(t.parameter(x))); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, gelu(t.parameter(x))); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, tanh(t.parameter(x))); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, sigmoid(t.parameter(x))); });
+}
+
+TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differences", "[nn]") {
+  std::mt19937_64 random(3);
+  Parameter table("table", random_matrix(5, 3, random));
+  check_gradients({&table}, [&](Tape& t) { return project(t, embedding(t.parameter(table), {4, 0, 4, 2})); });
+
+  // 4 nodes: 0 <- {1, 2}, 1 <- {2}, 2 <- {}, 3 <- {0, 1, 2}; two stacked blocks (configs).
+  const Adjacency adjacency{4, {0, 2, 3, 3, 6}, {1, 2, 2, 0, 1, 2}};
+  Parameter x("x", random_matrix(8, 3, random));
+  for (Aggregation kind : {Aggregation::Sum, Aggregation::Mean}) {
+    check_gradients({&x}, [&](Tape& t) { return project(t, aggregate(t.parameter(x), adjacency, kind)); });
+  }
+  // Max pooling is not differentiable at ties: use values at least 0.1 apart.
+  Matrix separated(8, 3);
+  for (Eigen::Index i = 0; i < separated.size(); ++i) separated.data()[i] = 0.1f * static_cast<float>((i * 7) % 24);
+  Parameter spaced("spaced", separated);
+  for (Pool kind : {Pool::Sum, Pool::Mean, Pool::Max}) {
+    check_gradients({&spaced}, [&](Tape& t) { return project(t, segment_pool(t.parameter(spaced), 4, kind)); });
+  }
+  Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), bias("bias", random_matrix(1, 3, random));
+  check_gradients({&x, &gain, &bias}, [&](Tape& t) {
+    return project(t, layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias)));
+  });
+  check_gradients({&x}, [&](Tape& t) { return project(t, group_softmax(t.parameter(x), 2)); });
+}
+
+TEST_CASE("group softmax normalises across configurations", "[nn]") {
+  std::mt19937_64 random(4);
+  Tape tape;
+  const Var y = group_softmax(tape.constant(random_matrix(6, 2, random, -30, 30)), 3);
+  for (Eigen::Index i = 0; i < 2; ++i) {
+    for (Eigen::Index c = 0; c < 2; ++c) CHECK(y.value()(i, c) + y.value()(2 + i, c) + y.value()(4 + i, c) == Approx(1.0f));
+  }
+}
+
+TEST_CASE("ranking losses match finite differences and order correctly", "[nn]") {
+  std::mt19937_64 random(5);
+  const std::vector<double> runtimes = {3.0, 1.0, 2.0, 5.0, 4.0, 2.0};
+  Parameter cost("cost", random_matrix(6, 1, random, -2, 2));
+  check_gradients({&cost}, [&](Tape& t) { return listmle_loss(t.parameter(cost), runtimes); });
+  check_gradients({&cost}, [&](Tape& t) { return mse_loss(t.parameter(cost), Matrix::Constant(6, 1, 0.5f)); });
+  // The hinge is piecewise linear: check away from its kinks with a small step.
+  check_gradients({&cost}, [&](Tape& t) { return pairwise_hinge_loss(t.parameter(cost), runtimes, 0.37f); }, 1e-3f, 5e-3f);
+  // A perfectly ordered cost has lower loss than the reverse order.
+  Matrix good(6, 1), bad(6, 1);
+  for (int i = 0; i < 6; ++i) {
+    good(i, 0) = static_cast<float>(runtimes[static_cast<size_t>(i)]);
+    bad(i, 0) = -static_cast<float>(runtimes[static_cast<size_t>(i)]);
+  }
+  Tape tape;
+  CHECK(listmle_loss(tape.constant(good), runtimes).value()(0, 0) < listmle_loss(tape.constant(bad), runtimes).value()(0, 0));
+  CHECK(pairwise_hinge_loss(tape.constant(good * 10), runtimes).value()(0, 0) == 0.0f);
+  // ListMLE stays finite for huge costs.
+  CHECK(std::isfinite(listmle_loss(tape.constant(good * 1e4f), runtimes).value()(0, 0)));
+}
+
+TEST_CASE("a two-layer model end to end matches finite differences", "[nn]") {
+  std::mt19937_64 random(6);
+  const Adjacency adjacency{5, {0, 0, 1, 2, 4, 5}, {0, 1, 1, 2, 3}};
+  Parameter table("opcode_embedding", random_matrix(4, 3, random)), w1("w1", random_matrix(6, 4, random)),
+      b1("b1", random_matrix(1, 4, random)), gain("gain", random_matrix(1, 4, random, 0.5f, 1.5f)),
+      shift("shift", random_matrix(1, 4, random)), w2("w2", random_matrix(4, 1, random));
+  const std::vector<int32_t> opcodes = {0, 1, 2, 3, 1, 0, 1, 2, 3, 1};  // two configs of 5 nodes
+  const Matrix features = random_matrix(10, 3, random);
+  const std::vector<double> runtimes = {2.0, 1.0};
+  check_gradients({&table, &w1, &b1, &gain, &shift, &w2}, [&](Tape& t) {
+    const Var h0 = concat_columns({embedding(t.parameter(table), opcodes), t.constant(features)});
+    Var h = gelu(add_row(matmul(h0, t.parameter(w1)), t.parameter(b1)));
+    h = layer_norm(add(h, aggregate(h, adjacency, Aggregation::Mean)), t.parameter(gain), t.parameter(shift));
+    const Var graph = segment_pool(h, 5, Pool::Sum);
+    return listmle_loss(matmul(graph, t.parameter(w2)), runtimes);
+  });
+}
