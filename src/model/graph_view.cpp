@@ -1,0 +1,71 @@
+#include "model/graph_view.h"
+
+#include <algorithm>
+
+namespace graphcost {
+namespace {
+
+nn::Adjacency build_csr(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& pairs) {
+  // pairs: (node, neighbour)
+  nn::Adjacency adjacency;
+  adjacency.nodes = nodes;
+  adjacency.offsets.assign(static_cast<size_t>(nodes) + 1, 0);
+  for (const auto& [node, neighbour] : pairs) ++adjacency.offsets[static_cast<size_t>(node) + 1];
+  for (int32_t i = 0; i < nodes; ++i) adjacency.offsets[static_cast<size_t>(i) + 1] += adjacency.offsets[static_cast<size_t>(i)];
+  adjacency.neighbours.resize(pairs.size());
+  std::vector<int32_t> fill(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
+  for (const auto& [node, neighbour] : pairs) adjacency.neighbours[static_cast<size_t>(fill[static_cast<size_t>(node)]++)] = neighbour;
+  return adjacency;
+}
+
+}  // namespace
+
+GraphView make_graph_view(const TpuGraph& graph, int hops) {
+  const int32_t n = graph.node_count;
+  std::vector<int32_t> view_of(static_cast<size_t>(n), -1);
+  GraphView view;
+  if (hops < 0 || graph.configurable_nodes.empty()) {
+    view.nodes.resize(static_cast<size_t>(n));
+    for (int32_t i = 0; i < n; ++i) view.nodes[static_cast<size_t>(i)] = i;
+  } else {
+    // Breadth-first over both edge directions from every configurable node, `hops` rounds.
+    std::vector<std::vector<int32_t>> neighbours(static_cast<size_t>(n));
+    for (const Edge& e : graph.edges) {
+      neighbours[static_cast<size_t>(e.consumer)].push_back(e.producer);
+      neighbours[static_cast<size_t>(e.producer)].push_back(e.consumer);
+    }
+    std::vector<int32_t> distance(static_cast<size_t>(n), -1), frontier;
+    for (int32_t id : graph.configurable_nodes) {
+      distance[static_cast<size_t>(id)] = 0;
+      frontier.push_back(id);
+    }
+    for (int round = 0; round < hops && !frontier.empty(); ++round) {
+      std::vector<int32_t> next;
+      for (int32_t node : frontier) {
+        for (int32_t other : neighbours[static_cast<size_t>(node)]) {
+          if (distance[static_cast<size_t>(other)] >= 0) continue;
+          distance[static_cast<size_t>(other)] = round + 1;
+          next.push_back(other);
+        }
+      }
+      frontier.swap(next);
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      if (distance[static_cast<size_t>(i)] >= 0) view.nodes.push_back(i);
+    }
+  }
+  for (size_t v = 0; v < view.nodes.size(); ++v) view_of[static_cast<size_t>(view.nodes[v])] = static_cast<int32_t>(v);
+  std::vector<std::pair<int32_t, int32_t>> in_pairs, out_pairs;
+  for (const Edge& e : graph.edges) {
+    const int32_t consumer = view_of[static_cast<size_t>(e.consumer)], producer = view_of[static_cast<size_t>(e.producer)];
+    if (consumer < 0 || producer < 0) continue;
+    in_pairs.emplace_back(consumer, producer);
+    out_pairs.emplace_back(producer, consumer);
+  }
+  view.producers = build_csr(view.size(), in_pairs);
+  view.consumers = build_csr(view.size(), out_pairs);
+  for (int32_t id : graph.configurable_nodes) view.configurable.push_back(view_of[static_cast<size_t>(id)]);
+  return view;
+}
+
+}  // namespace graphcost

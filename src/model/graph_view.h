@@ -1,0 +1,26 @@
+// GraphView: the part of a TpuGraph a model runs on, with CSR neighbour lists in both directions.
+// Built either for the whole graph or pruned to the configurable nodes and their k-hop
+// neighbourhood (the winning Kaggle models' pruning: 1 hop shrank graphs ~6x with no loss).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/tpu_graph.h"
+#include "nn/ops.h"
+
+namespace graphcost {
+
+struct GraphView {
+  std::vector<int32_t> nodes;        // original node id of each view node, ascending
+  nn::Adjacency producers;           // for each view node: the view nodes it reads (in-edges)
+  nn::Adjacency consumers;           // for each view node: the view nodes reading it (out-edges)
+  std::vector<int32_t> configurable; // view index of each configurable node (layout), in order
+  int32_t size() const { return static_cast<int32_t>(nodes.size()); }
+};
+
+// All nodes; `hops` < 0. Otherwise the configurable nodes and every node within `hops` edges of one
+// (either direction). Tile graphs have no configurable nodes: their view is always whole.
+GraphView make_graph_view(const TpuGraph& graph, int hops = -1);
+
+}  // namespace graphcost
