@@ -183,3 +183,14 @@ TEST_CASE("Adam fits a linear ranking model; clipping and the schedule behave", 
   CHECK(cosine_schedule(10, 100, 10) == Approx(1.0f));
   CHECK(cosine_schedule(100, 100, 10, 0.05f) == Approx(0.05f));
 }
+
+TEST_CASE("row scatter, repeat and reshape match finite differences", "[nn]") {
+  std::mt19937_64 random(8);
+  Parameter x("x", random_matrix(3, 4, random));
+  check_gradients({&x}, [&](Tape& t) { return project(t, scatter_rows(t.parameter(x), {4, 0, 4}, 6)); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, repeat_rows(t.parameter(x), 3)); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, reshape(t.parameter(x), 2, 6)); });
+  Tape tape;
+  const Var r = reshape(tape.constant(x.value), 6, 2);
+  CHECK(r.value()(1, 0) == x.value(0, 2));
+}

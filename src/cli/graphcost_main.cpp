@@ -7,6 +7,7 @@
 
 #include "cli/gen_command.h"
 #include "cli/info_command.h"
+#include "cli/model_commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
@@ -33,6 +34,38 @@ int main(int argc, char** argv) {
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
   gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
 
+  graphcost::TrainCommandOptions train;
+  CLI::App* train_command = app.add_subcommand("train", "Train a GNN cost model on one collection's labelled files");
+  train_command->add_option("--data", train.train.data, "npz tree")->required();
+  train_command->add_option("--collection", train.train.collection, "tile:xla, layout:xla:random, ...")->required()
+      ->check(CLI::IsMember({"tile:xla", "layout:xla:random", "layout:xla:default", "layout:nlp:random", "layout:nlp:default"}));
+  train_command->add_option("--out", train.train.out, "model file to write (.npz; rewritten after every epoch)")->required();
+  train_command->add_option("--train-split", train.train.train_split, "split(s) to train on (default train)");
+  train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on (default valid)");
+  train_command->add_option("--epochs", train.train.epochs, "epochs (default 10)")->check(CLI::PositiveNumber);
+  train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch (default 100)")->check(CLI::PositiveNumber);
+  train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")->check(CLI::Range(2, 4096));
+  train_command->add_option("--loss", train.train.loss, "listmle, hinge or mse")->check(CLI::IsMember({"listmle", "hinge", "mse"}));
+  train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate (default 2e-3)");
+  train_command->add_option("--hidden", train.train.model.hidden, "hidden width (default 64)")->check(CLI::Range(1, 4096));
+  train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
+  train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none (default 1)");
+  train_command->add_option("--seed", train.train.model.seed, "seed: same seed, same model");
+  train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
+
+  graphcost::PredictCommandOptions predict;
+  CLI::App* predict_command = app.add_subcommand("predict", "Rank every config of a split and write a Kaggle submission");
+  predict_command->add_option("--model", predict.models, "model file(s), one per collection or kind")->required();
+  predict_command->add_option("--data", predict.data, "npz tree")->required();
+  predict_command->add_option("--split", predict.split, "split(s) (default test)");
+  predict_command->add_option("--out", predict.out, "submission CSV")->required();
+
+  graphcost::EvaluateCommandOptions evaluate;
+  CLI::App* evaluate_command = app.add_subcommand("evaluate-model", "Validation metric of a model on its collection");
+  evaluate_command->add_option("--model", evaluate.model, "model file")->required();
+  evaluate_command->add_option("--data", evaluate.data, "npz tree")->required();
+  evaluate_command->add_option("--split", evaluate.split, "split(s) (default valid)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -41,6 +74,9 @@ int main(int argc, char** argv) {
   try {
     if (info_command->parsed()) return graphcost::run_info_command(info);
     if (gen_command->parsed()) return graphcost::run_gen_command(gen);
+    if (train_command->parsed()) return graphcost::run_train_command(train);
+    if (predict_command->parsed()) return graphcost::run_predict_command(predict);
+    if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
   } catch (const std::exception& error) {  // InputError included: its message names file and field
     std::fprintf(stderr, "error: %s\n", error.what());
     return 1;

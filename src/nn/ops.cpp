@@ -140,6 +140,41 @@ Var embedding(Var table, const std::vector<int32_t>& ids) {
   });
 }
 
+Var scatter_rows(Var x, const std::vector<int32_t>& rows, Eigen::Index total_rows) {
+  assert(static_cast<Eigen::Index>(rows.size()) == x.rows());
+  Matrix out = Matrix::Zero(total_rows, x.cols());
+  for (size_t i = 0; i < rows.size(); ++i) out.row(rows[i]) += x.value().row(static_cast<Eigen::Index>(i));
+  return x.tape->record(std::move(out), {x}, [x, rows](Tape& tape, int id) {
+    if (!tape.needs_grad(x.id)) return;
+    Matrix& target = tape.grad(x.id);
+    const Matrix& g = tape.grad(id);
+    for (size_t i = 0; i < rows.size(); ++i) target.row(static_cast<Eigen::Index>(i)) += g.row(rows[i]);
+  });
+}
+
+Var repeat_rows(Var x, int times) {
+  assert(times > 0);
+  const Eigen::Index rows = x.rows();
+  Matrix out(rows * times, x.cols());
+  for (int t = 0; t < times; ++t) out.middleRows(t * rows, rows) = x.value();
+  return x.tape->record(std::move(out), {x}, [x, times, rows](Tape& tape, int id) {
+    if (!tape.needs_grad(x.id)) return;
+    Matrix& target = tape.grad(x.id);
+    const Matrix& g = tape.grad(id);
+    for (int t = 0; t < times; ++t) target += g.middleRows(t * rows, rows);
+  });
+}
+
+Var reshape(Var x, Eigen::Index rows, Eigen::Index cols) {
+  assert(rows * cols == x.value().size());
+  Matrix out = Eigen::Map<const Matrix>(x.value().data(), rows, cols);
+  return x.tape->record(std::move(out), {x}, [x](Tape& tape, int id) {
+    if (!tape.needs_grad(x.id)) return;
+    Matrix& target = tape.grad(x.id);
+    target += Eigen::Map<const Matrix>(tape.grad(id).data(), target.rows(), target.cols());
+  });
+}
+
 Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind) {
   const Eigen::Index n = adjacency.nodes;
   assert(n > 0 && x.rows() % n == 0);

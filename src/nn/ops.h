@@ -25,6 +25,12 @@ Var mean_all(Var a);                      // 1 x 1
 
 // Rows of `table` picked by `ids` (an embedding lookup); gradients scatter-add into the table.
 Var embedding(Var table, const std::vector<int32_t>& ids);
+// A total_rows x cols matrix of zeros with x's row i added at row rows[i] (the inverse of a lookup).
+Var scatter_rows(Var x, const std::vector<int32_t>& rows, Eigen::Index total_rows);
+// x stacked `times` times vertically (the same nodes for every config of a batch).
+Var repeat_rows(Var x, int times);
+// The same row-major data seen as rows x cols (rows * cols == x.size()).
+Var reshape(Var x, Eigen::Index rows, Eigen::Index cols);
 
 // A graph's neighbour lists in CSR form: neighbours of node i are
 // neighbours[offsets[i] .. offsets[i+1]).

@@ -1,0 +1,87 @@
+#include "cli/model_commands.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "common/input_error.h"
+#include "data/dataset_path.h"
+#include "data/dataset_survey.h"
+#include "scoring/submission.h"
+
+namespace graphcost {
+
+int run_train_command(const TrainCommandOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool layout = options.train.collection != "tile:xla";
+  const char* metric = layout ? "valid tau" : "valid tile score";
+  const TrainProgress progress = [&](const EpochReport& report, int epochs) {
+    if (options.quiet) return true;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double eta = report.epoch > 0 ? elapsed / report.epoch * (epochs - report.epoch) : 0;
+    std::fprintf(stderr, "epoch %3d/%d  loss %.4f  %s %s  %.1fs  ETA %.0fs\n", report.epoch, epochs, report.train_loss, metric,
+                 std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), elapsed, eta);
+    return true;
+  };
+  const TrainResult result = train_model(options.train, progress);
+  std::printf("trained on %zu graphs (%zu validation) -> %s\n", result.train_graphs, result.valid_graphs, options.train.out.c_str());
+  if (!result.epochs.empty()) {
+    const EpochReport& last = result.epochs.back();
+    std::printf("final: loss %.4f, %s %s\n", last.train_loss, metric,
+                std::isnan(last.valid_metric) ? "- (no labelled validation graphs)" : std::to_string(last.valid_metric).c_str());
+  }
+  return 0;
+}
+
+int run_predict_command(const PredictCommandOptions& options) {
+  std::vector<CostModel> models;
+  for (const std::string& path : options.models) models.push_back(CostModel::load(path));
+  auto model_for = [&](const std::string& collection) -> CostModel* {
+    for (CostModel& m : models) {
+      if (m.config().collection == collection) return &m;
+    }
+    const std::string kind = collection == "tile:xla" ? "tile" : "layout";
+    for (CostModel& m : models) {
+      if (m.config().kind == kind) return &m;
+    }
+    return nullptr;
+  };
+  std::vector<SubmissionRow> rows;
+  const std::vector<std::string> files = find_npz_files(options.data);
+  size_t done = 0;
+  for (const std::string& path : files) {
+    const DatasetPath location = parse_dataset_path(path);
+    if (!location.in_tree() || !split_in_list(location.split, options.split)) continue;
+    CostModel* model = model_for(location.collection);
+    if (model == nullptr) {
+      throw InputError(path, "collection " + location.collection, "a --model trained for it (or for its kind)", "none given");
+    }
+    const TpuGraph graph = load_tpu_graph(path);
+    const std::vector<float> cost = model->predict(model->prepare(graph), options.batch);
+    std::vector<int32_t> order(cost.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+    rows.push_back({location.kaggle_id(), order});
+    std::fprintf(stderr, "\rpredict: %zu files", ++done);
+  }
+  std::fprintf(stderr, "\n");
+  if (rows.empty()) throw InputError(options.data, "split " + options.split, "TpuGraphs .npz files", "none found");
+  write_submission_file(options.out, rows);
+  std::printf("wrote %s: %zu rows\n", options.out.c_str(), rows.size());
+  return 0;
+}
+
+int run_evaluate_model_command(const EvaluateCommandOptions& options) {
+  CostModel model = CostModel::load(options.model);
+  const std::vector<TpuGraph> graphs = load_collection(options.data, model.config().collection, options.split);
+  std::vector<const TpuGraph*> pointers;
+  for (const TpuGraph& g : graphs) pointers.push_back(&g);
+  const double metric = evaluate_model(model, pointers);
+  std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), model.config().collection.c_str(), graphs.size(),
+              options.split.c_str(), model.config().kind == "tile" ? "mean tile score" : "mean Kendall tau-b",
+              std::isnan(metric) ? "- (no labelled graphs)" : std::to_string(metric).c_str());
+  return 0;
+}
+
+}  // namespace graphcost

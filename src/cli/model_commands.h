@@ -1,0 +1,30 @@
+// `graphcost train`, `graphcost predict`, `graphcost evaluate-model`: the cost model from the
+// command line (src/model, src/train).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "train/trainer.h"
+
+namespace graphcost {
+
+struct TrainCommandOptions {
+  TrainOptions train;
+  bool quiet = false;
+};
+int run_train_command(const TrainCommandOptions& options);
+
+struct PredictCommandOptions {
+  std::vector<std::string> models;  // one per collection (or per kind)
+  std::string data, split = "test", out;
+  int batch = 64;
+};
+int run_predict_command(const PredictCommandOptions& options);
+
+struct EvaluateCommandOptions {
+  std::string model, data, split = "valid";
+};
+int run_evaluate_model_command(const EvaluateCommandOptions& options);
+
+}  // namespace graphcost

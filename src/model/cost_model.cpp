@@ -1,0 +1,223 @@
+#include "model/cost_model.h"
+
+#include <cmath>
+#include <random>
+
+#include "common/input_error.h"
+#include "data/node_features.h"
+#include "data/opcodes.h"
+#include "io/npz_file.h"
+#include "nn/ops.h"
+
+namespace graphcost {
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr int kLayoutValues = 7;  // -1..5
+
+int config_width(const ModelConfig& config) {
+  return config.kind == "tile" ? kTileConfigFeatureCount : kLayoutConfigFeatureCount * config.config_embedding;
+}
+
+int get_int(const nlohmann::json& json, const char* key, int low, int high) {
+  if (!json.contains(key) || !json[key].is_number_integer()) {
+    throw InputError("", std::string("model config.") + key, "an integer", json.contains(key) ? json[key].dump() : "missing");
+  }
+  const int value = json[key].get<int>();
+  if (value < low || value > high) {
+    throw InputError("", std::string("model config.") + key, "a value in [" + std::to_string(low) + ", " + std::to_string(high) + "]",
+                     std::to_string(value));
+  }
+  return value;
+}
+
+}  // namespace
+
+nlohmann::json ModelConfig::to_json() const {
+  return {{"kind", kind}, {"collection", collection}, {"opcode_embedding", opcode_embedding},
+          {"config_embedding", config_embedding}, {"hidden", hidden}, {"layers", layers}, {"hops", hops}, {"seed", seed}};
+}
+
+ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
+  ModelConfig config;
+  if (!json.contains("kind") || !json["kind"].is_string() || (json["kind"] != "tile" && json["kind"] != "layout")) {
+    throw InputError("", "model config.kind", "\"tile\" or \"layout\"", json.contains("kind") ? json["kind"].dump() : "missing");
+  }
+  config.kind = json["kind"];
+  config.collection = json.value("collection", "");
+  config.opcode_embedding = get_int(json, "opcode_embedding", 1, 1024);
+  config.config_embedding = get_int(json, "config_embedding", 1, 64);
+  config.hidden = get_int(json, "hidden", 1, 4096);
+  config.layers = get_int(json, "layers", 0, 64);
+  config.hops = get_int(json, "hops", -1, 64);
+  config.seed = json.value("seed", uint64_t(0));
+  return config;
+}
+
+CostModel::CostModel(ModelConfig config, FeatureStatistics statistics)
+    : config_(std::move(config)), statistics_(std::move(statistics)) {
+  const int input = config_.opcode_embedding + kNodeFeatureCount + config_width(config_);
+  const int h = config_.hidden;
+  add_parameter("opcode_embedding", kOpcodeVocabulary, config_.opcode_embedding, 1.0f);
+  if (config_.kind == "layout") add_parameter("layout_value_embedding", kLayoutValues, config_.config_embedding, 1.0f);
+  add_parameter("input.weight", input, h, 1.0f / std::sqrt(static_cast<float>(input)));
+  add_parameter("input.bias", 1, h, 0.0f);
+  for (int l = 0; l < config_.layers; ++l) {
+    const std::string prefix = "sage" + std::to_string(l) + ".";
+    add_parameter(prefix + "self", h, h, 1.0f / std::sqrt(static_cast<float>(h)));
+    add_parameter(prefix + "producers", h, h, 1.0f / std::sqrt(static_cast<float>(h)));
+    add_parameter(prefix + "consumers", h, h, 1.0f / std::sqrt(static_cast<float>(h)));
+    add_parameter(prefix + "bias", 1, h, 0.0f);
+    add_parameter(prefix + "norm.gain", 1, h, 0.0f).value.setOnes();
+    add_parameter(prefix + "norm.bias", 1, h, 0.0f);
+  }
+  add_parameter("head.weight", 2 * h, h, 1.0f / std::sqrt(static_cast<float>(2 * h)));
+  add_parameter("head.bias", 1, h, 0.0f);
+  add_parameter("out.weight", h, 1, 1.0f / std::sqrt(static_cast<float>(h)));
+  add_parameter("out.bias", 1, 1, 0.0f);
+}
+
+nn::Parameter& CostModel::add_parameter(const std::string& name, int rows, int cols, float scale) {
+  // Deterministic init from the seed and the parameter's position (uniform in +-scale*sqrt(3)).
+  std::mt19937_64 random(config_.seed * 1000003u + parameters_.size());
+  nn::Matrix value(rows, cols);
+  for (Eigen::Index i = 0; i < value.size(); ++i) {
+    const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
+    value.data()[i] = static_cast<float>((2 * u - 1) * std::sqrt(3.0) * scale);
+  }
+  parameters_.push_back(std::make_unique<nn::Parameter>(name, value));
+  return *parameters_.back();
+}
+
+nn::Parameter& CostModel::find(const std::string& name) {
+  for (auto& p : parameters_) {
+    if (p->name == name) return *p;
+  }
+  throw std::logic_error("no parameter " + name);
+}
+
+std::vector<nn::Parameter*> CostModel::parameters() {
+  std::vector<nn::Parameter*> out;
+  for (auto& p : parameters_) out.push_back(p.get());
+  return out;
+}
+
+size_t CostModel::parameter_count() const {
+  size_t total = 0;
+  for (const auto& p : parameters_) total += static_cast<size_t>(p->value.size());
+  return total;
+}
+
+PreparedGraph CostModel::prepare(const TpuGraph& graph) const {
+  PreparedGraph prepared;
+  prepared.graph = &graph;
+  prepared.view = make_graph_view(graph, config_.kind == "layout" ? config_.hops : -1);
+  prepared.node_features = encode_node_features(graph, prepared.view, statistics_);
+  if (graph.kind == GraphKind::Tile) prepared.tile_configs = encode_tile_configs(graph, statistics_);
+  return prepared;
+}
+
+nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
+  using namespace nn;
+  const TpuGraph& graph = *prepared.graph;
+  const GraphView& view = prepared.view;
+  const int batch = static_cast<int>(configs.size());
+  const Eigen::Index nodes = view.size();
+  std::vector<int32_t> opcodes(static_cast<size_t>(nodes));
+  for (Eigen::Index v = 0; v < nodes; ++v) opcodes[static_cast<size_t>(v)] = graph.node_opcodes[static_cast<size_t>(view.nodes[static_cast<size_t>(v)])];
+  // Configuration-independent part, computed once and repeated for every config of the batch.
+  const Var node_part = concat_columns({embedding(tape.parameter(find("opcode_embedding")), opcodes), tape.constant(prepared.node_features)});
+  Var config_part;
+  if (config_.kind == "tile") {
+    Matrix rows(static_cast<Eigen::Index>(batch) * nodes, kTileConfigFeatureCount);
+    for (int b = 0; b < batch; ++b) rows.middleRows(b * nodes, nodes).rowwise() = prepared.tile_configs.row(configs[static_cast<size_t>(b)]);
+    config_part = tape.constant(std::move(rows));
+  } else {
+    std::vector<int32_t> ids, target_rows;
+    const size_t configurable = view.configurable.size();
+    for (int b = 0; b < batch; ++b) {
+      const std::vector<int32_t> values = layout_config_ids(graph, configs[static_cast<size_t>(b)]);
+      ids.insert(ids.end(), values.begin(), values.end());
+      for (size_t k = 0; k < configurable; ++k) target_rows.push_back(static_cast<int32_t>(b * nodes + view.configurable[k]));
+    }
+    const Var embedded = embedding(tape.parameter(find("layout_value_embedding")), ids);  // (B*nc*18) x e
+    const Var per_node = reshape(embedded, static_cast<Eigen::Index>(batch) * static_cast<Eigen::Index>(configurable),
+                                 kLayoutConfigFeatureCount * config_.config_embedding);
+    config_part = scatter_rows(per_node, target_rows, static_cast<Eigen::Index>(batch) * nodes);
+  }
+  Var h = concat_columns({repeat_rows(node_part, batch), config_part});
+  h = gelu(add_row(matmul(h, tape.parameter(find("input.weight"))), tape.parameter(find("input.bias"))));
+  for (int l = 0; l < config_.layers; ++l) {
+    const std::string prefix = "sage" + std::to_string(l) + ".";
+    const Var message = add(add(matmul(h, tape.parameter(find(prefix + "self"))),
+                                matmul(aggregate(h, view.producers, Aggregation::Mean), tape.parameter(find(prefix + "producers")))),
+                            matmul(aggregate(h, view.consumers, Aggregation::Mean), tape.parameter(find(prefix + "consumers"))));
+    const Var updated = gelu(add_row(message, tape.parameter(find(prefix + "bias"))));
+    h = add(h, layer_norm(updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias"))));
+  }
+  const Var pooled = concat_columns({segment_pool(h, static_cast<int>(nodes), Pool::Sum), segment_pool(h, static_cast<int>(nodes), Pool::Mean)});
+  const Var hidden = gelu(add_row(matmul(pooled, tape.parameter(find("head.weight"))), tape.parameter(find("head.bias"))));
+  return add_row(matmul(hidden, tape.parameter(find("out.weight"))), tape.parameter(find("out.bias")));
+}
+
+std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch) {
+  std::vector<float> costs;
+  const int32_t total = prepared.graph->config_count;
+  for (int32_t start = 0; start < total; start += batch) {
+    std::vector<int32_t> configs;
+    for (int32_t c = start; c < std::min(total, start + batch); ++c) configs.push_back(c);
+    nn::Tape tape;
+    const nn::Var out = forward(tape, prepared, configs);
+    for (Eigen::Index i = 0; i < out.rows(); ++i) costs.push_back(out.value()(i, 0));
+  }
+  return costs;
+}
+
+void CostModel::save(const std::string& path) const {
+  nlohmann::json meta = {{"format", "graphcost-model"}, {"version", kFormatVersion}, {"config", config_.to_json()},
+                         {"feature_statistics", statistics_.to_json()}};
+  const std::string text = meta.dump();
+  std::vector<std::pair<std::string, NpyArray>> arrays;
+  arrays.emplace_back("model_json", NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())},
+                                                                   std::vector<uint8_t>(text.begin(), text.end())));
+  for (const auto& p : parameters_) {
+    std::vector<float> values(p->value.data(), p->value.data() + p->value.size());
+    arrays.emplace_back("param/" + p->name, NpyArray::from_values<float>({p->value.rows(), p->value.cols()}, values));
+  }
+  std::vector<std::pair<std::string, const NpyArray*>> named;
+  for (const auto& [name, array] : arrays) named.emplace_back(name, &array);
+  write_npz(path, named, ZipCompression::Deflate);
+}
+
+CostModel CostModel::load(const std::string& path) {
+  const NpzFile npz = read_npz_file(path);
+  try {
+    const NpyArray* meta_array = npz.find("model_json");
+    if (meta_array == nullptr) throw InputError("", "model_json", "a graphcost model file", "no model_json member");
+    const std::vector<uint8_t> bytes = meta_array->to_vector<uint8_t>(path, "model_json");
+    const nlohmann::json meta = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    if (meta.is_discarded() || !meta.is_object()) throw InputError("", "model_json", "a JSON object", "unparsable text");
+    if (meta.value("format", "") != "graphcost-model") throw InputError("", "model_json.format", "\"graphcost-model\"", meta.value("format", "missing"));
+    if (meta.value("version", 0) != kFormatVersion) {
+      throw InputError("", "model_json.version", std::to_string(kFormatVersion), std::to_string(meta.value("version", 0)));
+    }
+    CostModel model(ModelConfig::from_json(meta.at("config")), FeatureStatistics::from_json(meta.at("feature_statistics")));
+    for (auto& p : model.parameters_) {
+      const NpyArray* array = npz.find("param/" + p->name);
+      if (array == nullptr) throw InputError("", "param/" + p->name, "present", "missing");
+      if (array->shape() != std::vector<int64_t>{p->value.rows(), p->value.cols()}) {
+        throw InputError("", "param/" + p->name, "shape (" + std::to_string(p->value.rows()) + ", " + std::to_string(p->value.cols()) + ")",
+                         "shape " + array->shape_text());
+      }
+      const std::vector<float> values = array->to_vector<float>(path, "param/" + p->name);
+      p->value = Eigen::Map<const nn::Matrix>(values.data(), p->value.rows(), p->value.cols());
+    }
+    return model;
+  } catch (const InputError& error) {
+    throw error.within(path, "");
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(path, "model_json", "the documented model JSON", error.what());
+  }
+}
+
+}  // namespace graphcost

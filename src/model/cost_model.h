@@ -1,0 +1,78 @@
+// CostModel: the GNN that predicts a cost (lower = faster) per (graph, configuration).
+//
+//   node input  = [opcode embedding | 140 normalised node features | configuration features]
+//     tile:   the config's 24 normalised features joined to every node ("early join")
+//     layout: the 18 layout values of each configurable node embedded (7 values -> small vectors)
+//             and joined to that node's row; zeros for other nodes
+//   -> linear -> L x GraphSAGE block: h + layer_norm(gelu(W_self h + W_in mean(producers) +
+//      W_out mean(consumers) + b))  (residual; messages over in- and out-edges separately)
+//   -> sum and mean pooling over nodes -> MLP -> one scalar per configuration.
+// A batch of B configurations of one graph is stacked as B x nodes rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/tpu_graph.h"
+#include "model/feature_encoder.h"
+#include "model/graph_view.h"
+#include "nn/tape.h"
+
+namespace graphcost {
+
+struct ModelConfig {
+  std::string kind = "layout";   // "tile" or "layout"
+  std::string collection;         // the collection it was trained on (e.g. layout:xla:random)
+  int opcode_embedding = 16;
+  int config_embedding = 4;       // per layout value
+  int hidden = 64;
+  int layers = 2;
+  int hops = 1;                   // layout graph pruning (-1: whole graph)
+  uint64_t seed = 0;
+
+  nlohmann::json to_json() const;
+  static ModelConfig from_json(const nlohmann::json& json);  // InputError on bad fields
+};
+
+// A graph prepared once for repeated forward passes.
+struct PreparedGraph {
+  const TpuGraph* graph = nullptr;
+  GraphView view;
+  nn::Matrix node_features;  // view.size() x 140, normalised
+  nn::Matrix tile_configs;   // tile: config_count x 24, normalised
+};
+
+class CostModel {
+ public:
+  CostModel(ModelConfig config, FeatureStatistics statistics);
+
+  const ModelConfig& config() const { return config_; }
+  const FeatureStatistics& statistics() const { return statistics_; }
+  std::vector<nn::Parameter*> parameters();
+  size_t parameter_count() const;
+
+  PreparedGraph prepare(const TpuGraph& graph) const;
+  // Predicted costs of `configs` (B x 1) on the tape.
+  nn::Var forward(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
+  // Predicted costs of every config, in chunks of `batch` (no gradients kept).
+  std::vector<float> predict(const PreparedGraph& graph, int batch = 64);
+
+  // Model file: an .npz with one float32 array per parameter and "model_json" (uint8: the JSON
+  // of format version, config and feature statistics). docs/model-format.md.
+  void save(const std::string& path) const;
+  static CostModel load(const std::string& path);
+
+ private:
+  nn::Parameter& add_parameter(const std::string& name, int rows, int cols, float scale);
+  nn::Parameter& find(const std::string& name);
+
+  ModelConfig config_;
+  FeatureStatistics statistics_;
+  std::vector<std::unique_ptr<nn::Parameter>> parameters_;
+};
+
+}  // namespace graphcost

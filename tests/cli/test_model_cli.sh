@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# train -> predict -> score on a small generated tree: every step exits 0, the submission is valid.
+# Usage: test_model_cli.sh GRAPHCOST GRAPHCOST_EVAL
+set -u
+graphcost=$1 eval_tool=$2
+passed=0 failed=0
+check() {
+  local description=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $description"; fi
+}
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+"$graphcost" gen -q --out "$out/data" --graphs 10 --seed 4 --collections tile:xla,layout:nlp:default --max-nodes 300 --layout-configs 30 >/dev/null
+for collection in tile:xla layout:nlp:default; do
+  "$graphcost" train --data "$out/data" --collection $collection --out "$out/${collection//:/_}.npz" --epochs 2 --steps-per-epoch 5 \
+    --hidden 16 --layers 1 >"$out/train.txt" 2>"$out/progress.txt"; status=$?
+  check "train $collection exits 0" test $status -eq 0
+  check "  ...shows epoch progress" grep -q "epoch   2/2" "$out/progress.txt"
+  check "  ...writes the model" test -s "$out/${collection//:/_}.npz"
+done
+"$graphcost" predict --model "$out/tile_xla.npz" --model "$out/layout_nlp_default.npz" --data "$out/data" --split test --out "$out/sub.csv" >/dev/null 2>&1; status=$?
+check "predict exits 0" test $status -eq 0
+"$eval_tool" score --solution "$out/data/solution_test.csv" --submission "$out/sub.csv" >/dev/null; status=$?
+check "the predicted submission is valid and scores" test $status -eq 0
+"$graphcost" evaluate-model --model "$out/tile_xla.npz" --data "$out/data" >"$out/eval.txt"; status=$?
+check "evaluate-model reports a metric" bash -c "test $status -eq 0 && grep -q 'mean tile score' '$out/eval.txt'"
+"$graphcost" predict --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/partial.csv" >/dev/null 2>"$out/missing.txt"; status=$?
+check "a collection without a model is an error naming it" bash -c "test $status -eq 1 && grep -q 'layout:nlp:default' '$out/missing.txt'"
+echo "$passed passed, $failed failed"
+test "$failed" -eq 0

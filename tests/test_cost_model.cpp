@@ -1,0 +1,141 @@
+// The GNN cost model: it overfits one graph's configs (tau near 1), gradients of the whole model
+// match finite differences, and model files round-trip exactly and refuse malformed metadata.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+#include "common/input_error.h"
+#include "data/dataset_survey.h"
+#include "io/npz_file.h"
+#include "metrics/ranking_metrics.h"
+#include "model/cost_model.h"
+#include "nn/ops.h"
+#include "nn/optimizer.h"
+#include "synth/dataset_generator.h"
+#include "test_support.h"
+#include "train/trainer.h"
+
+using namespace graphcost;
+
+namespace {
+
+ModelConfig small_config(const std::string& kind) {
+  ModelConfig config;
+  config.kind = kind;
+  config.collection = kind == "tile" ? "tile:xla" : "layout:xla:random";
+  config.opcode_embedding = 4;
+  config.hidden = 16;
+  config.layers = 1;
+  config.seed = 5;
+  return config;
+}
+
+// A small generated layout graph (labelled, from the train split).
+TpuGraph small_layout_graph(const std::string& folder) {
+  GeneratorOptions options;
+  options.out = testing::scratch_dir(folder);
+  options.graphs = 1;
+  options.seed = 8;
+  options.collections = {"layout:xla:random"};
+  options.max_nodes = 300;
+  options.layout_configs = 40;
+  options.threads = 1;
+  generate_dataset(options);
+  return load_tpu_graph(find_npz_files(options.out).front());
+}
+
+std::vector<double> runtimes_of(const TpuGraph& graph) {
+  return std::vector<double>(graph.config_runtime_ns.begin(), graph.config_runtime_ns.end());
+}
+
+double tau_of(CostModel& model, const TpuGraph& graph) {
+  const std::vector<float> cost = model.predict(model.prepare(graph));
+  std::vector<int32_t> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+  return layout_kendall_tau(runtimes_of(graph), order);
+}
+
+}  // namespace
+
+TEST_CASE("the model overfits one graph's configs", "[model][training]") {
+  const TpuGraph graph = small_layout_graph("model_overfit");
+  CostModel model(small_config("layout"), fit_feature_statistics({&graph}));
+  const PreparedGraph prepared = model.prepare(graph);
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  const std::vector<double> runtimes = runtimes_of(graph);
+  const double before = tau_of(model, graph);
+  nn::Adam adam(model.parameters(), nn::AdamOptions{5e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
+  for (int step = 0; step < 150; ++step) {
+    nn::Tape tape;
+    tape.backward(nn::listmle_loss(model.forward(tape, prepared, all), runtimes));
+    adam.step();
+  }
+  const double after = tau_of(model, graph);
+  INFO("tau before " << before << ", after " << after);
+  CHECK(after > 0.85);
+  CHECK(after > before);
+}
+
+TEST_CASE("whole-model gradients match finite differences", "[model]") {
+  const TpuGraph graph = small_layout_graph("model_gradients");
+  CostModel model(small_config("layout"), fit_feature_statistics({&graph}));
+  const PreparedGraph prepared = model.prepare(graph);
+  const std::vector<int32_t> configs = {0, 3, 7, 11};
+  std::vector<double> runtimes;
+  for (int32_t c : configs) runtimes.push_back(static_cast<double>(graph.config_runtime_ns[static_cast<size_t>(c)]));
+  auto loss_value = [&]() {
+    nn::Tape tape;
+    return static_cast<double>(nn::listmle_loss(model.forward(tape, prepared, configs), runtimes).value()(0, 0));
+  };
+  for (nn::Parameter* p : model.parameters()) p->zero_grad();
+  {
+    nn::Tape tape;
+    tape.backward(nn::listmle_loss(model.forward(tape, prepared, configs), runtimes));
+  }
+  for (nn::Parameter* p : model.parameters()) {
+    if (p->name != "out.weight" && p->name != "layout_value_embedding" && p->name != "sage0.producers" && p->name != "input.bias") continue;
+    for (Eigen::Index i = 0; i < std::min<Eigen::Index>(p->value.size(), 12); ++i) {
+      const float original = p->value.data()[i];
+      const float step = 1e-2f;
+      p->value.data()[i] = original + step;
+      const double up = loss_value();
+      p->value.data()[i] = original - step;
+      const double down = loss_value();
+      p->value.data()[i] = original;
+      const double numeric = (up - down) / (2 * step), analytic = p->grad.data()[i];
+      INFO(p->name << "[" << i << "] analytic " << analytic << " numeric " << numeric);
+      CHECK(std::fabs(analytic - numeric) <= 5e-3 * std::max({1.0, std::fabs(analytic), std::fabs(numeric)}));
+    }
+  }
+}
+
+TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
+  const TpuGraph graph = small_layout_graph("model_files");
+  CostModel model(small_config("layout"), fit_feature_statistics({&graph}));
+  const std::string dir = testing::scratch_dir("model_file");
+  model.save(dir + "/model.npz");
+  CostModel loaded = CostModel::load(dir + "/model.npz");
+  CHECK(loaded.parameter_count() == model.parameter_count());
+  CHECK(loaded.predict(loaded.prepare(graph)) == model.predict(model.prepare(graph)));
+  CHECK(loaded.config().to_json() == model.config().to_json());
+
+  // A model file whose JSON claims another format version is refused, naming the field.
+  NpzFile npz = read_npz_file(dir + "/model.npz");
+  for (auto& [name, array] : npz.arrays) {
+    if (name != "model_json") continue;
+    const std::vector<uint8_t> bytes = array.to_vector<uint8_t>("", "");
+    nlohmann::json meta = nlohmann::json::parse(bytes.begin(), bytes.end());
+    meta["version"] = 99;
+    const std::string text = meta.dump();
+    array = NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end()));
+  }
+  std::vector<std::pair<std::string, const NpyArray*>> named;
+  for (const auto& [name, array] : npz.arrays) named.emplace_back(name, &array);
+  write_npz(dir + "/future.npz", named, ZipCompression::Deflate);
+  CHECK_THROWS_WITH(CostModel::load(dir + "/future.npz"), Catch::Contains("future.npz") && Catch::Contains("model_json.version") &&
+                                                               Catch::Contains("99"));
+  CHECK_THROWS_AS(CostModel::load(testing::real_file("npz/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz")), InputError);
+}
