@@ -6,11 +6,7 @@ set -u
 eval_tool=$1
 data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
 tree="$data/tpugraphs"
-passed=0 failed=0
-check() {
-  local description=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $description"; fi
-}
+source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 
 "$eval_tool" make-solution --data "$tree" --split train,valid --seed 1 --out "$out/solution.csv" >/dev/null; status=$?
@@ -54,5 +50,4 @@ import json,sys; d=json.load(open('$out/board/leaderboard.json'))
 sys.exit(0 if sorted(t['team'] for t in d['teams'])==['team one','team two'] and len(d['submissions'])==3 else 1)"
 check "  ...and a detail file per scored submission" test -f "$out/board/details/1.json" -a -f "$out/board/details/2.json" -a ! -f "$out/board/details/3.json"
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

@@ -4,11 +4,7 @@
 # Usage: test_gen_cli.sh GRAPHCOST GRAPHCOST_EVAL
 set -u
 graphcost=$1 eval_tool=$2
-passed=0 failed=0
-check() {
-  local description=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $description"; fi
-}
+source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 
 "$graphcost" gen --out "$out/a" --graphs 15 --seed 9 --max-nodes 800 --layout-configs 50 >"$out/gen.txt" 2>"$out/progress.txt"; status=$?
@@ -28,5 +24,4 @@ check "an unknown collection is refused (exit 1) naming it" bash -c "test $statu
 "$graphcost" gen --out "$out/d" --graphs 0 >/dev/null 2>&1; status=$?
 check "zero graphs is a usage error (exit 2)" test $status -eq 2
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

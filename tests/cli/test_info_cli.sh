@@ -4,11 +4,7 @@
 set -u
 graphcost=$1
 data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
-passed=0 failed=0
-check() {  # description, then a command that must succeed
-  local description=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $description"; fi
-}
+source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 
 nlp="$data/tpugraphs/npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"
@@ -45,5 +41,4 @@ check "missing argument is a usage error (exit 2)" test $status -eq 2
 "$graphcost" frobnicate >/dev/null 2>&1; status=$?
 check "unknown subcommand is a usage error (exit 2)" test $status -eq 2
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

@@ -3,11 +3,7 @@
 # Usage: test_model_cli.sh GRAPHCOST GRAPHCOST_EVAL
 set -u
 graphcost=$1 eval_tool=$2
-passed=0 failed=0
-check() {
-  local description=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $description"; fi
-}
+source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 "$graphcost" gen -q --out "$out/data" --graphs 10 --seed 4 --collections tile:xla,layout:nlp:default --max-nodes 300 --layout-configs 30 >/dev/null
 for collection in tile:xla layout:nlp:default; do
@@ -25,5 +21,4 @@ check "the predicted submission is valid and scores" test $status -eq 0
 check "evaluate-model reports a metric" bash -c "test $status -eq 0 && grep -q 'mean tile score' '$out/eval.txt'"
 "$graphcost" predict --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/partial.csv" >/dev/null 2>"$out/missing.txt"; status=$?
 check "a collection without a model is an error naming it" bash -c "test $status -eq 1 && grep -q 'layout:nlp:default' '$out/missing.txt'"
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish
