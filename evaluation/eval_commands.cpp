@@ -60,7 +60,8 @@ int run_score(const ScoreOptions& options) {
       nlohmann::json errors = nlohmann::json::array();
       for (const SubmissionError& e : check.errors) errors.push_back({{"line", e.line}, {"column", e.column}, {"message", e.message}});
       write_text_atomically(options.json_out,
-                            nlohmann::json({{"status", "invalid"}, {"error_count", check.error_count}, {"errors", errors}}).dump(2) + "\n");
+                            nlohmann::json({{"status", "invalid"}, {"error_count", check.error_count}, {"errors", errors}})
+                                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
     return 2;
   }

@@ -4,7 +4,9 @@
 "use strict";
 
 const params = new URLSearchParams(location.search);
-const dataUrl = params.get("data") || "data/leaderboard.json";
+// ?data= may point elsewhere on this site only: a foreign URL could present a made-up board.
+const requestedData = params.get("data") || "data/leaderboard.json";
+const dataUrl = new URL(requestedData, location.href).origin === location.origin ? requestedData : "data/leaderboard.json";
 const detailsBase = dataUrl.replace(/[^/]*$/, "") + "details/";
 const SVG = "http://www.w3.org/2000/svg";
 const PALETTE = ["#2f6fdf", "#e0663a", "#2e9e5b", "#9b59b6", "#c0392b", "#16a2b8", "#8a6d3b", "#d63384", "#6c757d", "#20c997"];

@@ -138,4 +138,24 @@ TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
   CHECK_THROWS_WITH(CostModel::load(dir + "/future.npz"), Catch::Contains("future.npz") && Catch::Contains("model_json.version") &&
                                                                Catch::Contains("99"));
   CHECK_THROWS_AS(CostModel::load(testing::real_file("npz/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz")), InputError);
+
+  // A tiny file whose JSON asks for a huge model is refused before anything is allocated.
+  nlohmann::json huge = {{"format", "graphcost-model"}, {"version", 1},
+                         {"config", {{"kind", "layout"}, {"opcode_embedding", 16}, {"config_embedding", 4},
+                                     {"hidden", 4096}, {"layers", 64}, {"hops", 1}}},
+                         {"feature_statistics", model.statistics().to_json()}};
+  const std::string text = huge.dump();
+  const NpyArray meta = NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end()));
+  write_npz(dir + "/huge.npz", {{"model_json", &meta}}, ZipCompression::Deflate);
+  const testing::ChildResult child = testing::run_in_child(100ull << 20, [&](std::string& out) {
+    try {
+      CostModel::load(dir + "/huge.npz");
+    } catch (const InputError& error) {
+      out = error.what();
+      return 2;
+    }
+    return 0;
+  });
+  CHECK(child.exit_code == 2);
+  CHECK_THAT(child.output, Catch::Contains("huge.npz") && Catch::Contains("param/opcode_embedding") && Catch::Contains("missing"));
 }

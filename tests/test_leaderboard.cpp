@@ -93,6 +93,19 @@ TEST_CASE("best entry per team, ties to the earlier submission, daily cap, faile
   for (const auto& graph : detail["graphs"]) CHECK(graph["usage"] == "Public");  // private graphs stay hidden
 }
 
+TEST_CASE("a team folder name that is not UTF-8 does not break the board", "[leaderboard]") {
+  const fs::path root = testing::scratch_dir("leaderboard_latin1");
+  submit(root, "caf\xe9", "2023-11-29T10-00-00Z", "0", "0;1;2");
+  LeaderboardOptions options;
+  options.submissions_dir = root.string();
+  const Leaderboard board = build_leaderboard(board_solution(), options);
+  const std::string out = testing::scratch_dir("leaderboard_latin1_out");
+  write_leaderboard(board, out);
+  std::ifstream file(out + "/leaderboard.json");
+  const nlohmann::json json = nlohmann::json::parse(file);
+  CHECK(json["teams"][0]["team"] == "caf\xef\xbf\xbd");  // the invalid byte became U+FFFD
+}
+
 TEST_CASE("the final board scores each team's selected best-public submissions on the private split", "[leaderboard]") {
   const fs::path root = testing::scratch_dir("leaderboard_final");
   // alpha: best public has a bad private; its second-best public has the best private.

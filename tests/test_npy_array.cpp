@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "common/input_error.h"
 #include "io/npy_array.h"
@@ -104,6 +105,10 @@ TEST_CASE("dtype conversions are lossless or refused", "[npy]") {
   CHECK_THROWS(NpyArray::from_values<double>({1}, {0.5}).to_vector<int64_t>("", ""));
   CHECK(NpyArray::from_values<double>({1}, {3.0}).to_vector<int64_t>("", "") == std::vector<int64_t>{3});
   CHECK_THROWS(NpyArray::from_values<int64_t>({1}, {(int64_t(1) << 53) + 1}).to_vector<double>("", ""));
+  // Values that round up past the source type's range (INT64_MAX -> 2^63) are refused, not UB.
+  CHECK_THROWS(NpyArray::from_values<int64_t>({1}, {std::numeric_limits<int64_t>::max()}).to_vector<float>("", ""));
+  CHECK_THROWS(NpyArray::from_values<int32_t>({1}, {std::numeric_limits<int32_t>::max()}).to_vector<float>("", ""));
+  CHECK(NpyArray::from_values<int64_t>({1}, {std::numeric_limits<int64_t>::min()}).to_vector<double>("", "")[0] == -0x1p63);
 }
 
 TEST_CASE("npy headers are padded to 64 bytes and round trip", "[npy]") {

@@ -216,4 +216,7 @@ TEST_CASE("schema violations are refused with file, key, expected and actual", "
 
   const NpyArray float_runtimes = NpyArray::from_values<double>({1159}, std::vector<double>(1159, 1.0));
   refuses(with_array(npz, "config_runtime", &float_runtimes), "config_runtime", "integer dtype");
+
+  const NpyArray no_nodes = NpyArray::from_values<float>({0, 140}, {});
+  refuses(with_array(npz, "node_feat", &no_nodes), "node_feat", "at least one node");
 }

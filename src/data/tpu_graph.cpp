@@ -135,6 +135,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
 
   const NpyArray& node_feat = reader.require("node_feat", {kAnyDimension, kNodeFeatureCount}, {"n", "140"});
   const int64_t n = node_feat.shape()[0];
+  if (n == 0) reader.fail("node_feat", "at least one node", "shape " + node_feat.shape_text());
   graph.node_count = static_cast<int32_t>(n);
   graph.node_features = reader.values<float>(node_feat, "node_feat");
   for (size_t i = 0; i < graph.node_features.size(); ++i) {
@@ -227,6 +228,9 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
                     std::to_string(split) + " at index " + std::to_string(i));
       }
     }
+  }
+  if (graph.config_count == 0) {
+    reader.fail(graph.kind == GraphKind::Tile ? "config_feat" : "node_config_feat", "at least one config", "0 configs");
   }
   check_runtimes(reader, graph);
   return graph;

@@ -230,7 +230,12 @@ bool convert(Source value, Target& out) {
     return true;
   } else if constexpr (std::is_floating_point_v<Target>) {  // integer -> float
     out = static_cast<Target>(value);
-    return static_cast<Source>(out) == value;
+    // Compare in double without casting back to Source: the rounded value may not fit it (e.g.
+    // INT64_MAX rounds up to 2^63).
+    const double rounded = static_cast<double>(out);
+    if (!(rounded < std::ldexp(1.0, std::numeric_limits<Source>::digits))) return false;
+    if (!(rounded >= static_cast<double>(std::numeric_limits<Source>::min()))) return false;
+    return static_cast<Source>(rounded) == value;
   } else if constexpr (std::is_floating_point_v<Source>) {  // float -> integer
     if (!(value >= static_cast<Source>(std::numeric_limits<Target>::min()) &&
           value <= static_cast<Source>(std::numeric_limits<Target>::max())) ||

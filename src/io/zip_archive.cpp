@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -273,6 +274,10 @@ uint64_t ZipReader::data_offset(const ZipMember& member) const {
 }
 
 ByteBuffer ZipReader::read(const ZipMember& member) const {
+  if (member.uncompressed_size > std::numeric_limits<size_t>::max() / 2) {
+    throw InputError(source_.name(), "member '" + member.name + "'", "a size this platform can address",
+                     std::to_string(member.uncompressed_size) + " bytes declared");
+  }
   const uint64_t offset = data_offset(member);
   if (member.method == 8) return inflate_member(member, offset);
   ByteBuffer bytes(static_cast<size_t>(member.compressed_size));  // inside the file: checked above

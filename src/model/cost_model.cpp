@@ -23,8 +23,9 @@ int get_int(const nlohmann::json& json, const char* key, int low, int high) {
   if (!json.contains(key) || !json[key].is_number_integer()) {
     throw InputError("", std::string("model config.") + key, "an integer", json.contains(key) ? json[key].dump() : "missing");
   }
-  const int value = json[key].get<int>();
-  if (value < low || value > high) {
+  const int64_t wide = json[key].get<int64_t>();
+  const int value = static_cast<int>(std::max<int64_t>(std::min<int64_t>(wide, high + int64_t(1)), low - int64_t(1)));
+  if (wide < low || wide > high) {
     throw InputError("", std::string("model config.") + key, "a value in [" + std::to_string(low) + ", " + std::to_string(high) + "]",
                      std::to_string(value));
   }
@@ -54,27 +55,35 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
   return config;
 }
 
+std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config) {
+  const int64_t input = config.opcode_embedding + kNodeFeatureCount + config_width(config);
+  const int64_t h = config.hidden;
+  std::vector<std::tuple<std::string, int64_t, int64_t>> shapes = {{"opcode_embedding", kOpcodeVocabulary, config.opcode_embedding}};
+  if (config.kind == "layout") shapes.emplace_back("layout_value_embedding", kLayoutValues, config.config_embedding);
+  shapes.emplace_back("input.weight", input, h);
+  shapes.emplace_back("input.bias", 1, h);
+  for (int l = 0; l < config.layers; ++l) {
+    const std::string prefix = "sage" + std::to_string(l) + ".";
+    for (const char* name : {"self", "producers", "consumers"}) shapes.emplace_back(prefix + name, h, h);
+    for (const char* name : {"bias", "norm.gain", "norm.bias"}) shapes.emplace_back(prefix + name, 1, h);
+  }
+  shapes.emplace_back("head.weight", 2 * h, h);
+  shapes.emplace_back("head.bias", 1, h);
+  shapes.emplace_back("out.weight", h, 1);
+  shapes.emplace_back("out.bias", 1, 1);
+  return shapes;
+}
+
 CostModel::CostModel(ModelConfig config, FeatureStatistics statistics)
     : config_(std::move(config)), statistics_(std::move(statistics)) {
-  const int input = config_.opcode_embedding + kNodeFeatureCount + config_width(config_);
-  const int h = config_.hidden;
-  add_parameter("opcode_embedding", kOpcodeVocabulary, config_.opcode_embedding, 1.0f);
-  if (config_.kind == "layout") add_parameter("layout_value_embedding", kLayoutValues, config_.config_embedding, 1.0f);
-  add_parameter("input.weight", input, h, 1.0f / std::sqrt(static_cast<float>(input)));
-  add_parameter("input.bias", 1, h, 0.0f);
-  for (int l = 0; l < config_.layers; ++l) {
-    const std::string prefix = "sage" + std::to_string(l) + ".";
-    add_parameter(prefix + "self", h, h, 1.0f / std::sqrt(static_cast<float>(h)));
-    add_parameter(prefix + "producers", h, h, 1.0f / std::sqrt(static_cast<float>(h)));
-    add_parameter(prefix + "consumers", h, h, 1.0f / std::sqrt(static_cast<float>(h)));
-    add_parameter(prefix + "bias", 1, h, 0.0f);
-    add_parameter(prefix + "norm.gain", 1, h, 0.0f).value.setOnes();
-    add_parameter(prefix + "norm.bias", 1, h, 0.0f);
+  // Embeddings start at unit scale, weights at 1/sqrt(fan-in), biases at 0, norm gains at 1.
+  for (const auto& [name, rows, cols] : parameter_shapes(config_)) {
+    const bool embedding = name.find("embedding") != std::string::npos;
+    const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
+    const float scale = embedding ? 1.0f : bias ? 0.0f : 1.0f / std::sqrt(static_cast<float>(rows));
+    nn::Parameter& parameter = add_parameter(name, static_cast<int>(rows), static_cast<int>(cols), scale);
+    if (name.find("norm.gain") != std::string::npos) parameter.value.setOnes();
   }
-  add_parameter("head.weight", 2 * h, h, 1.0f / std::sqrt(static_cast<float>(2 * h)));
-  add_parameter("head.bias", 1, h, 0.0f);
-  add_parameter("out.weight", h, 1, 1.0f / std::sqrt(static_cast<float>(h)));
-  add_parameter("out.bias", 1, 1, 0.0f);
 }
 
 nn::Parameter& CostModel::add_parameter(const std::string& name, int rows, int cols, float scale) {
@@ -201,7 +210,18 @@ CostModel CostModel::load(const std::string& path) {
     if (meta.value("version", 0) != kFormatVersion) {
       throw InputError("", "model_json.version", std::to_string(kFormatVersion), std::to_string(meta.value("version", 0)));
     }
-    CostModel model(ModelConfig::from_json(meta.at("config")), FeatureStatistics::from_json(meta.at("feature_statistics")));
+    const ModelConfig config = ModelConfig::from_json(meta.at("config"));
+    // Every parameter the config implies must be present with its shape before anything is
+    // allocated: a few bytes of JSON must not be able to demand gigabytes.
+    for (const auto& [name, rows, cols] : parameter_shapes(config)) {
+      const NpyArray* array = npz.find("param/" + name);
+      if (array == nullptr) throw InputError("", "param/" + name, "present", "missing");
+      if (array->shape() != std::vector<int64_t>{rows, cols}) {
+        throw InputError("", "param/" + name, "shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")",
+                         "shape " + array->shape_text());
+      }
+    }
+    CostModel model(config, FeatureStatistics::from_json(meta.at("feature_statistics")));
     for (auto& p : model.parameters_) {
       const NpyArray* array = npz.find("param/" + p->name);
       if (array == nullptr) throw InputError("", "param/" + p->name, "present", "missing");

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,9 @@ struct PreparedGraph {
   nn::Matrix node_features;  // view.size() x 140, normalised
   nn::Matrix tile_configs;   // tile: config_count x 24, normalised
 };
+
+// Name, rows and cols of every parameter a config implies, in creation order.
+std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config);
 
 class CostModel {
  public:

@@ -36,7 +36,9 @@ void write_json_file(const nlohmann::json& json, const fs::path& path) {
   {
     std::ofstream out(partial, std::ios::binary);
     if (!out) throw std::runtime_error(partial.string() + ": cannot create file");
-    out << json.dump(1) << "\n";
+    // Team names come from folder names, which need not be UTF-8: replace invalid bytes with
+    // U+FFFD rather than failing the whole board.
+    out << json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out.flush()) throw std::runtime_error(partial.string() + ": write failed");
   }
   fs::rename(partial, path);

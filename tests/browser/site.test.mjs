@@ -113,6 +113,13 @@ test("the per-graph spread of the best submission shows its public graphs", asyn
   await page.close();
 });
 
+test("a foreign ?data= URL is ignored in favour of the site's own data", async () => {
+  const { page } = await openPage("?data=https://example.invalid/leaderboard.json");
+  assert.equal(await page.evaluate(() => window.leaderboardState.loaded), true);
+  assert.equal(await page.evaluate(() => window.leaderboardState.teams), board.teams.length);
+  await page.close();
+});
+
 test("missing data gives a clear message", async () => {
   const { page } = await openPage("?data=missing/leaderboard.json");
   assert.equal(await page.evaluate(() => window.leaderboardState.loaded), false);
