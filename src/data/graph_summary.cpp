@@ -43,7 +43,7 @@ std::string duration(int64_t ns) {
 
 }  // namespace
 
-int64_t count_distinct_configs(const TpuGraph& graph) {
+std::vector<int32_t> distinct_config_indices(const TpuGraph& graph) {
   const size_t row_bytes = graph.kind == GraphKind::Tile
                                ? sizeof(float) * 24
                                : static_cast<size_t>(graph.configurable_count()) * 18;
@@ -52,9 +52,14 @@ int64_t count_distinct_configs(const TpuGraph& graph) {
                          : reinterpret_cast<const char*>(graph.layout_config_features.data());
   std::unordered_set<std::string_view> rows;
   rows.reserve(static_cast<size_t>(graph.config_count));
-  for (int32_t c = 0; c < graph.config_count; ++c) rows.emplace(base + c * row_bytes, row_bytes);
-  return static_cast<int64_t>(rows.size());
+  std::vector<int32_t> first;
+  for (int32_t c = 0; c < graph.config_count; ++c) {
+    if (rows.emplace(base + static_cast<size_t>(c) * row_bytes, row_bytes).second) first.push_back(c);
+  }
+  return first;
 }
+
+int64_t count_distinct_configs(const TpuGraph& graph) { return static_cast<int64_t>(distinct_config_indices(graph).size()); }
 
 GraphSummary summarize_graph(const TpuGraph& graph) {
   GraphSummary s;

@@ -35,5 +35,7 @@ nlohmann::json graph_summary_json(const GraphSummary& summary);
 
 // Number of distinct config feature rows (duplicates are common in TpuGraphs).
 int64_t count_distinct_configs(const TpuGraph& graph);
+// The first config of each group of identical feature rows, ascending.
+std::vector<int32_t> distinct_config_indices(const TpuGraph& graph);
 
 }  // namespace graphcost

@@ -6,31 +6,17 @@
 #include <limits>
 #include <numeric>
 #include <random>
-#include <set>
-#include <string_view>
 
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
+#include "data/graph_summary.h"
 #include "metrics/ranking_metrics.h"
 #include "nn/ops.h"
 #include "nn/optimizer.h"
 
 namespace graphcost {
 namespace {
-
-// Config indices with distinct feature rows (the first of each duplicate group).
-std::vector<int32_t> distinct_configs(const TpuGraph& graph) {
-  const size_t width = graph.kind == GraphKind::Tile ? sizeof(float) * 24 : static_cast<size_t>(graph.configurable_count()) * 18;
-  const char* base = graph.kind == GraphKind::Tile ? reinterpret_cast<const char*>(graph.tile_config_features.data())
-                                                   : reinterpret_cast<const char*>(graph.layout_config_features.data());
-  std::set<std::string_view> seen;
-  std::vector<int32_t> out;
-  for (int32_t c = 0; c < graph.config_count; ++c) {
-    if (seen.emplace(base + static_cast<size_t>(c) * width, width).second) out.push_back(c);
-  }
-  return out;
-}
 
 std::vector<double> targets(const TpuGraph& graph) {
   std::vector<double> y(graph.config_runtime_ns.size());
@@ -93,7 +79,7 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   std::vector<std::vector<double>> runtimes;
   for (const TpuGraph* g : train_graphs) {
     prepared.push_back(model.prepare(*g));
-    candidates.push_back(distinct_configs(*g));
+    candidates.push_back(distinct_config_indices(*g));
     runtimes.push_back(targets(*g));
   }
   nn::Adam adam(model.parameters(), nn::AdamOptions{options.learning_rate, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
