@@ -208,7 +208,8 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   std::vector<int8_t> values;
   values.reserve(static_cast<size_t>(options.layout_configs) * nc * 18);
   const std::vector<int8_t> default_config = program.default_config();
-  const std::vector<int8_t> local_best = program.locally_best_config();
+  // The per-op optimum seeds some proposals of the search; random collections never use it.
+  const std::vector<int8_t> local_best = search_default ? program.locally_best_config() : std::vector<int8_t>();
   std::vector<std::vector<int8_t>> configs;
   std::vector<double> seconds;
   // The "default" collections follow a compiler-like search: hill climbing from the default
@@ -265,7 +266,6 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   file.configs = graph.config_count;
   file.configurable = static_cast<int>(nc);
   file.best_vs_default = best / program.runtime(default_config);
-  (void)local_best;
   return file;
 }
 
