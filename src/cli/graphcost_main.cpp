@@ -3,23 +3,15 @@
 #include <cstdio>
 #include <exception>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <CLI/CLI.hpp>
 
 #include "cli/gen_command.h"
 #include "cli/info_command.h"
 #include "cli/model_commands.h"
+#include "common/heap_tuning.h"
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__)
-  // Training and inference allocate and free multi-megabyte matrices for every layer of every
-  // step. glibc would map and unmap each one (page faults on every use); keep them in the heap.
-  mallopt(M_MMAP_THRESHOLD, 512 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1024 << 20);
-#endif
+  graphcost::keep_large_allocations_in_heap();
   CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "graphcost 0.1.0");

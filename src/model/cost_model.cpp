@@ -7,6 +7,7 @@
 #include "data/node_features.h"
 #include "data/opcodes.h"
 #include "io/npz_file.h"
+#include "model/layout_inference.h"
 #include "nn/ops.h"
 
 namespace graphcost {
@@ -105,6 +106,13 @@ nn::Parameter& CostModel::find(const std::string& name) {
   throw std::logic_error("no parameter " + name);
 }
 
+const nn::Parameter& CostModel::parameter(const std::string& name) const {
+  for (const auto& p : parameters_) {
+    if (p->name == name) return *p;
+  }
+  throw std::logic_error("no parameter " + name);
+}
+
 std::vector<nn::Parameter*> CostModel::parameters() {
   std::vector<nn::Parameter*> out;
   for (auto& p : parameters_) out.push_back(p.get());
@@ -169,9 +177,14 @@ nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const 
   return add_row(matmul(hidden, tape.parameter(find("out.weight"))), tape.parameter(find("out.bias")));
 }
 
-std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch) {
-  std::vector<float> costs;
+std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch, int threads) {
   const int32_t total = prepared.graph->config_count;
+  if (config_.kind == "layout" && prepared.graph->kind == GraphKind::Layout) {
+    std::vector<int32_t> configs(static_cast<size_t>(total));
+    for (int32_t c = 0; c < total; ++c) configs[static_cast<size_t>(c)] = c;
+    return LayoutInference(*this, prepared).predict(configs, threads);
+  }
+  std::vector<float> costs;
   for (int32_t start = 0; start < total; start += batch) {
     std::vector<int32_t> configs;
     for (int32_t c = start; c < std::min(total, start + batch); ++c) configs.push_back(c);

@@ -57,13 +57,17 @@ class CostModel {
   const ModelConfig& config() const { return config_; }
   const FeatureStatistics& statistics() const { return statistics_; }
   std::vector<nn::Parameter*> parameters();
+  // The parameter called `name` (names as in parameter_shapes); std::logic_error if absent.
+  const nn::Parameter& parameter(const std::string& name) const;
   size_t parameter_count() const;
 
   PreparedGraph prepare(const TpuGraph& graph) const;
   // Predicted costs of `configs` (B x 1) on the tape.
   nn::Var forward(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
-  // Predicted costs of every config, in chunks of `batch` (no gradients kept).
-  std::vector<float> predict(const PreparedGraph& graph, int batch = 64);
+  // Predicted costs of every config (no gradients kept). Layout graphs go through LayoutInference
+  // (shared work once, per-config increments; `threads` workers); tile graphs through forward() in
+  // chunks of `batch` configs.
+  std::vector<float> predict(const PreparedGraph& graph, int batch = 64, int threads = 1);
 
   // Model file: an .npz with one float32 array per parameter and "model_json" (uint8: the JSON
   // of format version, config and feature statistics). docs/model-format.md.

@@ -73,15 +73,28 @@ Var relu(Var a) {
   return unary(a, [](float x) { return x > 0 ? x : 0.0f; }, [](float x, float) { return x > 0 ? 1.0f : 0.0f; });
 }
 
+namespace {
+constexpr float kGeluScale = 0.7978845608f;  // sqrt(2 / pi)
+constexpr float kGeluCubic = 0.044715f;
+}  // namespace
+
+void gelu_in_place(float* values, Eigen::Index count) {
+  Eigen::Map<Eigen::ArrayXf> x(values, count);
+  x = 0.5f * x * (1.0f + (kGeluScale * (x + kGeluCubic * x.cube())).tanh());
+}
+
 Var gelu(Var a) {
-  constexpr float k = 0.7978845608f;  // sqrt(2 / pi)
-  return unary(
-      a, [](float x) { return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x))); },
-      [](float x, float) {
-        const float inner = k * (x + 0.044715f * x * x * x);
-        const float t = std::tanh(inner);
-        return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * k * (1.0f + 3 * 0.044715f * x * x);
-      });
+  Matrix out = a.value();
+  gelu_in_place(out.data(), out.size());
+  return a.tape->record(std::move(out), {a}, [a](Tape& tape, int id) {
+    if (!tape.needs_grad(a.id)) return;
+    const Matrix& in = tape.value(a.id);
+    const auto x = Eigen::Map<const Eigen::ArrayXf>(in.data(), in.size());
+    const Eigen::ArrayXf t = (kGeluScale * (x + kGeluCubic * x.cube())).tanh();
+    const Eigen::ArrayXf local = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t.square()) * kGeluScale * (1.0f + 3 * kGeluCubic * x.square());
+    const Matrix& g = tape.grad(id);
+    Eigen::Map<Eigen::ArrayXf>(tape.grad(a.id).data(), in.size()) += Eigen::Map<const Eigen::ArrayXf>(g.data(), g.size()) * local;
+  });
 }
 
 Var tanh(Var a) {

@@ -10,13 +10,17 @@
 
 namespace graphcost::nn {
 
+// GELU (tanh approximation) of `count` contiguous values, in place, vectorised with Eigen's tanh:
+// what gelu() applies, shared with the tape-free inference so both compute the same numbers.
+void gelu_in_place(float* values, Eigen::Index count);
+
 Var matmul(Var a, Var b);                 // (n x k) (k x m)
 Var add(Var a, Var b);                    // same shape
 Var add_row(Var a, Var row);              // a + a (1 x m) row broadcast to every row (a bias)
 Var mul(Var a, Var b);                    // elementwise
 Var scale(Var a, float factor);
 Var relu(Var a);
-Var gelu(Var a);                          // tanh approximation
+Var gelu(Var a);                          // tanh approximation: gelu_in_place
 Var tanh(Var a);
 Var sigmoid(Var a);
 Var concat_columns(const std::vector<Var>& parts);

@@ -1,0 +1,60 @@
+// LayoutInference: ranks many layout configurations of one graph without recomputing what they
+// share. The configurations of a layout graph differ only at configurable nodes, and a GraphSAGE
+// layer only spreads a change one hop, so:
+//   once per graph:  every node's activations under a base configuration (per configurable node
+//                    the row of 18 values most configurations give it), their pooled sum, and the
+//                    input layer's node part (opcode embedding + features times their weights);
+//   per config:      only the nodes whose values differ from the base, then after each layer
+//                    those plus their neighbours; the pooled sum is corrected by the changed rows.
+// It computes the same function as CostModel::forward (to float rounding; tested), tape-free.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "model/cost_model.h"
+
+namespace graphcost {
+
+class LayoutInference {
+ public:
+  // `model` and `graph` must outlive this object; `graph` must be a layout graph prepared by `model`.
+  LayoutInference(const CostModel& model, const PreparedGraph& graph);
+
+  // Predicted cost of each config in `configs` (lower = faster). `threads` > 1 splits the configs
+  // between worker threads (each with its own scratch space); results do not depend on it.
+  // `progress(done, total)` is called from the calling thread now and then; returning false stops
+  // early (the remaining costs are NaN).
+  std::vector<float> predict(const std::vector<int32_t>& configs, int threads = 1,
+                             const std::function<bool(size_t, size_t)>& progress = nullptr) const;
+
+  // Mean number of rows recomputed per config at each layer (input layer first), over every config
+  // predicted so far by this object's last predict() call: how much the increments save.
+  const std::vector<double>& mean_recomputed_rows() const { return mean_recomputed_rows_; }
+  int32_t view_rows() const { return view_rows_; }
+
+ private:
+  struct Scratch;
+  struct LayerVectors {
+    Eigen::RowVectorXf bias, gain, shift;
+  };
+  float predict_one(int32_t config, Scratch& scratch) const;
+  void run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch) const;
+
+  const CostModel& model_;
+  const PreparedGraph& graph_;
+  int32_t view_rows_ = 0;
+  int hidden_ = 0;
+  int layers_ = 0;
+  nn::Matrix input_node_part_;        // view rows x hidden: node part of the input layer + its bias
+  nn::Matrix value_table_;            // (18 x 7) x hidden: embedded layout value k=v times its weights
+  std::vector<int8_t> base_values_;   // configurable x 18: the base configuration
+  std::vector<nn::Matrix> base_;      // layers + 1 matrices, view rows x hidden
+  Eigen::RowVectorXf base_sum_;       // column sums of base_.back()
+  std::vector<nn::Matrix> layer_weights_;  // per layer: [W_self; W_producers; W_consumers] (3h x h)
+  std::vector<LayerVectors> layer_vectors_;
+  mutable std::vector<double> mean_recomputed_rows_;
+};
+
+}  // namespace graphcost

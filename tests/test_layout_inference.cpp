@@ -1,0 +1,104 @@
+// LayoutInference (shared work once, per-config increments) computes what CostModel::forward
+// computes: on generated and real layout graphs, whole and pruned, with 0 to 3 layers, any thread
+// count, and it recomputes fewer rows than the view holds.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+#include "data/dataset_survey.h"
+#include "model/cost_model.h"
+#include "model/layout_inference.h"
+#include "synth/dataset_generator.h"
+#include "test_support.h"
+
+using namespace graphcost;
+
+namespace {
+
+// Costs of `configs` through the differentiable forward pass, the reference.
+std::vector<float> forward_costs(CostModel& model, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
+  std::vector<float> costs;
+  for (size_t start = 0; start < configs.size(); start += 16) {
+    const std::vector<int32_t> chunk(configs.begin() + static_cast<std::ptrdiff_t>(start),
+                                     configs.begin() + static_cast<std::ptrdiff_t>(std::min(configs.size(), start + 16)));
+    nn::Tape tape;
+    const nn::Var out = model.forward(tape, prepared, chunk);
+    for (Eigen::Index i = 0; i < out.rows(); ++i) costs.push_back(out.value()(i, 0));
+  }
+  return costs;
+}
+
+void check_same(const std::vector<float>& expected, const std::vector<float>& actual) {
+  REQUIRE(expected.size() == actual.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    INFO("config " << i);
+    REQUIRE(std::isfinite(actual[i]));
+    REQUIRE(std::abs(expected[i] - actual[i]) <= 1e-4f * (1.0f + std::abs(expected[i])));
+  }
+}
+
+ModelConfig layout_config(int layers, int hops, uint64_t seed) {
+  ModelConfig config;
+  config.kind = "layout";
+  config.collection = "layout:xla:random";
+  config.opcode_embedding = 8;
+  config.hidden = 24;
+  config.layers = layers;
+  config.hops = hops;
+  config.seed = seed;
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("incremental layout inference equals the full forward pass on generated graphs", "[model][inference]") {
+  GeneratorOptions options;
+  options.out = testing::scratch_dir("layout_inference_generated");
+  options.graphs = 2;
+  options.seed = 21;
+  options.collections = {"layout:xla:default"};
+  options.max_nodes = 400;
+  options.layout_configs = 30;
+  options.threads = 1;
+  generate_dataset(options);
+  for (const std::string& path : find_npz_files(options.out)) {
+    const TpuGraph graph = load_tpu_graph(path);
+    const FeatureStatistics statistics = fit_feature_statistics({&graph});
+    for (int layers : {0, 1, 3}) {
+      for (int hops : {-1, 1}) {
+        INFO(path << " layers " << layers << " hops " << hops);
+        CostModel model(layout_config(layers, hops, 3 + static_cast<uint64_t>(layers)), statistics);
+        const PreparedGraph prepared = model.prepare(graph);
+        std::vector<int32_t> configs(static_cast<size_t>(graph.config_count));
+        std::iota(configs.begin(), configs.end(), 0);
+        const LayoutInference inference(model, prepared);
+        const std::vector<float> expected = forward_costs(model, prepared, configs);
+        check_same(expected, inference.predict(configs, 1));
+        check_same(expected, inference.predict(configs, 2));
+        check_same(expected, model.predict(prepared));
+        if (layers > 0) CHECK(inference.mean_recomputed_rows().back() <= inference.view_rows());
+      }
+    }
+  }
+}
+
+TEST_CASE("incremental layout inference equals the full forward pass on a real graph", "[model][inference][real]") {
+  const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"));
+  CostModel model(layout_config(2, 1, 9), fit_feature_statistics({&graph}));
+  const PreparedGraph prepared = model.prepare(graph);
+  std::vector<int32_t> configs;
+  for (int32_t c = 0; c < graph.config_count; c += 16) configs.push_back(c);  // 31 of 481, any order
+  std::reverse(configs.begin(), configs.end());
+  const LayoutInference inference(model, prepared);
+  check_same(forward_costs(model, prepared, configs), inference.predict(configs, 2));
+  // Progress is reported and can stop the work: the rest stays NaN.
+  size_t calls = 0;
+  const std::vector<float> stopped = inference.predict(configs, 1, [&](size_t done, size_t) {
+    ++calls;
+    return done < 3;
+  });
+  CHECK(calls >= 1);
+  CHECK(std::isnan(stopped.back()));
+  CHECK_THROWS_AS(inference.predict({graph.config_count}), std::out_of_range);
+}
