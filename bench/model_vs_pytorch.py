@@ -4,7 +4,9 @@ python3-torch), on the same TpuGraphs files, fp32, CPU.
 
 Usage: /usr/bin/python3 bench/model_vs_pytorch.py [--binary build/native-release/bench/bench_model]
                                                   [--file F.npz ...] [--rounds 3] [--threads 1]
-Needs python3-torch: `bash scripts/setup.sh --bench` installs it (the tests do not need it).
+Needs python3-torch and an optimised BLAS under it: `bash scripts/setup.sh --bench` installs
+python3-torch and libopenblas0-pthread (Debian's torch is built with BLAS_INFO=generic and would
+otherwise run on the reference netlib BLAS, 10x slower). The tests do not need either.
 
 Both sides run: opcode embedding (16) + 140 node features + layout values embedded (7 values x 4,
 18 per configurable node) -> linear 64 + GELU(tanh) -> 2 x [h + LayerNorm(GELU(h Ws + mean(producers)
@@ -133,8 +135,8 @@ print(json.dumps({"view_rows": v, "train_step_ms": train * 1e3, "train_step_conf
 """
 
 
-def run(command):
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+def run(command, env=None):
+    out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -147,14 +149,19 @@ def main():
     parser.add_argument("--sample", type=int, default=32, help="configs timed for the forward-per-1,000 figure")
     args = parser.parse_args()
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         sys.exit("model_vs_pytorch: python3-torch is missing; run `bash scripts/setup.sh --bench`")
+    blas = torch.__config__.show()
+    if "BLAS_INFO=generic" in blas and not os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3").count("openblas"):
+        print("warning: PyTorch's generic BLAS is the reference netlib one; install libopenblas0-pthread "
+              "(setup.sh --bench does) or the peer is unfairly slow", file=sys.stderr)
     files = args.file or [os.path.join(DATA, f) for f in DEFAULT_FILES]
     print(f"{'file':<44} {'rows':>5} {'':>10} {'graphcost':>11} {'pytorch':>11} {'ratio':>6}")
     for path in files:
         ours = run([args.binary, path, "--repeat", str(args.rounds), "--sample", str(args.sample)])
-        peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM, path, str(args.rounds), str(args.threads), str(args.sample)])
+        peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM, path, str(args.rounds), str(args.threads), str(args.sample)],
+                   env=dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads)))
         name = os.path.basename(path)[:44]
         for key, label in (("train_step_ms", "train step"), ("forward_per_1000_configs_ms", "fwd/1000")):
             print(f"{name:<44} {ours['view_rows']:>5} {label:>10} {ours[key]:>9.1f}ms {peer[key]:>9.1f}ms "

@@ -2,8 +2,18 @@
 # Installs everything graphcost needs on a Debian bookworm machine: apt packages, Debian source
 # packages of Dear ImGui and zlib for the WebAssembly build (into third_party/, git-ignored), and the
 # npm packages of the browser tests. Idempotent: a second run only checks and returns in seconds.
+#   --bench  also installs the benchmark peers' packages: python3-torch (bench/model_vs_pytorch.py)
+#            and libopenblas0-pthread (Debian's torch uses the system BLAS; without OpenBLAS it would
+#            run on the slow reference one). The tests never need them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bench=0
+for argument in "$@"; do
+  case "$argument" in
+    --bench) bench=1 ;;
+    *) echo "usage: scripts/setup.sh [--bench]" >&2; exit 2 ;;
+  esac
+done
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev   # native + sanitizer + libFuzzer
@@ -14,6 +24,9 @@ apt_packages=(
   chromium                                                                  # browser tests
   dpkg-dev                                                                  # apt-get source
 )
+if [ "$bench" = 1 ]; then
+  apt_packages+=(python3-torch libopenblas0-pthread)
+fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
