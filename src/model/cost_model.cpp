@@ -178,18 +178,21 @@ nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const 
 }
 
 std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch, int threads) {
-  const int32_t total = prepared.graph->config_count;
+  std::vector<int32_t> configs(static_cast<size_t>(prepared.graph->config_count));
+  for (int32_t c = 0; c < prepared.graph->config_count; ++c) configs[static_cast<size_t>(c)] = c;
+  return predict(prepared, configs, batch, threads);
+}
+
+std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::vector<int32_t>& configs, int batch, int threads) {
   if (config_.kind == "layout" && prepared.graph->kind == GraphKind::Layout) {
-    std::vector<int32_t> configs(static_cast<size_t>(total));
-    for (int32_t c = 0; c < total; ++c) configs[static_cast<size_t>(c)] = c;
     return LayoutInference(*this, prepared).predict(configs, threads);
   }
   std::vector<float> costs;
-  for (int32_t start = 0; start < total; start += batch) {
-    std::vector<int32_t> configs;
-    for (int32_t c = start; c < std::min(total, start + batch); ++c) configs.push_back(c);
+  for (size_t start = 0; start < configs.size(); start += static_cast<size_t>(std::max(1, batch))) {
+    const std::vector<int32_t> chunk(configs.begin() + static_cast<std::ptrdiff_t>(start),
+                                     configs.begin() + static_cast<std::ptrdiff_t>(std::min(configs.size(), start + static_cast<size_t>(std::max(1, batch)))));
     nn::Tape tape;
-    const nn::Var out = forward(tape, prepared, configs);
+    const nn::Var out = forward(tape, prepared, chunk);
     for (Eigen::Index i = 0; i < out.rows(); ++i) costs.push_back(out.value()(i, 0));
   }
   return costs;

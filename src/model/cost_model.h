@@ -68,6 +68,8 @@ class CostModel {
   // (shared work once, per-config increments; `threads` workers); tile graphs through forward() in
   // chunks of `batch` configs.
   std::vector<float> predict(const PreparedGraph& graph, int batch = 64, int threads = 1);
+  // The same for the listed configs only (indices into the graph's configs), in their order.
+  std::vector<float> predict(const PreparedGraph& graph, const std::vector<int32_t>& configs, int batch = 64, int threads = 1);
 
   // Model file: an .npz with one float32 array per parameter and "model_json" (uint8: the JSON
   // of format version, config and feature statistics). docs/model-format.md.

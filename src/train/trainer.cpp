@@ -38,34 +38,70 @@ std::vector<TpuGraph> load_collection(const std::string& data, const std::string
   return graphs;
 }
 
-double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
+namespace {
+
+std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+  if (!configs.empty()) return configs;
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+void check_loss(const TrainOptions& options) {
+  if (options.loss != "listmle" && options.loss != "hinge" && options.loss != "mse") {
+    throw std::invalid_argument("unknown loss '" + options.loss + "' (listmle, hinge, mse)");
+  }
+}
+
+}  // namespace
+
+double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
+  const std::vector<int32_t> used = all_or(graph, configs);
+  const std::vector<double> all_targets = targets(graph);
+  std::vector<double> y;
+  for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
+  std::vector<int32_t> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+  return graph.kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
+}
+
+double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs) {
   double total = 0;
   int counted = 0;
-  for (const TpuGraph* graph : graphs) {
-    if (graph->runtimes_hidden) continue;
-    const std::vector<double> y = targets(*graph);
-    if (y.size() < 2 || std::all_of(y.begin(), y.end(), [&](double v) { return v == y.front(); })) continue;
-    const std::vector<float> cost = model.predict(model.prepare(*graph));
-    std::vector<int32_t> order(cost.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
-    total += graph->kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
+  for (const GraphConfigs& item : graphs) {
+    const TpuGraph& graph = *item.graph;
+    if (graph.runtimes_hidden) continue;
+    const std::vector<int32_t> used = all_or(graph, item.configs);
+    const std::vector<double> y = targets(graph);
+    if (used.size() < 2 || std::all_of(used.begin(), used.end(), [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
+      continue;
+    }
+    total += ranking_metric(graph, used, model.predict(model.prepare(graph), used));
     ++counted;
   }
   return counted > 0 ? total / counted : std::numeric_limits<double>::quiet_NaN();
 }
 
+double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
+  std::vector<GraphConfigs> all;
+  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
+  return evaluate_model(model, all);
+}
+
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
-  if (options.loss != "listmle" && options.loss != "hinge" && options.loss != "mse") {
-    throw std::invalid_argument("unknown loss '" + options.loss + "' (listmle, hinge, mse)");
-  }
+  check_loss(options);
   const std::vector<TpuGraph> train = load_collection(options.data, options.collection, options.train_split);
   const std::vector<TpuGraph> valid = load_collection(options.data, options.collection, options.valid_split);
-  std::vector<const TpuGraph*> train_graphs, valid_graphs;
+  std::vector<const TpuGraph*> train_graphs;
+  std::vector<GraphConfigs> train_items, valid_items;
   for (const TpuGraph& g : train) {
-    if (!g.runtimes_hidden && g.config_count >= 2) train_graphs.push_back(&g);
+    if (!g.runtimes_hidden && g.config_count >= 2) {
+      train_graphs.push_back(&g);
+      train_items.push_back({&g, {}});
+    }
   }
-  for (const TpuGraph& g : valid) valid_graphs.push_back(&g);
+  for (const TpuGraph& g : valid) valid_items.push_back({&g, {}});
   if (train_graphs.empty()) {
     throw InputError(options.data, "collection " + options.collection + ", split " + options.train_split,
                      "labelled .npz files with at least 2 configs", "none found");
@@ -74,22 +110,41 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   config.kind = options.collection == "tile:xla" ? "tile" : "layout";
   config.collection = options.collection;
   CostModel model(config, fit_feature_statistics(train_graphs));
+  return fit_model(model, train_items, valid_items, options, progress);
+}
+
+TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
+                      const TrainOptions& options, const TrainProgress& progress) {
+  check_loss(options);
   std::vector<PreparedGraph> prepared;
   std::vector<std::vector<int32_t>> candidates;
   std::vector<std::vector<double>> runtimes;
-  for (const TpuGraph* g : train_graphs) {
-    prepared.push_back(model.prepare(*g));
-    candidates.push_back(distinct_config_indices(*g));
-    runtimes.push_back(targets(*g));
+  for (const GraphConfigs& item : train) {
+    const TpuGraph& g = *item.graph;
+    if (g.runtimes_hidden) continue;
+    // Distinct configs only (duplicates would teach nothing and skew the sampling), restricted
+    // to the allowed ones.
+    std::vector<int32_t> distinct = distinct_config_indices(g);
+    if (!item.configs.empty()) {
+      std::vector<char> allowed(static_cast<size_t>(g.config_count), 0);
+      for (int32_t c : item.configs) allowed[static_cast<size_t>(c)] = 1;
+      distinct.erase(std::remove_if(distinct.begin(), distinct.end(), [&](int32_t c) { return !allowed[static_cast<size_t>(c)]; }),
+                     distinct.end());
+    }
+    if (distinct.size() < 2) continue;
+    prepared.push_back(model.prepare(g));
+    candidates.push_back(std::move(distinct));
+    runtimes.push_back(targets(g));
   }
+  if (prepared.empty()) throw std::invalid_argument("fit_model: no training graph has 2 distinct labelled configs");
   nn::Adam adam(model.parameters(), nn::AdamOptions{options.learning_rate, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
-  std::mt19937_64 random(config.seed + 17);
+  std::mt19937_64 random(model.config().seed + 17);
   TrainResult result;
-  result.train_graphs = train_graphs.size();
-  result.valid_graphs = valid_graphs.size();
+  result.train_graphs = prepared.size();
+  result.valid_graphs = valid.size();
   const int total_steps = options.epochs * options.steps_per_epoch;
   EpochReport start_report;
-  start_report.valid_metric = evaluate_model(model, valid_graphs);
+  start_report.valid_metric = evaluate_model(model, valid);
   if (progress && !progress(start_report, options.epochs)) return result;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
@@ -124,7 +179,7 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
     EpochReport report;
     report.epoch = epoch;
     report.train_loss = loss_sum / std::max(1, options.steps_per_epoch);
-    report.valid_metric = evaluate_model(model, valid_graphs);
+    report.valid_metric = evaluate_model(model, valid);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.epochs.push_back(report);
     if (!options.out.empty()) model.save(options.out);  // checkpoint: the latest model

@@ -42,10 +42,31 @@ struct TrainResult {
   size_t train_graphs = 0, valid_graphs = 0;
 };
 
+// Loads the collection's train and valid splits, fits feature statistics, builds a model from
+// options.model and fits it (fit_model), saving it to options.out.
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress = nullptr);
 
-// Mean Kendall tau-b (layout) or mean tile score (tile) of `model` over `graphs` (labelled).
+// One labelled graph and which of its configs a fit or an evaluation may use (empty: all). Lets
+// experiments hold configs out of a graph (docs/experiments.md).
+struct GraphConfigs {
+  const TpuGraph* graph = nullptr;
+  std::vector<int32_t> configs;
+};
+
+// Fits `model` on `train` (graphs with fewer than 2 distinct usable configs are skipped), reporting
+// `valid` after every epoch; uses options' epochs, steps, configs_per_step, loss, learning rate,
+// model.seed (sampling) and out (checkpoint; empty: none).
+TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
+                      const TrainOptions& options, const TrainProgress& progress = nullptr);
+
+// Mean Kendall tau-b (layout) or mean tile score (tile) of `model` over `graphs` (labelled; the
+// listed configs only). Graphs whose runtimes are hidden or all equal are skipped.
+double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs);
 double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs);
+
+// The ranking metric of `cost` (lower = predicted faster) against `graph`'s runtimes on `configs`
+// (empty: all): Kendall tau-b for layout, the tile score for tile.
+double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost);
 
 // Graphs of `collection` and `split` (comma list) below `data`, loaded and checked.
 std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split);

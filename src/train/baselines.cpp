@@ -1,0 +1,178 @@
+#include "train/baselines.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Cholesky>
+
+#include "data/node_features.h"
+
+namespace graphcost {
+namespace {
+
+constexpr int kLayoutValues = 7;  // -1..5
+
+// Ridge weights for centred X and y: primal (d x d system) or dual (n x n), whichever is smaller.
+Eigen::VectorXd solve_ridge(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, double penalty) {
+  if (x.rows() < x.cols()) {
+    Eigen::MatrixXd gram = x * x.transpose();
+    gram.diagonal().array() += penalty;
+    return x.transpose() * gram.ldlt().solve(y);
+  }
+  Eigen::MatrixXd gram = x.transpose() * x;
+  gram.diagonal().array() += penalty;
+  return gram.ldlt().solve(x.transpose() * y);
+}
+
+std::vector<int32_t> all_configs(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+  if (!configs.empty()) return configs;
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+}  // namespace
+
+std::vector<float> random_costs(size_t count, uint64_t seed) {
+  std::mt19937_64 random(seed * 7919 + 1);
+  std::vector<float> costs(count);
+  for (float& cost : costs) cost = static_cast<float>(random() >> 40);
+  return costs;
+}
+
+std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+  if (graph.kind != GraphKind::Layout) throw std::invalid_argument("layout_change_counts needs a layout graph");
+  const int32_t nodes = graph.configurable_count();
+  const size_t width = kLayoutConfigFeatureCount;
+  auto row = [&](int32_t config, int32_t slot) {
+    return graph.layout_config_features.data() + (static_cast<size_t>(config) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
+  };
+  std::vector<std::string> mode(static_cast<size_t>(nodes));
+  for (int32_t slot = 0; slot < nodes; ++slot) {
+    std::map<std::string, int32_t> counts;
+    for (int32_t c = 0; c < graph.config_count; ++c) ++counts[std::string(reinterpret_cast<const char*>(row(c, slot)), width)];
+    mode[static_cast<size_t>(slot)] = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  }
+  std::vector<float> costs;
+  for (int32_t c : configs) {
+    int changed = 0;
+    for (int32_t slot = 0; slot < nodes; ++slot) {
+      changed += std::string(reinterpret_cast<const char*>(row(c, slot)), width) != mode[static_cast<size_t>(slot)];
+    }
+    costs.push_back(static_cast<float>(changed));
+  }
+  return costs;
+}
+
+Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
+  const Eigen::Index n = static_cast<Eigen::Index>(configs.size());
+  if (graph.kind == GraphKind::Tile) {
+    Eigen::MatrixXd x(n, kTileConfigFeatureCount);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (int k = 0; k < kTileConfigFeatureCount; ++k) {
+        const double v = graph.tile_config_features[static_cast<size_t>(configs[static_cast<size_t>(i)]) * kTileConfigFeatureCount + static_cast<size_t>(k)];
+        x(i, k) = std::copysign(std::log1p(std::abs(v)), v);
+      }
+    }
+    return x;
+  }
+  const int32_t nodes = graph.configurable_count();
+  const Eigen::Index columns = encoding_ == ConfigEncoding::PerNode ? static_cast<Eigen::Index>(nodes) * kLayoutConfigFeatureCount * kLayoutValues
+                                                                    : kLayoutConfigFeatureCount * kLayoutValues;
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, columns);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (int32_t slot = 0; slot < nodes; ++slot) {
+      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
+        const int value = graph.layout_value(configs[static_cast<size_t>(i)], slot, k) + 1;
+        const Eigen::Index column = static_cast<Eigen::Index>(k) * kLayoutValues + value;
+        if (encoding_ == ConfigEncoding::PerNode) {
+          x(i, static_cast<Eigen::Index>(slot) * kLayoutConfigFeatureCount * kLayoutValues + column) = 1;
+        } else {
+          x(i, column) += 1.0 / std::max(1, nodes);
+        }
+      }
+    }
+  }
+  return x;
+}
+
+void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
+  std::vector<Eigen::MatrixXd> blocks;
+  std::vector<double> targets;
+  Eigen::Index rows = 0, columns = -1;
+  for (const GraphConfigs& item : train) {
+    const TpuGraph& graph = *item.graph;
+    if (graph.runtimes_hidden) continue;
+    const std::vector<int32_t> configs = all_configs(graph, item.configs);
+    Eigen::MatrixXd x = features(graph, configs);
+    if (columns >= 0 && x.cols() != columns) throw std::invalid_argument("RidgeRanker: per-node one-hot features need graphs of one program");
+    columns = x.cols();
+    std::vector<double> y;
+    for (int32_t c : configs) {
+      double runtime = static_cast<double>(graph.config_runtime_ns[static_cast<size_t>(c)]);
+      if (graph.kind == GraphKind::Tile) runtime /= static_cast<double>(graph.config_runtime_normalizers_ns[static_cast<size_t>(c)]);
+      y.push_back(std::log(std::max(runtime, 1e-9)));
+    }
+    const double mean = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
+    double variance = 0;
+    for (double v : y) variance += (v - mean) * (v - mean) / static_cast<double>(y.size());
+    const double scale = variance > 0 ? 1.0 / std::sqrt(variance) : 0.0;
+    for (double v : y) targets.push_back((v - mean) * scale);
+    rows += x.rows();
+    blocks.push_back(std::move(x));
+  }
+  if (rows < 2) throw std::invalid_argument("RidgeRanker: fewer than 2 labelled configs to fit");
+  Eigen::MatrixXd x(rows, columns);
+  Eigen::Index at = 0;
+  for (const Eigen::MatrixXd& block : blocks) {
+    x.middleRows(at, block.rows()) = block;
+    at += block.rows();
+  }
+  const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(targets.data(), rows);
+  feature_mean_ = x.colwise().mean();
+  x.rowwise() -= feature_mean_;
+
+  // Penalty: the grid value with the least squared error on a held-out fifth of the rows.
+  std::vector<Eigen::Index> order(static_cast<size_t>(rows));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + 101));
+  const Eigen::Index held = std::max<Eigen::Index>(1, rows / 5);
+  Eigen::MatrixXd fit_x(rows - held, columns), held_x(held, columns);
+  Eigen::VectorXd fit_y(rows - held), held_y(held);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const Eigen::Index r = order[static_cast<size_t>(i)];
+    if (i < held) {
+      held_x.row(i) = x.row(r);
+      held_y(i) = y(r);
+    } else {
+      fit_x.row(i - held) = x.row(r);
+      fit_y(i - held) = y(r);
+    }
+  }
+  double best_error = std::numeric_limits<double>::infinity();
+  for (double penalty : {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0}) {
+    const double fit_mean = fit_y.mean();
+    const Eigen::VectorXd w = solve_ridge(fit_x, fit_y.array() - fit_mean, penalty);
+    const double error = ((held_x * w).array() + fit_mean - held_y.array()).square().mean();
+    if (error < best_error) best_error = error, penalty_ = penalty;
+  }
+  weights_ = solve_ridge(x, y.array() - y.mean(), penalty_);
+}
+
+std::vector<float> RidgeRanker::predict(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
+  Eigen::MatrixXd x = features(graph, configs);
+  if (x.cols() != weights_.size()) throw std::invalid_argument("RidgeRanker: graph's features do not match the fitted ones");
+  x.rowwise() -= feature_mean_;
+  const Eigen::VectorXd prediction = x * weights_;
+  std::vector<float> costs(configs.size());
+  for (size_t i = 0; i < costs.size(); ++i) costs[i] = static_cast<float>(prediction(static_cast<Eigen::Index>(i)));
+  return costs;
+}
+
+}  // namespace graphcost

@@ -1,0 +1,48 @@
+// Baseline rankers a learned cost model has to beat, measured the same way as the model
+// (docs/experiments.md):
+//   random_costs          a random order
+//   layout_change_counts  "fewest layout changes": per config, how many configurable nodes carry
+//                         values other than the node's most common ones among the graph's configs
+//                         (a search around the compiler's choice makes it the most common)
+//   RidgeRanker           ridge regression of standardised log runtime on one-hot config values:
+//                         per node (node x column x value; one graph only) or as a histogram over
+//                         nodes (column x value counts / nodes; transfers across programs); tile
+//                         graphs use their 24 config features (signed log)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "data/tpu_graph.h"
+#include "train/trainer.h"
+
+namespace graphcost {
+
+std::vector<float> random_costs(size_t count, uint64_t seed);
+
+std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs);
+
+enum class ConfigEncoding { PerNode, Histogram };
+
+class RidgeRanker {
+ public:
+  explicit RidgeRanker(ConfigEncoding encoding) : encoding_(encoding) {}
+  // Fits on the listed configs of `train` (targets: log runtime standardised per graph). The
+  // penalty is chosen from a grid by error on a held-out fifth of the rows (seeded), then refit on
+  // all. PerNode needs every graph to be the same program (same configurable node count).
+  void fit(const std::vector<GraphConfigs>& train, uint64_t seed = 0);
+  std::vector<float> predict(const TpuGraph& graph, const std::vector<int32_t>& configs) const;
+  double penalty() const { return penalty_; }
+
+ private:
+  Eigen::MatrixXd features(const TpuGraph& graph, const std::vector<int32_t>& configs) const;
+
+  ConfigEncoding encoding_;
+  Eigen::VectorXd weights_;
+  Eigen::RowVectorXd feature_mean_;
+  double penalty_ = 0;
+};
+
+}  // namespace graphcost
