@@ -1,5 +1,6 @@
 // graphcost: the command-line tool. Subcommands live in cli/<name>_command.*; this file only parses
 // arguments and turns errors into exit codes: 0 ok, 1 bad input (message on stderr), 2 usage.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +10,7 @@
 #include "cli/info_command.h"
 #include "cli/model_commands.h"
 #include "common/heap_tuning.h"
+#include "data/dataset_path.h"
 
 int main(int argc, char** argv) {
   graphcost::keep_large_allocations_in_heap();
@@ -39,8 +41,24 @@ int main(int argc, char** argv) {
   graphcost::TrainCommandOptions train;
   CLI::App* train_command = app.add_subcommand("train", "Train a GNN cost model on one collection's labelled files");
   train_command->add_option("--data", train.train.data, "npz tree")->required();
-  train_command->add_option("--collection", train.train.collection, "tile:xla, layout:xla:random, ...")->required()
-      ->check(CLI::IsMember({"tile:xla", "layout:xla:random", "layout:xla:default", "layout:nlp:random", "layout:nlp:default"}));
+  const auto collection_list = [](const std::string& text) -> std::string {
+    // One collection, or a comma list of layout collections (one model for several searches).
+    std::string kinds;
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      const std::string name = text.substr(start, comma - start);
+      bool known = false;
+      for (const char* collection : graphcost::kCollections) known = known || name == collection;
+      if (!known) return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
+      kinds += name.rfind("tile:", 0) == 0 ? "t" : "l";
+      start = comma + 1;
+    }
+    if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "tile:xla cannot be mixed with other collections";
+    return "";
+  };
+  train_command->add_option("--collection", train.train.collection,
+                            "tile:xla, layout:xla:random, ... or a comma list of layout collections")->required()->check(collection_list);
   train_command->add_option("--out", train.train.out, "model file to write (.npz; rewritten after every epoch)")->required();
   train_command->add_option("--train-split", train.train.train_split, "split(s) to train on (default train)");
   train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on (default valid)");
@@ -61,12 +79,14 @@ int main(int argc, char** argv) {
   predict_command->add_option("--data", predict.data, "npz tree")->required();
   predict_command->add_option("--split", predict.split, "split(s) (default test)");
   predict_command->add_option("--out", predict.out, "submission CSV")->required();
+  predict_command->add_option("--threads", predict.threads, "worker threads for layout ranking (default 2)")->check(CLI::Range(1, 256));
 
   graphcost::EvaluateCommandOptions evaluate;
   CLI::App* evaluate_command = app.add_subcommand("evaluate-model", "Validation metric of a model on its collection");
   evaluate_command->add_option("--model", evaluate.model, "model file")->required();
   evaluate_command->add_option("--data", evaluate.data, "npz tree")->required();
   evaluate_command->add_option("--split", evaluate.split, "split(s) (default valid)");
+  evaluate_command->add_option("--collection", evaluate.collection, "collection(s) to score on (default: the model's own)")->check(collection_list);
 
   try {
     app.parse(argc, argv);

@@ -14,7 +14,7 @@ namespace graphcost {
 
 int run_train_command(const TrainCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const bool layout = options.train.collection != "tile:xla";
+  const bool layout = options.train.collection.rfind("tile:", 0) != 0;
   const char* metric = layout ? "valid tau" : "valid tile score";
   const TrainProgress progress = [&](const EpochReport& report, int epochs) {
     if (options.quiet) return true;
@@ -39,7 +39,7 @@ int run_predict_command(const PredictCommandOptions& options) {
   for (const std::string& path : options.models) models.push_back(CostModel::load(path));
   auto model_for = [&](const std::string& collection) -> CostModel* {
     for (CostModel& m : models) {
-      if (m.config().collection == collection) return &m;
+      if (split_in_list(collection, m.config().collection)) return &m;
     }
     const std::string kind = collection == "tile:xla" ? "tile" : "layout";
     for (CostModel& m : models) {
@@ -58,7 +58,7 @@ int run_predict_command(const PredictCommandOptions& options) {
       throw InputError(path, "collection " + location.collection, "a --model trained for it (or for its kind)", "none given");
     }
     const TpuGraph graph = load_tpu_graph(path);
-    const std::vector<float> cost = model->predict(model->prepare(graph), options.batch);
+    const std::vector<float> cost = model->predict(model->prepare(graph), options.batch, options.threads);
     std::vector<int32_t> order(cost.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
@@ -74,11 +74,12 @@ int run_predict_command(const PredictCommandOptions& options) {
 
 int run_evaluate_model_command(const EvaluateCommandOptions& options) {
   CostModel model = CostModel::load(options.model);
-  const std::vector<TpuGraph> graphs = load_collection(options.data, model.config().collection, options.split);
+  const std::string collection = options.collection.empty() ? model.config().collection : options.collection;
+  const std::vector<TpuGraph> graphs = load_collection(options.data, collection, options.split);
   std::vector<const TpuGraph*> pointers;
   for (const TpuGraph& g : graphs) pointers.push_back(&g);
   const double metric = evaluate_model(model, pointers);
-  std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), model.config().collection.c_str(), graphs.size(),
+  std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), collection.c_str(), graphs.size(),
               options.split.c_str(), model.config().kind == "tile" ? "mean tile score" : "mean Kendall tau-b",
               std::isnan(metric) ? "- (no labelled graphs)" : std::to_string(metric).c_str());
   return 0;

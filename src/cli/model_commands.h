@@ -19,11 +19,13 @@ struct PredictCommandOptions {
   std::vector<std::string> models;  // one per collection (or per kind)
   std::string data, split = "test", out;
   int batch = 64;
+  int threads = 2;  // LayoutInference workers
 };
 int run_predict_command(const PredictCommandOptions& options);
 
 struct EvaluateCommandOptions {
   std::string model, data, split = "valid";
+  std::string collection;  // default: the model's own
 };
 int run_evaluate_model_command(const EvaluateCommandOptions& options);
 

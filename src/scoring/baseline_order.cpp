@@ -1,26 +1,13 @@
 #include "scoring/baseline_order.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 namespace graphcost {
-namespace {
-
-int non_default_blocks(const TpuGraph& graph, int32_t config) {
-  int count = 0;
-  for (int32_t slot = 0; slot < graph.configurable_count(); ++slot) {
-    for (int block = 0; block < 3; ++block) {
-      bool all_default = true;
-      for (int k = 0; k < 6; ++k) all_default = all_default && graph.layout_value(config, slot, block * 6 + k) == -1;
-      count += all_default ? 0 : 1;
-    }
-  }
-  return count;
-}
-
-}  // namespace
 
 const std::vector<std::string>& baseline_strategies() {
   static const std::vector<std::string> names = {"first", "reverse", "random", "fewest-changes"};
@@ -42,14 +29,38 @@ std::vector<int32_t> baseline_order(const TpuGraph& graph, const std::string& st
   }
   if (strategy == "fewest-changes") {
     std::vector<double> key(order.size());
+    const std::vector<float> changes = graph.kind == GraphKind::Layout ? layout_change_counts(graph, order) : std::vector<float>();
     for (int32_t c = 0; c < graph.config_count; ++c) {
-      key[c] = graph.kind == GraphKind::Layout ? non_default_blocks(graph, c)
-                                               : -static_cast<double>(graph.tile_config_features[c * 24 + 7]);
+      key[c] = graph.kind == GraphKind::Layout ? changes[static_cast<size_t>(c)] : -static_cast<double>(graph.tile_config_features[c * 24 + 7]);
     }
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return key[a] < key[b]; });
     return order;
   }
   throw std::invalid_argument("unknown baseline strategy '" + strategy + "' (first, reverse, random, fewest-changes)");
+}
+
+std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+  if (graph.kind != GraphKind::Layout) throw std::invalid_argument("layout_change_counts needs a layout graph");
+  const int32_t nodes = graph.configurable_count();
+  const size_t width = 18;  // layout values per configurable node
+  auto row = [&](int32_t config, int32_t slot) {
+    return graph.layout_config_features.data() + (static_cast<size_t>(config) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
+  };
+  std::vector<std::string> mode(static_cast<size_t>(nodes));
+  for (int32_t slot = 0; slot < nodes; ++slot) {
+    std::map<std::string, int32_t> counts;
+    for (int32_t c = 0; c < graph.config_count; ++c) ++counts[std::string(reinterpret_cast<const char*>(row(c, slot)), width)];
+    mode[static_cast<size_t>(slot)] = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  }
+  std::vector<float> costs;
+  for (int32_t c : configs) {
+    int changed = 0;
+    for (int32_t slot = 0; slot < nodes; ++slot) {
+      changed += std::string(reinterpret_cast<const char*>(row(c, slot)), width) != mode[static_cast<size_t>(slot)];
+    }
+    costs.push_back(static_cast<float>(changed));
+  }
+  return costs;
 }
 
 }  // namespace graphcost

@@ -2,10 +2,12 @@
 //   first           configs in file order
 //   reverse         file order reversed
 //   random          a seeded shuffle (Fisher-Yates over mt19937_64: identical on every platform)
-//   fewest-changes  layout: configs with the fewest non-default layout blocks first (a block of
-//                   six -1 values is the compiler's default); ties keep file order. Tile: the
-//                   largest kernel tiles first (kernel_bounds_product, descending): fewer tiles,
-//                   less per-tile overhead.
+//   fewest-changes  layout: configs changing the fewest configurable nodes first, a node being
+//                   changed when its 18 values differ from the values most configs of the file
+//                   give it (a search around the compiler's choice makes that choice the most
+//                   common; -1 alone is not "default": random files set most nodes explicitly).
+//                   Ties keep file order. Tile: the largest kernel tiles first
+//                   (kernel_bounds_product, descending): fewer tiles, less per-tile overhead.
 #pragma once
 
 #include <cstdint>
@@ -19,5 +21,8 @@ namespace graphcost {
 const std::vector<std::string>& baseline_strategies();
 // Throws std::invalid_argument for an unknown strategy name.
 std::vector<int32_t> baseline_order(const TpuGraph& graph, const std::string& strategy, uint64_t seed);
+
+// Layout: for each of `configs`, how many configurable nodes it changes (see fewest-changes).
+std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs);
 
 }  // namespace graphcost

@@ -33,7 +33,7 @@ std::vector<TpuGraph> load_collection(const std::string& data, const std::string
   std::vector<TpuGraph> graphs;
   for (const std::string& path : find_npz_files(data)) {
     const DatasetPath location = parse_dataset_path(path);
-    if (location.collection == collection && split_in_list(location.split, split)) graphs.push_back(load_tpu_graph(path));
+    if (split_in_list(location.collection, collection) && split_in_list(location.split, split)) graphs.push_back(load_tpu_graph(path));
   }
   return graphs;
 }
@@ -107,7 +107,7 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
                      "labelled .npz files with at least 2 configs", "none found");
   }
   ModelConfig config = options.model;
-  config.kind = options.collection == "tile:xla" ? "tile" : "layout";
+  config.kind = options.collection.rfind("tile:", 0) == 0 ? "tile" : "layout";
   config.collection = options.collection;
   CostModel model(config, fit_feature_statistics(train_graphs));
   return fit_model(model, train_items, valid_items, options, progress);

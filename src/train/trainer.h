@@ -15,7 +15,7 @@ namespace graphcost {
 
 struct TrainOptions {
   std::string data;                  // npz tree
-  std::string collection;            // e.g. layout:xla:random
+  std::string collection;            // e.g. layout:xla:random, or a comma list of one kind's collections
   std::string train_split = "train";
   std::string valid_split = "valid";
   std::string out;                   // model file (also the per-epoch checkpoint)
@@ -68,7 +68,7 @@ double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& grap
 // (empty: all): Kendall tau-b for layout, the tile score for tile.
 double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost);
 
-// Graphs of `collection` and `split` (comma list) below `data`, loaded and checked.
+// Graphs of `collection` and `split` (comma lists) below `data`, loaded and checked.
 std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split);
 
 }  // namespace graphcost

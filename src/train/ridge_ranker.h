@@ -1,13 +1,8 @@
-// Baseline rankers a learned cost model has to beat, measured the same way as the model
-// (docs/experiments.md):
-//   random_costs          a random order
-//   layout_change_counts  "fewest layout changes": per config, how many configurable nodes carry
-//                         values other than the node's most common ones among the graph's configs
-//                         (a search around the compiler's choice makes it the most common)
-//   RidgeRanker           ridge regression of standardised log runtime on one-hot config values:
-//                         per node (node x column x value; one graph only) or as a histogram over
-//                         nodes (column x value counts / nodes; transfers across programs); tile
-//                         graphs use their 24 config features (signed log)
+// RidgeRanker: the linear baseline a learned cost model has to beat (docs/experiments.md): ridge
+// regression of standardised log runtime on one-hot config values, either per node (node x column
+// x value; one program only) or as a histogram over nodes (column x value counts / nodes, which
+// transfers across programs). Tile graphs use their 24 config features (signed log). The
+// model-free baselines (random order, fewest layout changes) are in scoring/baseline_order.h.
 #pragma once
 
 #include <cstdint>
@@ -19,10 +14,6 @@
 #include "train/trainer.h"
 
 namespace graphcost {
-
-std::vector<float> random_costs(size_t count, uint64_t seed);
-
-std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs);
 
 enum class ConfigEncoding { PerNode, Histogram };
 

@@ -1,9 +1,8 @@
-#include "train/baselines.h"
+#include "train/ridge_ranker.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -38,37 +37,6 @@ std::vector<int32_t> all_configs(const TpuGraph& graph, const std::vector<int32_
 }
 
 }  // namespace
-
-std::vector<float> random_costs(size_t count, uint64_t seed) {
-  std::mt19937_64 random(seed * 7919 + 1);
-  std::vector<float> costs(count);
-  for (float& cost : costs) cost = static_cast<float>(random() >> 40);
-  return costs;
-}
-
-std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs) {
-  if (graph.kind != GraphKind::Layout) throw std::invalid_argument("layout_change_counts needs a layout graph");
-  const int32_t nodes = graph.configurable_count();
-  const size_t width = kLayoutConfigFeatureCount;
-  auto row = [&](int32_t config, int32_t slot) {
-    return graph.layout_config_features.data() + (static_cast<size_t>(config) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
-  };
-  std::vector<std::string> mode(static_cast<size_t>(nodes));
-  for (int32_t slot = 0; slot < nodes; ++slot) {
-    std::map<std::string, int32_t> counts;
-    for (int32_t c = 0; c < graph.config_count; ++c) ++counts[std::string(reinterpret_cast<const char*>(row(c, slot)), width)];
-    mode[static_cast<size_t>(slot)] = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-  }
-  std::vector<float> costs;
-  for (int32_t c : configs) {
-    int changed = 0;
-    for (int32_t slot = 0; slot < nodes; ++slot) {
-      changed += std::string(reinterpret_cast<const char*>(row(c, slot)), width) != mode[static_cast<size_t>(slot)];
-    }
-    costs.push_back(static_cast<float>(changed));
-  }
-  return costs;
-}
 
 Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
   const Eigen::Index n = static_cast<Eigen::Index>(configs.size());
