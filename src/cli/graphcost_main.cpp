@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   train_command->add_option("--collection", train.train.collection,
                             "tile:xla, layout:xla:random, ... or a comma list of layout collections")->required()->check(collection_list);
   train_command->add_option("--out", train.train.out, "model file to write (.npz; rewritten after every epoch)")->required();
+  train_command->add_flag("--resume", train.train.resume,
+                          "continue from the checkpoint in --out (model, optimizer, sampler, epoch); e.g. after Ctrl-C");
   train_command->add_option("--train-split", train.train.train_split, "split(s) to train on (default train)");
   train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on (default valid)");
   train_command->add_option("--epochs", train.train.epochs, "epochs (default 10)")->check(CLI::PositiveNumber);

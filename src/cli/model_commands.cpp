@@ -16,10 +16,13 @@ int run_train_command(const TrainCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const bool layout = options.train.collection.rfind("tile:", 0) != 0;
   const char* metric = layout ? "valid tau" : "valid tile score";
+  int first_report = -1;  // the epoch training starts from (0, or the checkpoint's when resuming)
   const TrainProgress progress = [&](const EpochReport& report, int epochs) {
     if (options.quiet) return true;
+    if (first_report < 0) first_report = report.epoch;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double eta = report.epoch > 0 ? elapsed / report.epoch * (epochs - report.epoch) : 0;
+    const int done = report.epoch - first_report;
+    const double eta = done > 0 ? elapsed / done * (epochs - report.epoch) : 0;
     std::fprintf(stderr, "epoch %3d/%d  loss %.4f  %s %s  %.1fs  ETA %.0fs\n", report.epoch, epochs, report.train_loss, metric,
                  std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), elapsed, eta);
     return true;

@@ -198,7 +198,9 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::
   return costs;
 }
 
-void CostModel::save(const std::string& path) const {
+void CostModel::save(const std::string& path) const { save(path, {}); }
+
+void CostModel::save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const {
   nlohmann::json meta = {{"format", "graphcost-model"}, {"version", kFormatVersion}, {"config", config_.to_json()},
                          {"feature_statistics", statistics_.to_json()}};
   const std::string text = meta.dump();
@@ -211,6 +213,7 @@ void CostModel::save(const std::string& path) const {
   }
   std::vector<std::pair<std::string, const NpyArray*>> named;
   for (const auto& [name, array] : arrays) named.emplace_back(name, &array);
+  for (const auto& [name, array] : extra) named.emplace_back(name, &array);
   write_npz(path, named, ZipCompression::Deflate);
 }
 

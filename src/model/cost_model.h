@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/tpu_graph.h"
+#include "io/npy_array.h"
 #include "model/feature_encoder.h"
 #include "model/graph_view.h"
 #include "nn/tape.h"
@@ -74,6 +75,9 @@ class CostModel {
   // Model file: an .npz with one float32 array per parameter and "model_json" (uint8: the JSON
   // of format version, config and feature statistics). docs/model-format.md.
   void save(const std::string& path) const;
+  // The same file with `extra` members added (a training checkpoint's optimizer state; load()
+  // ignores members it does not know).
+  void save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const;
   static CostModel load(const std::string& path);
 
  private:

@@ -6,11 +6,13 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
+#include "io/npz_file.h"
 #include "metrics/ranking_metrics.h"
 #include "nn/ops.h"
 #include "nn/optimizer.h"
@@ -45,6 +47,58 @@ std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& c
   std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
   std::iota(all.begin(), all.end(), 0);
   return all;
+}
+
+// A checkpoint is the model file plus the training state: "train_state_json" (epoch, Adam step
+// count, the sampler's state) and Adam's moments as "train_state/m/<parameter>" and ".../v/...".
+void save_checkpoint(const CostModel& model, nn::Adam& adam, int epoch, const std::mt19937_64& sampler, const std::string& path) {
+  std::ostringstream sampler_text;
+  sampler_text << sampler;
+  const std::string text = nlohmann::json{{"epoch", epoch}, {"adam_steps", adam.steps_taken()}, {"sampler", sampler_text.str()}}.dump();
+  std::vector<std::pair<std::string, NpyArray>> extra;
+  extra.emplace_back("train_state_json", NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
+  CostModel& parameters_of = const_cast<CostModel&>(model);
+  const std::vector<nn::Parameter*> parameters = parameters_of.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    for (const auto& [prefix, moments] : {std::make_pair("m", &adam.first_moments()), std::make_pair("v", &adam.second_moments())}) {
+      const nn::Matrix& moment = (*moments)[i];
+      extra.emplace_back(std::string("train_state/") + prefix + "/" + parameters[i]->name,
+                         NpyArray::from_values<float>({moment.rows(), moment.cols()}, std::vector<float>(moment.data(), moment.data() + moment.size())));
+    }
+  }
+  model.save(path, extra);
+}
+
+// Restores Adam and the sampler from checkpoint `path`; returns the epoch it ended.
+int restore_checkpoint(CostModel& model, nn::Adam& adam, std::mt19937_64& sampler, const std::string& path) {
+  const NpzFile npz = read_npz_file(path);
+  const NpyArray* state_array = npz.find("train_state_json");
+  if (state_array == nullptr) throw InputError(path, "train_state_json", "a training checkpoint (written by graphcost train)", "a model file without training state");
+  const std::vector<uint8_t> bytes = state_array->to_vector<uint8_t>(path, "train_state_json");
+  const nlohmann::json state = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (state.is_discarded() || !state.is_object() || !state.contains("epoch") || !state["epoch"].is_number_integer() ||
+      !state.contains("adam_steps") || !state["adam_steps"].is_number_integer() || !state.contains("sampler") || !state["sampler"].is_string()) {
+    throw InputError(path, "train_state_json", "{epoch, adam_steps, sampler}", bytes.size() > 80 ? "other JSON" : std::string(bytes.begin(), bytes.end()));
+  }
+  const std::vector<nn::Parameter*> parameters = model.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    for (const auto& [prefix, moments] : {std::make_pair("m", &adam.first_moments()), std::make_pair("v", &adam.second_moments())}) {
+      const std::string name = std::string("train_state/") + prefix + "/" + parameters[i]->name;
+      const NpyArray* array = npz.find(name);
+      nn::Matrix& moment = (*moments)[i];
+      if (array == nullptr || array->shape() != std::vector<int64_t>{moment.rows(), moment.cols()}) {
+        throw InputError(path, name, "shape (" + std::to_string(moment.rows()) + ", " + std::to_string(moment.cols()) + ")",
+                         array == nullptr ? "missing" : "shape " + array->shape_text());
+      }
+      const std::vector<float> values = array->to_vector<float>(path, name);
+      moment = Eigen::Map<const nn::Matrix>(values.data(), moment.rows(), moment.cols());
+    }
+  }
+  std::istringstream sampler_text(state["sampler"].get<std::string>());
+  sampler_text >> sampler;
+  if (!sampler_text) throw InputError(path, "train_state_json.sampler", "a mt19937_64 state", "unreadable text");
+  adam.set_steps_taken(state["adam_steps"].get<int>());
+  return state["epoch"].get<int>();
 }
 
 void check_loss(const TrainOptions& options) {
@@ -109,6 +163,13 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   ModelConfig config = options.model;
   config.kind = options.collection.rfind("tile:", 0) == 0 ? "tile" : "layout";
   config.collection = options.collection;
+  if (options.resume) {
+    CostModel model = CostModel::load(options.out);
+    if (model.config().collection != config.collection) {
+      throw InputError(options.out, "model config.collection", config.collection, model.config().collection);
+    }
+    return fit_model(model, train_items, valid_items, options, progress);
+  }
   CostModel model(config, fit_feature_statistics(train_graphs));
   return fit_model(model, train_items, valid_items, options, progress);
 }
@@ -143,10 +204,12 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
   result.train_graphs = prepared.size();
   result.valid_graphs = valid.size();
   const int total_steps = options.epochs * options.steps_per_epoch;
+  const int first_epoch = options.resume ? restore_checkpoint(model, adam, random, options.out) + 1 : 1;
   EpochReport start_report;
+  start_report.epoch = first_epoch - 1;
   start_report.valid_metric = evaluate_model(model, valid);
   if (progress && !progress(start_report, options.epochs)) return result;
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (int epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     double loss_sum = 0;
     for (int step = 0; step < options.steps_per_epoch; ++step) {
@@ -182,10 +245,10 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
     report.valid_metric = evaluate_model(model, valid);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.epochs.push_back(report);
-    if (!options.out.empty()) model.save(options.out);  // checkpoint: the latest model
+    if (!options.out.empty()) save_checkpoint(model, adam, epoch, random, options.out);  // the latest model + training state
     if (progress && !progress(report, options.epochs)) break;
   }
-  if (!options.out.empty() && result.epochs.empty()) model.save(options.out);
+  if (!options.out.empty() && result.epochs.empty() && !options.resume) save_checkpoint(model, adam, 0, random, options.out);
   return result;
 }
 

@@ -19,6 +19,8 @@ struct TrainOptions {
   std::string train_split = "train";
   std::string valid_split = "valid";
   std::string out;                   // model file (also the per-epoch checkpoint)
+  bool resume = false;               // continue from the checkpoint in `out` (model, Adam state,
+                                     // sampler, epoch); its architecture wins over `model`
   int epochs = 10;
   int steps_per_epoch = 100;
   int configs_per_step = 16;

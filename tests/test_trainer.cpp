@@ -1,0 +1,76 @@
+// The trainer: a run stopped after some epochs and resumed from its checkpoint ends with exactly
+// the model an uninterrupted run gives (Adam moments, step count and the config sampler are in the
+// checkpoint); resuming from a plain model file is refused by name.
+#include <catch2/catch.hpp>
+
+#include "common/input_error.h"
+#include "io/npz_file.h"
+#include "synth/dataset_generator.h"
+#include "test_support.h"
+#include "train/trainer.h"
+
+using namespace graphcost;
+
+namespace {
+
+TrainOptions small_run(const std::string& data, const std::string& out, int epochs) {
+  TrainOptions options;
+  options.data = data;
+  options.collection = "layout:xla:random";
+  options.out = out;
+  options.epochs = epochs;
+  options.steps_per_epoch = 5;
+  options.configs_per_step = 8;
+  options.model.hidden = 16;
+  options.model.opcode_embedding = 4;
+  options.model.layers = 1;
+  options.model.seed = 4;
+  return options;
+}
+
+std::vector<nn::Matrix> parameters_of(const std::string& path) {
+  std::vector<nn::Matrix> values;
+  for (nn::Parameter* p : CostModel::load(path).parameters()) values.push_back(p->value);
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("training resumed from a checkpoint ends where an uninterrupted run ends", "[training]") {
+  GeneratorOptions generator;
+  generator.out = testing::scratch_dir("trainer_resume");
+  generator.graphs = 4;
+  generator.seed = 12;
+  generator.collections = {"layout:xla:random"};
+  generator.max_nodes = 250;
+  generator.layout_configs = 30;
+  generator.threads = 1;
+  generate_dataset(generator);
+  const std::string straight = generator.out + "/straight.npz", resumed = generator.out + "/resumed.npz";
+
+  const TrainResult whole = train_model(small_run(generator.out, straight, 4));
+  REQUIRE(whole.epochs.size() == 4);
+  // Stopped after 2 of 4 epochs (as Ctrl-C would leave it: the last checkpoint on disk); the first
+  // part runs with the final epoch count (the schedule depends on it), cut short by the callback.
+  train_model(small_run(generator.out, resumed, 4), [](const EpochReport& report, int) { return report.epoch < 2; });
+  TrainOptions again = small_run(generator.out, resumed, 4);
+  again.resume = true;
+  const TrainResult rest = train_model(again);
+  REQUIRE(rest.epochs.size() == 2);
+  CHECK(rest.epochs.front().epoch == 3);
+  const std::vector<nn::Matrix> a = parameters_of(straight), b = parameters_of(resumed);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i] == b[i]);
+  CHECK(rest.epochs.back().valid_metric == whole.epochs.back().valid_metric);
+
+  // A model file without training state cannot be resumed.
+  CostModel::load(straight).save(generator.out + "/plain.npz");
+  TrainOptions plain = small_run(generator.out, generator.out + "/plain.npz", 4);
+  plain.resume = true;
+  try {
+    train_model(plain);
+    FAIL("resume from a plain model file was accepted");
+  } catch (const InputError& error) {
+    CHECK(std::string(error.what()).find("train_state_json") != std::string::npos);
+  }
+}
