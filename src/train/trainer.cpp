@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/input_error.h"
 #include "data/dataset_path.h"
@@ -111,6 +112,9 @@ void check_loss(const TrainOptions& options) {
 
 double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
   const std::vector<int32_t> used = all_or(graph, configs);
+  if (cost.size() != used.size()) {
+    throw std::invalid_argument("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) + " configs");
+  }
   const std::vector<double> all_targets = targets(graph);
   std::vector<double> y;
   for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
