@@ -29,8 +29,9 @@ TrainOptions small_run(const std::string& data, const std::string& out, int epoc
 }
 
 std::vector<nn::Matrix> parameters_of(const std::string& path) {
+  CostModel model = CostModel::load(path);  // must outlive the loop: parameters() points into it
   std::vector<nn::Matrix> values;
-  for (nn::Parameter* p : CostModel::load(path).parameters()) values.push_back(p->value);
+  for (nn::Parameter* p : model.parameters()) values.push_back(p->value);
   return values;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/gen_command.h"
 #include "cli/info_command.h"
+#include "cli/layout_command.h"
 #include "cli/model_commands.h"
 #include "common/heap_tuning.h"
 #include "data/dataset_path.h"
@@ -83,6 +84,13 @@ int main(int argc, char** argv) {
   predict_command->add_option("--out", predict.out, "submission CSV")->required();
   predict_command->add_option("--threads", predict.threads, "worker threads for layout ranking (default 2)")->check(CLI::Range(1, 256));
 
+  graphcost::LayoutCommandOptions layout;
+  CLI::App* layout_command = app.add_subcommand("layout", "Lay a graph out (layered, as the browser app draws it); time it; export positions");
+  layout_command->add_option("path", layout.path, "a TpuGraphs .npz file")->required();
+  layout_command->add_option("--out", layout.out, "CSV of node,layer,position,x,y,stub");
+  layout_command->add_option("--repeat", layout.repeat, "runs to time (median printed; default 1)")->check(CLI::Range(1, 1000));
+  layout_command->add_flag("-q,--quiet", layout.quiet, "no progress on stderr");
+
   graphcost::EvaluateCommandOptions evaluate;
   CLI::App* evaluate_command = app.add_subcommand("evaluate-model", "Validation metric of a model on its collection");
   evaluate_command->add_option("--model", evaluate.model, "model file")->required();
@@ -98,6 +106,7 @@ int main(int argc, char** argv) {
   try {
     if (info_command->parsed()) return graphcost::run_info_command(info);
     if (gen_command->parsed()) return graphcost::run_gen_command(gen);
+    if (layout_command->parsed()) return graphcost::run_layout_command(layout);
     if (train_command->parsed()) return graphcost::run_train_command(train);
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);

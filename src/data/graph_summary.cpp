@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "data/opcodes.h"
@@ -43,18 +44,27 @@ std::string duration(int64_t ns) {
 
 }  // namespace
 
-std::vector<int32_t> distinct_config_indices(const TpuGraph& graph) {
+std::vector<int32_t> config_representatives(const TpuGraph& graph) {
   const size_t row_bytes = graph.kind == GraphKind::Tile
                                ? sizeof(float) * 24
                                : static_cast<size_t>(graph.configurable_count()) * 18;
   const char* base = graph.kind == GraphKind::Tile
                          ? reinterpret_cast<const char*>(graph.tile_config_features.data())
                          : reinterpret_cast<const char*>(graph.layout_config_features.data());
-  std::unordered_set<std::string_view> rows;
+  std::unordered_map<std::string_view, int32_t> rows;
   rows.reserve(static_cast<size_t>(graph.config_count));
+  std::vector<int32_t> representative(static_cast<size_t>(graph.config_count));
+  for (int32_t c = 0; c < graph.config_count; ++c) {
+    representative[static_cast<size_t>(c)] = rows.emplace(std::string_view(base + static_cast<size_t>(c) * row_bytes, row_bytes), c).first->second;
+  }
+  return representative;
+}
+
+std::vector<int32_t> distinct_config_indices(const TpuGraph& graph) {
+  const std::vector<int32_t> representative = config_representatives(graph);
   std::vector<int32_t> first;
   for (int32_t c = 0; c < graph.config_count; ++c) {
-    if (rows.emplace(base + static_cast<size_t>(c) * row_bytes, row_bytes).second) first.push_back(c);
+    if (representative[static_cast<size_t>(c)] == c) first.push_back(c);
   }
   return first;
 }

@@ -37,5 +37,7 @@ nlohmann::json graph_summary_json(const GraphSummary& summary);
 int64_t count_distinct_configs(const TpuGraph& graph);
 // The first config of each group of identical feature rows, ascending.
 std::vector<int32_t> distinct_config_indices(const TpuGraph& graph);
+// For every config, the first config with identical feature rows (itself when it is the first).
+std::vector<int32_t> config_representatives(const TpuGraph& graph);
 
 }  // namespace graphcost

@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <unordered_map>
 
 #include "common/input_error.h"
+#include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
 #include "io/npz_file.h"
@@ -185,7 +188,23 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch, 
 
 std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::vector<int32_t>& configs, int batch, int threads) {
   if (config_.kind == "layout" && prepared.graph->kind == GraphKind::Layout) {
-    return LayoutInference(*this, prepared).predict(configs, threads);
+    // Identical configs (common in TpuGraphs) are predicted once and copied.
+    const std::vector<int32_t> representative = config_representatives(*prepared.graph);
+    std::vector<int32_t> unique, slot(configs.size());
+    std::unordered_map<int32_t, int32_t> index_of;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const int32_t c = configs[i];
+      if (c < 0 || c >= prepared.graph->config_count) {
+        throw std::out_of_range("config index " + std::to_string(c) + " of a graph with " + std::to_string(prepared.graph->config_count));
+      }
+      const auto [found, added] = index_of.emplace(representative[static_cast<size_t>(c)], static_cast<int32_t>(unique.size()));
+      if (added) unique.push_back(representative[static_cast<size_t>(c)]);
+      slot[i] = found->second;
+    }
+    const std::vector<float> unique_costs = LayoutInference(*this, prepared).predict(unique, threads);
+    std::vector<float> costs(configs.size());
+    for (size_t i = 0; i < configs.size(); ++i) costs[i] = unique_costs[static_cast<size_t>(slot[i])];
+    return costs;
   }
   std::vector<float> costs;
   for (size_t start = 0; start < configs.size(); start += static_cast<size_t>(std::max(1, batch))) {

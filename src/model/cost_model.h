@@ -66,8 +66,8 @@ class CostModel {
   // Predicted costs of `configs` (B x 1) on the tape.
   nn::Var forward(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
   // Predicted costs of every config (no gradients kept). Layout graphs go through LayoutInference
-  // (shared work once, per-config increments; `threads` workers); tile graphs through forward() in
-  // chunks of `batch` configs.
+  // (shared work once, per-config increments; `threads` workers; identical configs computed once);
+  // tile graphs through forward() in chunks of `batch` configs.
   std::vector<float> predict(const PreparedGraph& graph, int batch = 64, int threads = 1);
   // The same for the listed configs only (indices into the graph's configs), in their order.
   std::vector<float> predict(const PreparedGraph& graph, const std::vector<int32_t>& configs, int batch = 64, int threads = 1);

@@ -1,0 +1,204 @@
+#include "layout/dag_layout.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace graphcost {
+namespace {
+
+// Compressed adjacency: neighbours of node v are items[offsets[v] .. offsets[v + 1]).
+struct Csr {
+  std::vector<int32_t> offsets, items;
+  const int32_t* begin(int32_t v) const { return items.data() + offsets[static_cast<size_t>(v)]; }
+  const int32_t* end(int32_t v) const { return items.data() + offsets[static_cast<size_t>(v) + 1]; }
+  int32_t size(int32_t v) const { return offsets[static_cast<size_t>(v) + 1] - offsets[static_cast<size_t>(v)]; }
+};
+
+Csr build_csr(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& pairs) {
+  Csr csr;
+  csr.offsets.assign(static_cast<size_t>(nodes) + 1, 0);
+  for (const auto& [from, to] : pairs) ++csr.offsets[static_cast<size_t>(from) + 1];
+  for (size_t v = 0; v < static_cast<size_t>(nodes); ++v) csr.offsets[v + 1] += csr.offsets[v];
+  csr.items.resize(pairs.size());
+  std::vector<int32_t> fill(csr.offsets.begin(), csr.offsets.end() - 1);
+  for (const auto& [from, to] : pairs) csr.items[static_cast<size_t>(fill[static_cast<size_t>(from)]++)] = to;
+  return csr;
+}
+
+float median_of(std::vector<float>& values) {
+  const size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle), values.end());
+  const float upper = values[middle];
+  if (values.size() % 2 == 1) return upper;
+  const float lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+  return 0.5f * (lower + upper);
+}
+
+}  // namespace
+
+DagLayout layout_dag(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& edges, const LayoutOptions& options,
+                     const LayoutProgress& progress) {
+  if (nodes < 0) throw std::invalid_argument("layout_dag: negative node count");
+  DagLayout layout;
+  const size_t n = static_cast<size_t>(nodes);
+  auto report = [&](double fraction, const char* stage) {
+    if (progress && !progress(fraction, stage)) layout.cancelled = true;
+    return !layout.cancelled;
+  };
+
+  // 1. Stubs: producers with many consumers.
+  std::vector<int32_t> out_degree(n, 0);
+  for (const auto& [from, to] : edges) {
+    if (from < 0 || from >= nodes || to < 0 || to >= nodes) {
+      throw std::invalid_argument("layout_dag: edge (" + std::to_string(from) + ", " + std::to_string(to) + ") outside 0.." +
+                                  std::to_string(nodes - 1));
+    }
+    if (from != to) ++out_degree[static_cast<size_t>(from)];
+  }
+  layout.stub.assign(n, 0);
+  for (size_t v = 0; v < n; ++v) layout.stub[v] = options.stub_fanout > 0 && out_degree[v] > options.stub_fanout;
+  std::vector<std::pair<int32_t, int32_t>> forward, backward;  // active edges (no self-loops, no stub out-edges)
+  for (const auto& [from, to] : edges) {
+    if (from == to || layout.stub[static_cast<size_t>(from)]) continue;
+    forward.emplace_back(from, to);
+    backward.emplace_back(to, from);
+  }
+  const Csr consumers = build_csr(nodes, forward), producers = build_csr(nodes, backward);
+  forward = {};
+  backward = {};
+  if (!report(0.1, "ordering")) return layout;
+
+  // 2. Topological order (Kahn with a stack); cycles broken by forcing the lowest remaining node.
+  std::vector<int32_t> waiting(n), topo, rank(n, -1), stack;
+  topo.reserve(n);
+  for (size_t v = 0; v < n; ++v) waiting[v] = producers.size(static_cast<int32_t>(v));
+  for (int32_t v = nodes - 1; v >= 0; --v) {
+    if (waiting[static_cast<size_t>(v)] == 0) stack.push_back(v);
+  }
+  int32_t next_forced = 0;
+  while (topo.size() < n) {
+    if (stack.empty()) {
+      while (rank[static_cast<size_t>(next_forced)] >= 0) ++next_forced;
+      stack.push_back(next_forced);
+    }
+    const int32_t v = stack.back();
+    stack.pop_back();
+    if (rank[static_cast<size_t>(v)] >= 0) continue;
+    rank[static_cast<size_t>(v)] = static_cast<int32_t>(topo.size());
+    topo.push_back(v);
+    // Push consumers in reverse so the first listed is taken first (depth-first flavour).
+    for (const int32_t* w = consumers.end(v); w != consumers.begin(v);) {
+      --w;
+      if (rank[static_cast<size_t>(*w)] >= 0) continue;
+      if (--waiting[static_cast<size_t>(*w)] == 0) stack.push_back(*w);
+    }
+  }
+  // An edge is kept when it goes forward in that order; the rest closed cycles.
+  auto kept = [&](int32_t from, int32_t to) { return rank[static_cast<size_t>(from)] < rank[static_cast<size_t>(to)]; };
+  for (int32_t v = 0; v < nodes; ++v) {
+    for (const int32_t* w = consumers.begin(v); w != consumers.end(v); ++w) layout.ignored_edges += kept(v, *w) ? 0 : 1;
+  }
+  if (!report(0.2, "layering")) return layout;
+
+  // 3. Longest-path layers, then sources promoted to just above their first consumer.
+  layout.layer.assign(n, 0);
+  for (const int32_t v : topo) {
+    int32_t layer = 0;
+    for (const int32_t* u = producers.begin(v); u != producers.end(v); ++u) {
+      if (kept(*u, v)) layer = std::max(layer, layout.layer[static_cast<size_t>(*u)] + 1);
+    }
+    layout.layer[static_cast<size_t>(v)] = layer;
+  }
+  std::vector<int32_t> first_use(n, std::numeric_limits<int32_t>::max());
+  for (const auto& [from, to] : edges) {  // stubs' consumers count here too: a stub sits above its first use
+    if (from != to && (layout.stub[static_cast<size_t>(from)] || kept(from, to))) {
+      first_use[static_cast<size_t>(from)] = std::min(first_use[static_cast<size_t>(from)], layout.layer[static_cast<size_t>(to)]);
+    }
+  }
+  for (int32_t v = 0; v < nodes; ++v) {
+    bool has_producer = false;
+    for (const int32_t* u = producers.begin(v); u != producers.end(v) && !has_producer; ++u) has_producer = kept(*u, v);
+    const int32_t use = first_use[static_cast<size_t>(v)];
+    if (!has_producer && use != std::numeric_limits<int32_t>::max()) layout.layer[static_cast<size_t>(v)] = std::max(0, use - 1);
+  }
+  layout.layer_count = nodes == 0 ? 0 : *std::max_element(layout.layer.begin(), layout.layer.end()) + 1;
+  std::vector<std::vector<int32_t>> layers(static_cast<size_t>(layout.layer_count));
+  for (const int32_t v : topo) layers[static_cast<size_t>(layout.layer[static_cast<size_t>(v)])].push_back(v);
+
+  // 4. Barycenter sweeps on positions normalised by layer width.
+  layout.position.assign(n, 0);
+  std::vector<float> relative(n, 0.0f), key(n, 0.0f);
+  auto renumber = [&](const std::vector<int32_t>& members) {
+    for (size_t i = 0; i < members.size(); ++i) {
+      layout.position[static_cast<size_t>(members[i])] = static_cast<int32_t>(i);
+      relative[static_cast<size_t>(members[i])] = (static_cast<float>(i) + 0.5f) / static_cast<float>(members.size());
+    }
+  };
+  for (const auto& members : layers) renumber(members);
+  for (int sweep = 0; sweep < options.sweeps; ++sweep) {
+    for (int direction = 0; direction < 2; ++direction) {
+      const Csr& neighbours = direction == 0 ? producers : consumers;
+      for (size_t step = 0; step < layers.size(); ++step) {
+        std::vector<int32_t>& members = layers[direction == 0 ? step : layers.size() - 1 - step];
+        for (const int32_t v : members) {
+          float sum = 0;
+          int count = 0;
+          for (const int32_t* u = neighbours.begin(v); u != neighbours.end(v); ++u) {
+            if (direction == 0 ? kept(*u, v) : kept(v, *u)) sum += relative[static_cast<size_t>(*u)], ++count;
+          }
+          key[static_cast<size_t>(v)] = count > 0 ? sum / static_cast<float>(count) : relative[static_cast<size_t>(v)];
+        }
+        std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
+        renumber(members);
+      }
+    }
+    if (!report(0.3 + 0.4 * (sweep + 1) / std::max(1, options.sweeps), "crossing reduction")) return layout;
+  }
+
+  // 5. Coordinates: pulled to the median of neighbours, order kept, separation kept.
+  const float spacing = options.node_width + options.horizontal_gap;
+  layout.x.assign(n, 0.0f);
+  for (const auto& members : layers) {
+    for (size_t i = 0; i < members.size(); ++i) layout.x[static_cast<size_t>(members[i])] = static_cast<float>(i) * spacing;
+  }
+  std::vector<float> desired, left, right, gathered;
+  for (int round = 0; round < options.coordinate_rounds; ++round) {
+    const bool down = round % 2 == 0;
+    const Csr& neighbours = down ? producers : consumers;
+    for (size_t step = 0; step < layers.size(); ++step) {
+      const std::vector<int32_t>& members = layers[down ? step : layers.size() - 1 - step];
+      const size_t count = members.size();
+      desired.assign(count, 0.0f);
+      for (size_t i = 0; i < count; ++i) {
+        const int32_t v = members[i];
+        gathered.clear();
+        for (const int32_t* u = neighbours.begin(v); u != neighbours.end(v); ++u) {
+          if (down ? kept(*u, v) : kept(v, *u)) gathered.push_back(layout.x[static_cast<size_t>(*u)]);
+        }
+        desired[i] = gathered.empty() ? layout.x[static_cast<size_t>(v)] : median_of(gathered);
+      }
+      left.assign(count, 0.0f);
+      right.assign(count, 0.0f);
+      for (size_t i = 0; i < count; ++i) left[i] = i == 0 ? desired[i] : std::max(desired[i], left[i - 1] + spacing);
+      for (size_t i = count; i-- > 0;) right[i] = i + 1 == count ? desired[i] : std::min(desired[i], right[i + 1] - spacing);
+      for (size_t i = 0; i < count; ++i) layout.x[static_cast<size_t>(members[i])] = 0.5f * (left[i] + right[i]);
+    }
+    if (!report(0.7 + 0.3 * (round + 1) / std::max(1, options.coordinate_rounds), "coordinates")) return layout;
+  }
+  const float min_x = n == 0 ? 0.0f : *std::min_element(layout.x.begin(), layout.x.end());
+  layout.y.assign(n, 0.0f);
+  for (size_t v = 0; v < n; ++v) {
+    layout.x[v] += options.node_width * 0.5f - min_x;
+    layout.y[v] = static_cast<float>(layout.layer[v]) * (options.node_height + options.layer_gap) + options.node_height * 0.5f;
+    layout.width = std::max(layout.width, layout.x[v] + options.node_width * 0.5f);
+    layout.height = std::max(layout.height, layout.y[v] + options.node_height * 0.5f);
+  }
+  report(1.0, "done");
+  layout.cancelled = false;  // finished: a late "stop" changes nothing
+  return layout;
+}
+
+}  // namespace graphcost

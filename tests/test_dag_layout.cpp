@@ -1,0 +1,114 @@
+// The layered layout: every kept edge points down, nodes of a layer never overlap, sources sit
+// just above their first use, high fan-out producers become stubs, cycles and bad ids are handled,
+// progress can cancel, results are deterministic; on the real 21,918-node nlp graph the same
+// invariants hold (its timing is a benchmark, bench/bench_layout).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "data/tpu_graph.h"
+#include "layout/dag_layout.h"
+#include "test_support.h"
+
+using namespace graphcost;
+
+namespace {
+
+using Edges = std::vector<std::pair<int32_t, int32_t>>;
+
+void check_invariants(const DagLayout& layout, int32_t nodes, const Edges& edges, const LayoutOptions& options) {
+  REQUIRE_FALSE(layout.cancelled);
+  REQUIRE(layout.layer.size() == static_cast<size_t>(nodes));
+  // Kept edges (not from stubs, not closing a cycle) go from a higher layer to a lower one.
+  int64_t upward = 0;
+  for (const auto& [from, to] : edges) {
+    if (from == to || layout.stub[static_cast<size_t>(from)]) continue;
+    if (layout.layer[static_cast<size_t>(from)] >= layout.layer[static_cast<size_t>(to)]) ++upward;
+  }
+  CHECK(upward == layout.ignored_edges);
+  // Within a layer: positions 0..k-1, x increasing by at least node width + gap.
+  std::map<int32_t, std::map<int32_t, int32_t>> by_layer;  // layer -> position -> node
+  for (int32_t v = 0; v < nodes; ++v) by_layer[layout.layer[static_cast<size_t>(v)]][layout.position[static_cast<size_t>(v)]] = v;
+  const float spacing = options.node_width + options.horizontal_gap;
+  for (const auto& [layer, row] : by_layer) {
+    int32_t expected = 0, previous = -1;
+    for (const auto& [position, v] : row) {
+      REQUIRE(position == expected++);
+      CHECK(std::abs(layout.y[static_cast<size_t>(v)] - layout.y[static_cast<size_t>(row.begin()->second)]) < 1e-6f);
+      if (previous >= 0) CHECK(layout.x[static_cast<size_t>(v)] - layout.x[static_cast<size_t>(previous)] >= spacing - 1e-3f);
+      previous = v;
+    }
+  }
+  size_t counted = 0;
+  for (const auto& [layer, row] : by_layer) counted += row.size();
+  CHECK(counted == static_cast<size_t>(nodes));
+}
+
+}  // namespace
+
+TEST_CASE("a small DAG is layered, ordered and spaced", "[layout]") {
+  // 0 -> 1 -> 3, 0 -> 2 -> 3, 4 (a source used only by 3), 5 isolated.
+  const Edges edges = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {4, 3}};
+  const LayoutOptions options;
+  const DagLayout layout = layout_dag(6, edges, options);
+  check_invariants(layout, 6, edges, options);
+  CHECK(layout.layer == std::vector<int32_t>{0, 1, 1, 2, 1, 0});  // 4 promoted next to its use
+  CHECK(layout.layer_count == 3);
+  CHECK(layout.ignored_edges == 0);
+  // The diamond's join sits between its two inputs.
+  CHECK(layout.x[3] > std::min(layout.x[1], layout.x[2]));
+  CHECK(layout.x[3] < std::max(layout.x[1], layout.x[2]) + 1.0f);
+  // Same input, same layout.
+  const DagLayout again = layout_dag(6, edges, options);
+  CHECK(again.x == layout.x);
+  CHECK(again.y == layout.y);
+}
+
+TEST_CASE("high fan-out producers become stubs placed above their first use", "[layout]") {
+  LayoutOptions options;
+  options.stub_fanout = 3;
+  Edges edges = {{1, 10}};                                                    // 1 -> chain 10..15
+  for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(i - 1, i);
+  for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(0, i);               // 0 feeds 5 of them
+  const DagLayout layout = layout_dag(16, edges, options);
+  check_invariants(layout, 16, edges, options);
+  CHECK(layout.stub[0] == 1);
+  CHECK(layout.stub[10] == 0);
+  CHECK(layout.layer[11] == 2);
+  CHECK(layout.layer[0] == 1);  // just above its first use, not at the top
+  CHECK(layout.layer[15] == 6);
+}
+
+TEST_CASE("cycles are broken, bad ids refused, progress can cancel", "[layout]") {
+  const Edges cycle = {{0, 1}, {1, 2}, {2, 0}, {2, 3}, {3, 3}};
+  const LayoutOptions options;
+  const DagLayout layout = layout_dag(4, cycle, options);
+  check_invariants(layout, 4, cycle, options);
+  CHECK(layout.ignored_edges == 1);
+  CHECK_THROWS_AS(layout_dag(3, {{0, 3}}), std::invalid_argument);
+  CHECK_THROWS_AS(layout_dag(3, {{-1, 0}}), std::invalid_argument);
+  int calls = 0;
+  const DagLayout stopped = layout_dag(4, cycle, options, [&](double, const char*) { return ++calls < 2; });
+  CHECK(stopped.cancelled);
+  CHECK(calls == 2);
+  CHECK(layout_dag(0, {}).layer_count == 0);
+}
+
+TEST_CASE("the 21,918-node nlp graph lays out with the same invariants", "[layout][real]") {
+  const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"));
+  Edges edges;
+  for (const Edge& edge : graph.edges) edges.emplace_back(edge.producer, edge.consumer);
+  const LayoutOptions options;
+  std::vector<double> fractions;
+  const DagLayout layout = layout_dag(graph.node_count, edges, options, [&](double fraction, const char*) {
+    fractions.push_back(fraction);
+    return true;
+  });
+  check_invariants(layout, graph.node_count, edges, options);
+  CHECK(layout.ignored_edges == 0);  // a real HLO graph is acyclic
+  CHECK(std::is_sorted(fractions.begin(), fractions.end()));
+  CHECK(fractions.back() == 1.0);
+  CHECK(layout.layer_count > 10);
+}
