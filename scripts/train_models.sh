@@ -37,7 +37,7 @@ card layout_xla "# layout_xla.npz: layout cost model for XLA programs
   and their 1-hop neighbours. $(stat -c %s models/layout_xla.npz) bytes.
 - **Data:** the labelled files of \`layout/xla/{default,random}/train\` in \$GRAPHCOST_DATA (the shared
   subset: unet3d, 1,159 configs; openai_v0_rnn_optimized has 20 identical configs and teaches
-  nothing). Far less than the full dataset's 69 xla programs: retrain with the full download for
+  nothing). Far less than the full dataset's 61-69 xla training programs: retrain with the full download for
   competitive use.
 - **Command** (scripts/train_models.sh, seed $seed): \`${layout_cmd[*]}\`
 - **Metrics:** $(tail -1 "$work/layout_train.txt")

@@ -68,14 +68,17 @@ TEST_CASE("the model overfits one graph's configs", "[model][training]") {
   const std::vector<double> runtimes = runtimes_of(graph);
   const double before = tau_of(model, graph);
   nn::Adam adam(model.parameters(), nn::AdamOptions{5e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
-  for (int step = 0; step < 150; ++step) {
+  // Under ASan+UBSan (10x slower) the same code runs 40 steps and must only improve: the memory
+  // checks need the code paths, the release build checks the fit.
+  const int steps = testing::sanitized_build() ? 40 : 150;
+  for (int step = 0; step < steps; ++step) {
     nn::Tape tape;
     tape.backward(nn::listmle_loss(model.forward(tape, prepared, all), runtimes));
     adam.step();
   }
   const double after = tau_of(model, graph);
-  INFO("tau before " << before << ", after " << after);
-  CHECK(after > 0.85);
+  INFO("tau before " << before << ", after " << after << " (" << steps << " steps)");
+  if (!testing::sanitized_build()) CHECK(after > 0.85);
   CHECK(after > before);
 }
 

@@ -112,17 +112,23 @@ DagLayout layout_dag(int32_t nodes, const std::vector<std::pair<int32_t, int32_t
     }
     layout.layer[static_cast<size_t>(v)] = layer;
   }
+  // A stub's uses are not in the graph the layers follow; it sits above its first use all the same.
   std::vector<int32_t> first_use(n, std::numeric_limits<int32_t>::max());
-  for (const auto& [from, to] : edges) {  // stubs' consumers count here too: a stub sits above its first use
-    if (from != to && (layout.stub[static_cast<size_t>(from)] || kept(from, to))) {
+  for (const auto& [from, to] : edges) {
+    if (from != to && layout.stub[static_cast<size_t>(from)]) {
       first_use[static_cast<size_t>(from)] = std::min(first_use[static_cast<size_t>(from)], layout.layer[static_cast<size_t>(to)]);
     }
   }
-  for (int32_t v = 0; v < nodes; ++v) {
-    bool has_producer = false;
-    for (const int32_t* u = producers.begin(v); u != producers.end(v) && !has_producer; ++u) has_producer = kept(*u, v);
-    const int32_t use = first_use[static_cast<size_t>(v)];
-    if (!has_producer && use != std::numeric_limits<int32_t>::max()) layout.layer[static_cast<size_t>(v)] = std::max(0, use - 1);
+  // Promotion, in reverse topological order so chains move together: every node with a use sinks
+  // to just above its first use (parameter -> convert -> ... chains otherwise stay at the top,
+  // thousands wide, with long edges down to their use). Sinks keep their longest-path layer.
+  for (size_t i = topo.size(); i-- > 0;) {
+    const int32_t v = topo[i];
+    int32_t use = first_use[static_cast<size_t>(v)];
+    for (const int32_t* w = consumers.begin(v); w != consumers.end(v); ++w) {
+      if (kept(v, *w)) use = std::min(use, layout.layer[static_cast<size_t>(*w)]);
+    }
+    if (use != std::numeric_limits<int32_t>::max()) layout.layer[static_cast<size_t>(v)] = std::max(layout.layer[static_cast<size_t>(v)], use - 1);
   }
   layout.layer_count = nodes == 0 ? 0 : *std::max_element(layout.layer.begin(), layout.layer.end()) + 1;
   std::vector<std::vector<int32_t>> layers(static_cast<size_t>(layout.layer_count));
