@@ -12,7 +12,6 @@
 #include "model/cost_model.h"
 #include "nn/ops.h"
 #include "nn/optimizer.h"
-#include "synth/dataset_generator.h"
 #include "test_support.h"
 #include "train/trainer.h"
 
@@ -33,16 +32,7 @@ ModelConfig small_config(const std::string& kind) {
 
 // A small generated layout graph (labelled, from the train split).
 TpuGraph small_layout_graph(const std::string& folder) {
-  GeneratorOptions options;
-  options.out = testing::scratch_dir(folder);
-  options.graphs = 1;
-  options.seed = 8;
-  options.collections = {"layout:xla:random"};
-  options.max_nodes = 300;
-  options.layout_configs = 40;
-  options.threads = 1;
-  generate_dataset(options);
-  return load_tpu_graph(find_npz_files(options.out).front());
+  return load_tpu_graph(find_npz_files(testing::generate_tree(folder, "layout:xla:random", 1, 8, 300, 40)).front());
 }
 
 std::vector<double> runtimes_of(const TpuGraph& graph) {

@@ -9,7 +9,6 @@
 #include "data/dataset_survey.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
-#include "synth/dataset_generator.h"
 #include "test_support.h"
 
 using namespace graphcost;
@@ -53,16 +52,8 @@ ModelConfig layout_config(int layers, int hops, uint64_t seed) {
 }  // namespace
 
 TEST_CASE("incremental layout inference equals the full forward pass on generated graphs", "[model][inference]") {
-  GeneratorOptions options;
-  options.out = testing::scratch_dir("layout_inference_generated");
-  options.graphs = 2;
-  options.seed = 21;
-  options.collections = {"layout:xla:default"};
-  options.max_nodes = 400;
-  options.layout_configs = 30;
-  options.threads = 1;
-  generate_dataset(options);
-  for (const std::string& path : find_npz_files(options.out)) {
+  const std::string tree = testing::generate_tree("layout_inference_generated", "layout:xla:default", 2, 21, 400, 30);
+  for (const std::string& path : find_npz_files(tree)) {
     const TpuGraph graph = load_tpu_graph(path);
     const FeatureStatistics statistics = fit_feature_statistics({&graph});
     for (int layers : {0, 1, 3}) {

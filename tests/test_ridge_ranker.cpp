@@ -8,7 +8,6 @@
 #include <numeric>
 
 #include "data/dataset_survey.h"
-#include "synth/dataset_generator.h"
 #include "test_support.h"
 #include "scoring/baseline_order.h"
 #include "train/ridge_ranker.h"
@@ -18,16 +17,7 @@ using namespace graphcost;
 namespace {
 
 TpuGraph generated_layout_graph(const std::string& folder) {
-  GeneratorOptions options;
-  options.out = testing::scratch_dir(folder);
-  options.graphs = 1;
-  options.seed = 31;
-  options.collections = {"layout:xla:random"};
-  options.max_nodes = 300;
-  options.layout_configs = 120;
-  options.threads = 1;
-  generate_dataset(options);
-  return load_tpu_graph(find_npz_files(options.out).front());
+  return load_tpu_graph(find_npz_files(testing::generate_tree(folder, "layout:xla:random", 1, 31, 300, 120)).front());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "synth/dataset_generator.h"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +36,20 @@ std::string scratch_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+std::string generate_tree(const std::string& name, const std::string& collection, int graphs, uint64_t seed, int max_nodes,
+                          int layout_configs) {
+  GeneratorOptions options;
+  options.out = scratch_dir(name);
+  options.graphs = graphs;
+  options.seed = seed;
+  options.collections = {collection};
+  options.max_nodes = max_nodes;
+  options.layout_configs = layout_configs;
+  options.threads = 1;
+  generate_dataset(options);
+  return options.out;
 }
 
 std::vector<uint8_t> read_bytes(const std::string& path) {

@@ -14,6 +14,10 @@ std::string data_dir();
 std::string real_file(const std::string& relative_to_tpugraphs);  // data_dir()/tpugraphs/<path>
 // A fresh empty directory under the build tree, named after the test.
 std::string scratch_dir(const std::string& name);
+// A small `graphcost gen` tree in scratch_dir(name): `graphs` labelled-or-hidden files of one
+// collection, one worker thread (deterministic). Returns the tree's root.
+std::string generate_tree(const std::string& name, const std::string& collection, int graphs, uint64_t seed, int max_nodes,
+                          int layout_configs);
 std::vector<uint8_t> read_bytes(const std::string& path);
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
 // Runs `/usr/bin/python3 <script> args...` (the GRAPHCOST_PYTHON cache variable); returns the exit

@@ -5,7 +5,6 @@
 
 #include "common/input_error.h"
 #include "io/npz_file.h"
-#include "synth/dataset_generator.h"
 #include "test_support.h"
 #include "train/trainer.h"
 
@@ -38,23 +37,15 @@ std::vector<nn::Matrix> parameters_of(const std::string& path) {
 }  // namespace
 
 TEST_CASE("training resumed from a checkpoint ends where an uninterrupted run ends", "[training]") {
-  GeneratorOptions generator;
-  generator.out = testing::scratch_dir("trainer_resume");
-  generator.graphs = 4;
-  generator.seed = 12;
-  generator.collections = {"layout:xla:random"};
-  generator.max_nodes = 250;
-  generator.layout_configs = 30;
-  generator.threads = 1;
-  generate_dataset(generator);
-  const std::string straight = generator.out + "/straight.npz", resumed = generator.out + "/resumed.npz";
+  const std::string tree = testing::generate_tree("trainer_resume", "layout:xla:random", 4, 12, 250, 30);
+  const std::string straight = tree + "/straight.npz", resumed = tree + "/resumed.npz";
 
-  const TrainResult whole = train_model(small_run(generator.out, straight, 4));
+  const TrainResult whole = train_model(small_run(tree, straight, 4));
   REQUIRE(whole.epochs.size() == 4);
   // Stopped after 2 of 4 epochs (as Ctrl-C would leave it: the last checkpoint on disk); the first
   // part runs with the final epoch count (the schedule depends on it), cut short by the callback.
-  train_model(small_run(generator.out, resumed, 4), [](const EpochReport& report, int) { return report.epoch < 2; });
-  TrainOptions again = small_run(generator.out, resumed, 4);
+  train_model(small_run(tree, resumed, 4), [](const EpochReport& report, int) { return report.epoch < 2; });
+  TrainOptions again = small_run(tree, resumed, 4);
   again.resume = true;
   const TrainResult rest = train_model(again);
   REQUIRE(rest.epochs.size() == 2);
@@ -65,8 +56,8 @@ TEST_CASE("training resumed from a checkpoint ends where an uninterrupted run en
   CHECK(rest.epochs.back().valid_metric == whole.epochs.back().valid_metric);
 
   // A model file without training state cannot be resumed.
-  CostModel::load(straight).save(generator.out + "/plain.npz");
-  TrainOptions plain = small_run(generator.out, generator.out + "/plain.npz", 4);
+  CostModel::load(straight).save(tree + "/plain.npz");
+  TrainOptions plain = small_run(tree, tree + "/plain.npz", 4);
   plain.resume = true;
   try {
     train_model(plain);
