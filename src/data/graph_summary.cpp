@@ -60,6 +60,22 @@ std::vector<int32_t> config_representatives(const TpuGraph& graph) {
   return representative;
 }
 
+std::vector<int8_t> most_common_layout_values(const TpuGraph& graph) {
+  const int32_t nodes = graph.configurable_count();
+  constexpr size_t width = 18;
+  std::vector<int8_t> values(static_cast<size_t>(nodes) * width, -1);
+  for (int32_t slot = 0; slot < nodes; ++slot) {
+    std::map<std::string_view, int32_t> counts;
+    for (int32_t c = 0; c < graph.config_count; ++c) {
+      const int8_t* row = graph.layout_config_features.data() + (static_cast<size_t>(c) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
+      ++counts[std::string_view(reinterpret_cast<const char*>(row), width)];
+    }
+    const auto best = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best != counts.end()) std::copy(best->first.begin(), best->first.end(), values.begin() + static_cast<std::ptrdiff_t>(slot * width));
+  }
+  return values;
+}
+
 std::vector<int32_t> distinct_config_indices(const TpuGraph& graph) {
   const std::vector<int32_t> representative = config_representatives(graph);
   std::vector<int32_t> first;

@@ -39,5 +39,9 @@ int64_t count_distinct_configs(const TpuGraph& graph);
 std::vector<int32_t> distinct_config_indices(const TpuGraph& graph);
 // For every config, the first config with identical feature rows (itself when it is the first).
 std::vector<int32_t> config_representatives(const TpuGraph& graph);
+// Layout: per configurable node, the 18 values most of the graph's configs give it (ties: the
+// smallest byte string); configurable x 18, row-major. The base of LayoutInference and the
+// reference of the fewest-changes baseline. All -1 for a graph without configs.
+std::vector<int8_t> most_common_layout_values(const TpuGraph& graph);
 
 }  // namespace graphcost

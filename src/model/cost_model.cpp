@@ -102,12 +102,7 @@ nn::Parameter& CostModel::add_parameter(const std::string& name, int rows, int c
   return *parameters_.back();
 }
 
-nn::Parameter& CostModel::find(const std::string& name) {
-  for (auto& p : parameters_) {
-    if (p->name == name) return *p;
-  }
-  throw std::logic_error("no parameter " + name);
-}
+nn::Parameter& CostModel::find(const std::string& name) { return const_cast<nn::Parameter&>(parameter(name)); }
 
 const nn::Parameter& CostModel::parameter(const std::string& name) const {
   for (const auto& p : parameters_) {

@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
 
+#include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
 #include "nn/ops.h"
@@ -77,16 +77,7 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
 
   // Base configuration: per configurable node, the most common row of 18 values.
   const int32_t configurable = tpu.configurable_count();
-  base_values_.assign(static_cast<size_t>(configurable) * kLayoutConfigFeatureCount, -1);
-  for (int32_t slot = 0; slot < configurable; ++slot) {
-    std::map<std::string, int32_t> counts;
-    for (int32_t c = 0; c < tpu.config_count; ++c) {
-      const int8_t* row = tpu.layout_config_features.data() + (static_cast<size_t>(c) * configurable + slot) * kLayoutConfigFeatureCount;
-      ++counts[std::string(reinterpret_cast<const char*>(row), kLayoutConfigFeatureCount)];
-    }
-    const auto best = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (best != counts.end()) std::copy(best->first.begin(), best->first.end(), base_values_.begin() + slot * kLayoutConfigFeatureCount);
-  }
+  base_values_ = most_common_layout_values(tpu);
 
   // Base activations of every row, computed with the same code as the per-config increments.
   Scratch scratch;
@@ -105,6 +96,11 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   for (int32_t v = 0; v < view_rows_; ++v) all[static_cast<size_t>(v)] = v;
   for (int l = 0; l < layers_; ++l) run_layer(l, all, base_[static_cast<size_t>(l)], base_[static_cast<size_t>(l) + 1], scratch);
   base_sum_ = base_.back().colwise().sum();
+  // The head's parameters, looked up once (not per config).
+  head_weight_ = model.parameter("head.weight").value;
+  head_bias_ = model.parameter("head.bias").value.row(0);
+  out_weight_ = model.parameter("out.weight").value.col(0);
+  out_bias_ = model.parameter("out.bias").value(0, 0);
 }
 
 void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out,
@@ -197,10 +193,10 @@ float LayoutInference::predict_one(int32_t config, Scratch& scratch) const {
   Eigen::RowVectorXf pooled(2 * h);
   pooled.head(h) = sum;
   pooled.tail(h) = sum / static_cast<float>(view_rows_);
-  Eigen::RowVectorXf hidden = pooled * model_.parameter("head.weight").value;
-  hidden += model_.parameter("head.bias").value.row(0);
+  Eigen::RowVectorXf hidden = pooled * head_weight_;
+  hidden += head_bias_;
   nn::gelu_in_place(hidden.data(), hidden.size());
-  const float cost = hidden.dot(model_.parameter("out.weight").value.col(0)) + model_.parameter("out.bias").value(0, 0);
+  const float cost = hidden.dot(out_weight_) + out_bias_;
 
   // Restore the base in every row this config wrote.
   for (size_t l = 0; l < scratch.rows.size(); ++l) {

@@ -54,6 +54,10 @@ class LayoutInference {
   Eigen::RowVectorXf base_sum_;       // column sums of base_.back()
   std::vector<nn::Matrix> layer_weights_;  // per layer: [W_self; W_producers; W_consumers] (3h x h)
   std::vector<LayerVectors> layer_vectors_;
+  nn::Matrix head_weight_;
+  Eigen::RowVectorXf head_bias_;
+  Eigen::VectorXf out_weight_;
+  float out_bias_ = 0;
   mutable std::vector<double> mean_recomputed_rows_;
 };
 

@@ -1,7 +1,8 @@
 #include "scoring/baseline_order.h"
 
+#include "data/graph_summary.h"
+
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -46,17 +47,12 @@ std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector
   auto row = [&](int32_t config, int32_t slot) {
     return graph.layout_config_features.data() + (static_cast<size_t>(config) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
   };
-  std::vector<std::string> mode(static_cast<size_t>(nodes));
-  for (int32_t slot = 0; slot < nodes; ++slot) {
-    std::map<std::string, int32_t> counts;
-    for (int32_t c = 0; c < graph.config_count; ++c) ++counts[std::string(reinterpret_cast<const char*>(row(c, slot)), width)];
-    mode[static_cast<size_t>(slot)] = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-  }
+  const std::vector<int8_t> mode = most_common_layout_values(graph);
   std::vector<float> costs;
   for (int32_t c : configs) {
     int changed = 0;
     for (int32_t slot = 0; slot < nodes; ++slot) {
-      changed += std::string(reinterpret_cast<const char*>(row(c, slot)), width) != mode[static_cast<size_t>(slot)];
+      changed += !std::equal(row(c, slot), row(c, slot) + width, mode.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(slot) * width));
     }
     costs.push_back(static_cast<float>(changed));
   }

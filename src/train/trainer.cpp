@@ -52,14 +52,13 @@ std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& c
 
 // A checkpoint is the model file plus the training state: "train_state_json" (epoch, Adam step
 // count, the sampler's state) and Adam's moments as "train_state/m/<parameter>" and ".../v/...".
-void save_checkpoint(const CostModel& model, nn::Adam& adam, int epoch, const std::mt19937_64& sampler, const std::string& path) {
+void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::mt19937_64& sampler, const std::string& path) {
   std::ostringstream sampler_text;
   sampler_text << sampler;
   const std::string text = nlohmann::json{{"epoch", epoch}, {"adam_steps", adam.steps_taken()}, {"sampler", sampler_text.str()}}.dump();
   std::vector<std::pair<std::string, NpyArray>> extra;
   extra.emplace_back("train_state_json", NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
-  CostModel& parameters_of = const_cast<CostModel&>(model);
-  const std::vector<nn::Parameter*> parameters = parameters_of.parameters();
+  const std::vector<nn::Parameter*> parameters = model.parameters();
   for (size_t i = 0; i < parameters.size(); ++i) {
     for (const auto& [prefix, moments] : {std::make_pair("m", &adam.first_moments()), std::make_pair("v", &adam.second_moments())}) {
       const nn::Matrix& moment = (*moments)[i];
