@@ -100,6 +100,25 @@ TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differ
     return project(t, layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias)));
   });
   check_gradients({&x}, [&](Tape& t) { return project(t, group_softmax(t.parameter(x), 2)); });
+  check_gradients({&x, &gain, &bias}, [&](Tape& t) {
+    return project(t, instance_norm(t.parameter(x), 4, t.parameter(gain), t.parameter(bias)));
+  });
+  Parameter factor("factor", random_matrix(1, 1, random, 0.5f, 1.5f));
+  check_gradients({&x, &factor}, [&](Tape& t) { return project(t, scale_by(t.parameter(x), t.parameter(factor))); });
+}
+
+TEST_CASE("instance norm gives every segment's columns zero mean and unit variance", "[nn]") {
+  std::mt19937_64 random(6);
+  Tape tape;
+  const Var y = instance_norm(tape.constant(random_matrix(8, 3, random, -5, 5)), 4, tape.constant(Matrix::Ones(1, 3)),
+                              tape.constant(Matrix::Zero(1, 3)));
+  for (Eigen::Index s = 0; s < 2; ++s) {
+    for (Eigen::Index c = 0; c < 3; ++c) {
+      const auto column = y.value().block(s * 4, c, 4, 1);
+      CHECK(column.mean() == Approx(0.0f).margin(1e-5));
+      CHECK(column.array().square().mean() == Approx(1.0f).margin(1e-3));
+    }
+  }
 }
 
 TEST_CASE("group softmax normalises across configurations", "[nn]") {

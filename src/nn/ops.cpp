@@ -69,6 +69,15 @@ Var scale(Var a, float factor) {
   });
 }
 
+Var scale_by(Var a, Var factor) {
+  assert(factor.rows() == 1 && factor.cols() == 1);
+  return a.tape->record(a.value() * factor.value()(0, 0), {a, factor}, [a, factor](Tape& tape, int id) {
+    const Matrix& g = tape.grad(id);
+    if (tape.needs_grad(factor.id)) tape.grad(factor.id)(0, 0) += g.cwiseProduct(tape.value(a.id)).sum();
+    if (tape.needs_grad(a.id)) tape.grad(a.id) += g * tape.value(factor.id)(0, 0);
+  });
+}
+
 Var relu(Var a) {
   return unary(a, [](float x) { return x > 0 ? x : 0.0f; }, [](float x, float) { return x > 0 ? 1.0f : 0.0f; });
 }
@@ -243,6 +252,41 @@ Var layer_norm(Var x, Var gain, Var bias, float epsilon) {
       const float mean_g = g_hat.row(r).mean();
       const float mean_g_xhat = g_hat.row(r).dot(normalized.row(r)) / static_cast<float>(m);
       target.row(r).array() += inverse_std(r) * (g_hat.row(r).array() - mean_g - normalized.row(r).array() * mean_g_xhat);
+    }
+  });
+}
+
+Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon) {
+  assert(segment_rows > 0 && x.rows() % segment_rows == 0);
+  assert(gain.rows() == 1 && gain.cols() == x.cols() && bias.rows() == 1 && bias.cols() == x.cols());
+  const Matrix& in = x.value();
+  const Eigen::Index segments = in.rows() / segment_rows;
+  Matrix normalized(in.rows(), in.cols());
+  Matrix inverse_std(segments, in.cols());
+  for (Eigen::Index s = 0; s < segments; ++s) {
+    const auto block = in.middleRows(s * segment_rows, segment_rows);
+    const Eigen::RowVectorXf mean = block.colwise().mean();
+    const Eigen::RowVectorXf variance = (block.rowwise() - mean).array().square().colwise().mean();
+    inverse_std.row(s) = (variance.array() + epsilon).rsqrt();
+    normalized.middleRows(s * segment_rows, segment_rows) =
+        ((block.rowwise() - mean).array().rowwise() * inverse_std.row(s).array()).matrix();
+  }
+  Matrix out = normalized.array().rowwise() * gain.value().row(0).array();
+  out.rowwise() += bias.value().row(0);
+  return x.tape->record(std::move(out), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, segment_rows](Tape& tape, int id) {
+    const Matrix& g = tape.grad(id);
+    if (tape.needs_grad(gain.id)) tape.grad(gain.id) += (g.cwiseProduct(normalized)).colwise().sum();
+    if (tape.needs_grad(bias.id)) tape.grad(bias.id) += g.colwise().sum();
+    if (!tape.needs_grad(x.id)) return;
+    const Matrix g_hat = g.array().rowwise() * tape.value(gain.id).row(0).array();
+    Matrix& target = tape.grad(x.id);
+    for (Eigen::Index s = 0; s < inverse_std.rows(); ++s) {
+      const auto g_block = g_hat.middleRows(s * segment_rows, segment_rows);
+      const auto x_hat = normalized.middleRows(s * segment_rows, segment_rows);
+      const Eigen::RowVectorXf mean_g = g_block.colwise().mean();
+      const Eigen::RowVectorXf mean_g_xhat = g_block.cwiseProduct(x_hat).colwise().mean();
+      target.middleRows(s * segment_rows, segment_rows).array() +=
+          ((g_block.rowwise() - mean_g).array() - x_hat.array().rowwise() * mean_g_xhat.array()).rowwise() * inverse_std.row(s).array();
     }
   });
 }

@@ -19,6 +19,7 @@ Var add(Var a, Var b);                    // same shape
 Var add_row(Var a, Var row);              // a + a (1 x m) row broadcast to every row (a bias)
 Var mul(Var a, Var b);                    // elementwise
 Var scale(Var a, float factor);
+Var scale_by(Var a, Var factor);          // a * factor, factor 1 x 1 (e.g. a learned temperature)
 Var relu(Var a);
 Var gelu(Var a);                          // tanh approximation: gelu_in_place
 Var tanh(Var a);
@@ -51,6 +52,11 @@ Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind);
 
 // Per-row layer normalisation with a learned gain and bias (1 x m each).
 Var layer_norm(Var x, Var gain, Var bias, float epsilon = 1e-5f);
+
+// Instance normalisation: every column normalised over the rows of its segment (consecutive blocks
+// of `segment_rows` rows: the nodes of one graph under one config), then a learned gain and bias
+// (1 x m each). x.rows() must be a multiple of segment_rows.
+Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon = 1e-5f);
 
 enum class Pool { Sum, Mean, Max };
 // Consecutive segments of `segment_rows` rows pooled into one row each (e.g. nodes -> graph, per
