@@ -37,4 +37,10 @@ else()
   find_package(nlohmann_json 3.10 REQUIRED)
   find_package(CLI11 REQUIRED)
   find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+  # METIS (Debian libmetis-dev: no CMake config) partitions graphs for Graph Segment Training.
+  # Training does not run in the browser, so the WebAssembly build goes without it.
+  find_path(METIS_INCLUDE_DIR metis.h REQUIRED)
+  find_library(METIS_LIBRARY metis REQUIRED)
+  add_library(METIS::METIS UNKNOWN IMPORTED)
+  set_target_properties(METIS::METIS PROPERTIES IMPORTED_LOCATION "${METIS_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${METIS_INCLUDE_DIR}")
 endif()

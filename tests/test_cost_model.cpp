@@ -73,8 +73,12 @@ TEST_CASE("the model overfits one graph's configs", "[model][training]") {
 }
 
 TEST_CASE("whole-model gradients match finite differences", "[model]") {
-  const TpuGraph graph = small_layout_graph("model_gradients");
-  CostModel model(small_config("layout"), fit_feature_statistics({&graph}));
+  const bool attention = GENERATE(false, true);
+  INFO("cross-config attention " << attention);
+  const TpuGraph graph = small_layout_graph(attention ? "model_gradients_attention" : "model_gradients");
+  ModelConfig config = small_config("layout");
+  config.cross_config_attention = attention;
+  CostModel model(config, fit_feature_statistics({&graph}));
   const PreparedGraph prepared = model.prepare(graph);
   const std::vector<int32_t> configs = {0, 3, 7, 11};
   std::vector<double> runtimes;
@@ -89,10 +93,13 @@ TEST_CASE("whole-model gradients match finite differences", "[model]") {
     tape.backward(nn::listmle_loss(model.forward(tape, prepared, configs), runtimes));
   }
   for (nn::Parameter* p : model.parameters()) {
-    if (p->name != "out.weight" && p->name != "layout_value_embedding" && p->name != "sage0.producers" && p->name != "input.bias") continue;
+    if (p->name != "out.weight" && p->name != "layout_value_embedding" && p->name != "sage0.producers" && p->name != "input.bias" &&
+        p->name != "sage0.attention.weight" && p->name != "sage0.attention.inverse_temperature") {
+      continue;
+    }
     for (Eigen::Index i = 0; i < std::min<Eigen::Index>(p->value.size(), 12); ++i) {
       const float original = p->value.data()[i];
-      const float step = 1e-2f;
+      const float step = attention ? 2e-3f : 1e-2f;
       p->value.data()[i] = original + step;
       const double up = loss_value();
       p->value.data()[i] = original - step;
@@ -151,4 +158,29 @@ TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
   });
   CHECK(child.exit_code == 2);
   CHECK_THAT(child.output, Catch::Contains("huge.npz") && Catch::Contains("param/opcode_embedding") && Catch::Contains("missing"));
+}
+
+TEST_CASE("a cross-config attention model ranks in fixed chunks and round-trips", "[model]") {
+  const TpuGraph graph = small_layout_graph("model_attention");
+  ModelConfig config = small_config("layout");
+  config.cross_config_attention = true;
+  CostModel model(config, fit_feature_statistics({&graph}));
+  REQUIRE(model.couples_configs());
+  REQUIRE(graph.config_count <= CostModel::kAttentionChunk);
+  const PreparedGraph prepared = model.prepare(graph);
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  nn::Tape tape;
+  const nn::Var joint = model.forward(tape, prepared, all);
+  const std::vector<float> predicted = model.predict(prepared);
+  for (size_t c = 0; c < all.size(); ++c) CHECK(predicted[c] == Approx(joint.value()(static_cast<Eigen::Index>(c), 0)).margin(1e-5));
+  // The configs of a batch interact: one config alone scores differently than among the others.
+  nn::Tape single;
+  CHECK(model.forward(single, prepared, {0}).value()(0, 0) != Approx(joint.value()(0, 0)).margin(1e-6));
+
+  const std::string dir = testing::scratch_dir("model_attention_file");
+  model.save(dir + "/model.npz");
+  CostModel loaded = CostModel::load(dir + "/model.npz");
+  CHECK(loaded.config().cross_config_attention);
+  CHECK(loaded.predict(loaded.prepare(graph)) == predicted);
 }

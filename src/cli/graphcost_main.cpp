@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   gen_command->add_option("--collections", gen.generator.collections, "subset of tile:xla layout:xla:random layout:xla:default layout:nlp:random layout:nlp:default")
       ->delimiter(',');
   gen_command->add_option("--max-nodes", gen.generator.max_nodes, "largest program size (nodes)")->check(CLI::Range(200, 1000000));
+  gen_command->add_option("--min-nodes", gen.generator.min_nodes,
+                          "smallest layout program (nodes; draws sizes in [min, max], grows bert graphs to it; default none)")
+      ->check(CLI::Range(0, 1000000));
   gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file (default 1000)")->check(CLI::Range(2, 1000000));
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
   gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
@@ -74,6 +77,19 @@ int main(int argc, char** argv) {
   train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
   train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none (default 1)");
   train_command->add_option("--seed", train.train.model.seed, "seed: same seed, same model");
+  train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
+                          "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
+  train_command->add_option("--segment-nodes", train.train.segments.segment_nodes,
+                            "Graph Segment Training: segments of about N nodes (default 0: whole graphs)")
+      ->check(CLI::Range(0, 100000000));
+  train_command->add_option("--partition", train.train.segments.partition, "GST segments: metis or contiguous (default metis)")
+      ->check(CLI::IsMember({"metis", "contiguous"}));
+  train_command->add_option("--segments-per-step", train.train.segments.segments_per_step,
+                            "GST: segments backpropagated per step (default 1)")->check(CLI::Range(1, 100000));
+  train_command->add_option("--stale-dropout", train.train.segments.stale_dropout,
+                            "GST: probability of dropping each historical segment embedding (default 0.5)")->check(CLI::Range(0.0, 0.99));
+  train_command->add_option("--finetune-steps", train.train.segments.finetune_steps,
+                            "GST: head finetuning steps after the last epoch (default: steps per epoch)")->check(CLI::Range(0, 10000000));
   train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
 
   graphcost::PredictCommandOptions predict;

@@ -10,7 +10,23 @@
 #include "data/dataset_survey.h"
 #include "scoring/submission.h"
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/resource.h>
+#endif
+
 namespace graphcost {
+namespace {
+
+// The process's peak resident set size so far (Linux), 0 where unknown.
+double peak_resident_mib() {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+#endif
+  return 0;
+}
+
+}  // namespace
 
 int run_train_command(const TrainCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -23,17 +39,38 @@ int run_train_command(const TrainCommandOptions& options) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int done = report.epoch - first_report;
     const double eta = done > 0 ? elapsed / done * (epochs - report.epoch) : 0;
+    if (report.head_finetuning) {
+      std::fprintf(stderr, "head finetuning  loss %.4f  %s %s  %.1fs\n", report.train_loss, metric,
+                   std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), report.seconds);
+      return true;
+    }
     std::fprintf(stderr, "epoch %3d/%d  loss %.4f  %s %s  %.1fs  ETA %.0fs\n", report.epoch, epochs, report.train_loss, metric,
                  std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), elapsed, eta);
     return true;
   };
   const TrainResult result = train_model(options.train, progress);
   std::printf("trained on %zu graphs (%zu validation) -> %s\n", result.train_graphs, result.valid_graphs, options.train.out.c_str());
+  if (result.segments > 0) {
+    const SegmentCounters& c = result.segment_counters;
+    std::printf("graph segment training: %zu segments (%s, halo x%.2f, %lld cut edges); %lld fresh, %lld stale, %lld dropped, %lld fills\n",
+                result.segments, options.train.segments.partition.c_str(), result.halo_ratio, static_cast<long long>(result.cut_edges),
+                static_cast<long long>(c.fresh), static_cast<long long>(c.stale), static_cast<long long>(c.dropped), static_cast<long long>(c.filled));
+  }
   if (!result.epochs.empty()) {
     const EpochReport& last = result.epochs.back();
     std::printf("final: loss %.4f, %s %s\n", last.train_loss, metric,
                 std::isnan(last.valid_metric) ? "- (no labelled validation graphs)" : std::to_string(last.valid_metric).c_str());
+    double epoch_seconds = 0;
+    int counted = 0;
+    for (const EpochReport& report : result.epochs) {
+      if (report.head_finetuning) continue;
+      epoch_seconds += report.seconds;
+      ++counted;
+    }
+    if (counted > 0) std::printf("mean epoch time %.2f s (training steps + validation)\n", epoch_seconds / counted);
   }
+  const double peak_mib = peak_resident_mib();
+  if (peak_mib > 0) std::printf("peak resident memory %.0f MiB\n", peak_mib);
   return 0;
 }
 

@@ -40,7 +40,8 @@ int get_int(const nlohmann::json& json, const char* key, int low, int high) {
 
 nlohmann::json ModelConfig::to_json() const {
   return {{"kind", kind}, {"collection", collection}, {"opcode_embedding", opcode_embedding},
-          {"config_embedding", config_embedding}, {"hidden", hidden}, {"layers", layers}, {"hops", hops}, {"seed", seed}};
+          {"config_embedding", config_embedding}, {"hidden", hidden}, {"layers", layers}, {"hops", hops},
+          {"cross_config_attention", cross_config_attention}, {"seed", seed}};
 }
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
@@ -55,6 +56,10 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
   config.hidden = get_int(json, "hidden", 1, 4096);
   config.layers = get_int(json, "layers", 0, 64);
   config.hops = get_int(json, "hops", -1, 64);
+  if (json.contains("cross_config_attention") && !json["cross_config_attention"].is_boolean()) {
+    throw InputError("", "model config.cross_config_attention", "true or false", json["cross_config_attention"].dump());
+  }
+  config.cross_config_attention = json.value("cross_config_attention", false);  // absent in older files
   config.seed = json.value("seed", uint64_t(0));
   return config;
 }
@@ -70,6 +75,10 @@ std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const Mo
     const std::string prefix = "sage" + std::to_string(l) + ".";
     for (const char* name : {"self", "producers", "consumers"}) shapes.emplace_back(prefix + name, h, h);
     for (const char* name : {"bias", "norm.gain", "norm.bias"}) shapes.emplace_back(prefix + name, 1, h);
+    if (config.cross_config_attention) {
+      shapes.emplace_back(prefix + "attention.weight", 2 * h, h);
+      shapes.emplace_back(prefix + "attention.inverse_temperature", 1, 1);
+    }
   }
   shapes.emplace_back("head.weight", 2 * h, h);
   shapes.emplace_back("head.bias", 1, h);
@@ -87,6 +96,7 @@ CostModel::CostModel(ModelConfig config, FeatureStatistics statistics)
     const float scale = embedding ? 1.0f : bias ? 0.0f : 1.0f / std::sqrt(static_cast<float>(rows));
     nn::Parameter& parameter = add_parameter(name, static_cast<int>(rows), static_cast<int>(cols), scale);
     if (name.find("norm.gain") != std::string::npos) parameter.value.setOnes();
+    if (name.find("inverse_temperature") != std::string::npos) parameter.value.setConstant(2.0f);  // T = 0.5
   }
 }
 
@@ -132,7 +142,29 @@ PreparedGraph CostModel::prepare(const TpuGraph& graph) const {
   return prepared;
 }
 
+PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector<int32_t>& kept) {
+  PreparedGraph sub;
+  sub.graph = prepared.graph;
+  sub.view = induced_view(prepared.view, kept);
+  sub.node_features.resize(static_cast<Eigen::Index>(kept.size()), prepared.node_features.cols());
+  for (size_t i = 0; i < kept.size(); ++i) sub.node_features.row(static_cast<Eigen::Index>(i)) = prepared.node_features.row(kept[i]);
+  sub.tile_configs = prepared.tile_configs;
+  return sub;
+}
+
 nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
+  const nn::Var states = node_states(tape, prepared, configs);
+  return head(tape, nn::segment_pool(states, prepared.view.size(), nn::Pool::Sum), prepared.view.size());
+}
+
+nn::Var CostModel::head(nn::Tape& tape, nn::Var node_sum, double node_count) {
+  using namespace nn;
+  const Var pooled = concat_columns({node_sum, scale(node_sum, static_cast<float>(1.0 / std::max(1.0, node_count)))});
+  const Var hidden = gelu(add_row(matmul(pooled, tape.parameter(find("head.weight"))), tape.parameter(find("head.bias"))));
+  return add_row(matmul(hidden, tape.parameter(find("out.weight"))), tape.parameter(find("out.bias")));
+}
+
+nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
   using namespace nn;
   const TpuGraph& graph = *prepared.graph;
   const GraphView& view = prepared.view;
@@ -152,7 +184,14 @@ nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const 
     const size_t configurable = view.configurable.size();
     for (int b = 0; b < batch; ++b) {
       const std::vector<int32_t> values = layout_config_ids(graph, configs[static_cast<size_t>(b)]);
-      ids.insert(ids.end(), values.begin(), values.end());
+      if (view.configurable_slot.empty()) {
+        ids.insert(ids.end(), values.begin(), values.end());
+      } else {
+        for (int32_t slot : view.configurable_slot) {
+          const auto first = values.begin() + static_cast<std::ptrdiff_t>(slot) * kLayoutConfigFeatureCount;
+          ids.insert(ids.end(), first, first + kLayoutConfigFeatureCount);
+        }
+      }
       for (size_t k = 0; k < configurable; ++k) target_rows.push_back(static_cast<int32_t>(b * nodes + view.configurable[k]));
     }
     const Var embedded = embedding(tape.parameter(find("layout_value_embedding")), ids);  // (B*nc*18) x e
@@ -167,12 +206,14 @@ nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const 
     const Var message = add(add(matmul(h, tape.parameter(find(prefix + "self"))),
                                 matmul(aggregate(h, view.producers, Aggregation::Mean), tape.parameter(find(prefix + "producers")))),
                             matmul(aggregate(h, view.consumers, Aggregation::Mean), tape.parameter(find(prefix + "consumers"))));
-    const Var updated = gelu(add_row(message, tape.parameter(find(prefix + "bias"))));
+    Var updated = gelu(add_row(message, tape.parameter(find(prefix + "bias"))));
+    if (config_.cross_config_attention) {
+      const Var weights = group_softmax(scale_by(updated, tape.parameter(find(prefix + "attention.inverse_temperature"))), batch);
+      updated = matmul(concat_columns({updated, mul(updated, weights)}), tape.parameter(find(prefix + "attention.weight")));
+    }
     h = add(h, layer_norm(updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias"))));
   }
-  const Var pooled = concat_columns({segment_pool(h, static_cast<int>(nodes), Pool::Sum), segment_pool(h, static_cast<int>(nodes), Pool::Mean)});
-  const Var hidden = gelu(add_row(matmul(pooled, tape.parameter(find("head.weight"))), tape.parameter(find("head.bias"))));
-  return add_row(matmul(hidden, tape.parameter(find("out.weight"))), tape.parameter(find("out.bias")));
+  return h;
 }
 
 std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch, int threads) {
@@ -182,7 +223,7 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch, 
 }
 
 std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::vector<int32_t>& configs, int batch, int threads) {
-  if (config_.kind == "layout" && prepared.graph->kind == GraphKind::Layout) {
+  if (config_.kind == "layout" && prepared.graph->kind == GraphKind::Layout && !couples_configs()) {
     // Identical configs (common in TpuGraphs) are predicted once and copied.
     const std::vector<int32_t> representative = config_representatives(*prepared.graph);
     std::vector<int32_t> unique, slot(configs.size());
@@ -201,10 +242,16 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::
     for (size_t i = 0; i < configs.size(); ++i) costs[i] = unique_costs[static_cast<size_t>(slot[i])];
     return costs;
   }
+  // Chunks of `batch` configs, fewer on big graphs (a chunk's activations are configs x nodes
+  // rows); attention models always use kAttentionChunk, the batch their predictions assume.
+  const int64_t rows_budget = int64_t(1) << 18;
+  const size_t chunk_size = couples_configs()
+      ? static_cast<size_t>(kAttentionChunk)
+      : static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(std::max(1, batch), rows_budget / std::max(1, prepared.view.size()))));
   std::vector<float> costs;
-  for (size_t start = 0; start < configs.size(); start += static_cast<size_t>(std::max(1, batch))) {
+  for (size_t start = 0; start < configs.size(); start += chunk_size) {
     const std::vector<int32_t> chunk(configs.begin() + static_cast<std::ptrdiff_t>(start),
-                                     configs.begin() + static_cast<std::ptrdiff_t>(std::min(configs.size(), start + static_cast<size_t>(std::max(1, batch)))));
+                                     configs.begin() + static_cast<std::ptrdiff_t>(std::min(configs.size(), start + chunk_size)));
     nn::Tape tape;
     const nn::Var out = forward(tape, prepared, chunk);
     for (Eigen::Index i = 0; i < out.rows(); ++i) costs.push_back(out.value()(i, 0));

@@ -6,6 +6,9 @@
 //             and joined to that node's row; zeros for other nodes
 //   -> linear -> L x GraphSAGE block: h + layer_norm(gelu(W_self h + W_in mean(producers) +
 //      W_out mean(consumers) + b))  (residual; messages over in- and out-edges separately)
+//      optional cross-config attention inside each block (1st-place TpuGraphs model): for every
+//      node and channel w = softmax over the batch's configs of (x / T), T learned, then
+//      x <- [x | x * w] W_att. Predictions then depend on which configs share a batch.
 //   -> sum and mean pooling over nodes -> MLP -> one scalar per configuration.
 // A batch of B configurations of one graph is stacked as B x nodes rows.
 #pragma once
@@ -34,6 +37,7 @@ struct ModelConfig {
   int hidden = 64;
   int layers = 2;
   int hops = 1;                   // layout graph pruning (-1: whole graph)
+  bool cross_config_attention = false;
   uint64_t seed = 0;
 
   nlohmann::json to_json() const;
@@ -47,6 +51,10 @@ struct PreparedGraph {
   nn::Matrix node_features;  // view.size() x 140, normalised
   nn::Matrix tile_configs;   // tile: config_count x 24, normalised
 };
+
+// The rows of `prepared` for `kept` (ascending view indices) only, with the edges among them
+// (induced_view): a segment for Graph Segment Training. Shares the graph and tile configs.
+PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector<int32_t>& kept);
 
 // Name, rows and cols of every parameter a config implies, in creation order.
 std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config);
@@ -63,8 +71,18 @@ class CostModel {
   size_t parameter_count() const;
 
   PreparedGraph prepare(const TpuGraph& graph) const;
-  // Predicted costs of `configs` (B x 1) on the tape.
+  // Predicted costs of `configs` (B x 1) on the tape: head(sum of node_states per config, nodes).
   nn::Var forward(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
+  // The node states after the SAGE blocks, (B * nodes) x hidden, config b's nodes at rows b*nodes...
+  nn::Var node_states(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
+  // The cost (B x 1) from each config's sum of node states (B x hidden) over a graph of
+  // `node_count` nodes (the pooling is [sum | sum / node_count]). Graph Segment Training adds
+  // the sums of separately computed segments here.
+  nn::Var head(nn::Tape& tape, nn::Var node_sum, double node_count);
+  // Whether predictions of a config depend on the others in its batch (cross-config attention):
+  // such models rank in fixed chunks of kAttentionChunk configs, without LayoutInference.
+  bool couples_configs() const { return config_.cross_config_attention; }
+  static constexpr int kAttentionChunk = 128;
   // Predicted costs of every config (no gradients kept). Layout graphs go through LayoutInference
   // (shared work once, per-config increments; `threads` workers; identical configs computed once);
   // tile graphs through forward() in chunks of `batch` configs.

@@ -68,4 +68,31 @@ GraphView make_graph_view(const TpuGraph& graph, int hops) {
   return view;
 }
 
+GraphView induced_view(const GraphView& view, const std::vector<int32_t>& kept) {
+  std::vector<int32_t> local(static_cast<size_t>(view.size()), -1);
+  GraphView sub;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    local[static_cast<size_t>(kept[i])] = static_cast<int32_t>(i);
+    sub.nodes.push_back(view.nodes[static_cast<size_t>(kept[i])]);
+  }
+  std::vector<std::pair<int32_t, int32_t>> in_pairs, out_pairs;
+  for (int32_t v : kept) {
+    for (int32_t k = view.producers.offsets[static_cast<size_t>(v)]; k < view.producers.offsets[static_cast<size_t>(v) + 1]; ++k) {
+      const int32_t producer = local[static_cast<size_t>(view.producers.neighbours[static_cast<size_t>(k)])];
+      if (producer < 0) continue;
+      in_pairs.emplace_back(local[static_cast<size_t>(v)], producer);
+      out_pairs.emplace_back(producer, local[static_cast<size_t>(v)]);
+    }
+  }
+  sub.producers = build_csr(sub.size(), in_pairs);
+  sub.consumers = build_csr(sub.size(), out_pairs);
+  for (size_t k = 0; k < view.configurable.size(); ++k) {
+    const int32_t v = local[static_cast<size_t>(view.configurable[k])];
+    if (v < 0) continue;
+    sub.configurable.push_back(v);
+    sub.configurable_slot.push_back(view.configurable_slot.empty() ? static_cast<int32_t>(k) : view.configurable_slot[k]);
+  }
+  return sub;
+}
+
 }  // namespace graphcost

@@ -16,11 +16,18 @@ struct GraphView {
   nn::Adjacency producers;           // for each view node: the view nodes it reads (in-edges)
   nn::Adjacency consumers;           // for each view node: the view nodes reading it (out-edges)
   std::vector<int32_t> configurable; // view index of each configurable node (layout), in order
+  // For a view holding only some configurable nodes (a segment: induced_view), the position of
+  // each `configurable` entry in the graph's configurable list; empty: all of them, in order.
+  std::vector<int32_t> configurable_slot;
   int32_t size() const { return static_cast<int32_t>(nodes.size()); }
 };
 
 // All nodes; `hops` < 0. Otherwise the configurable nodes and every node within `hops` edges of one
 // (either direction). Tile graphs have no configurable nodes: their view is always whole.
 GraphView make_graph_view(const TpuGraph& graph, int hops = -1);
+
+// The subgraph of `view` induced by `kept` (ascending view indices): those nodes, the edges between
+// them, and the configurable nodes among them (with their slots).
+GraphView induced_view(const GraphView& view, const std::vector<int32_t>& kept);
 
 }  // namespace graphcost

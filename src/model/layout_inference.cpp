@@ -37,6 +37,8 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   const ModelConfig& config = model.config();
   const TpuGraph& tpu = *graph.graph;
   if (config.kind != "layout" || tpu.kind != GraphKind::Layout) throw std::logic_error("LayoutInference needs a layout model and graph");
+  if (model.couples_configs()) throw std::logic_error("LayoutInference cannot run a model with cross-config attention");
+  if (!graph.view.configurable_slot.empty()) throw std::logic_error("LayoutInference needs a whole view, not a segment");
   view_rows_ = graph.view.size();
   hidden_ = config.hidden;
   layers_ = config.layers;

@@ -185,8 +185,9 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   const auto& families = nlp ? nlp_families() : xla_families();
   const GraphFamily family = families[graph_random() % families.size()];
   const int cap = std::max(200, options.max_nodes);
-  const int max_nodes = static_cast<int>(std::exp(std::log(300.0) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / 300.0))));
-  const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes));
+  const double low = options.min_nodes > 0 ? options.min_nodes : 300.0;
+  const int max_nodes = static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
+  const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes), std::min(options.min_nodes, max_nodes));
   std::vector<int32_t> configurable;
   for (int id = 0; id < program_graph.node_count(); ++id) {
     const SynthNode& n = program_graph.node(id);
@@ -318,6 +319,9 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
   if (options.out.empty()) throw std::invalid_argument("gen needs an output folder");
   if (options.graphs < 1) throw std::invalid_argument("gen needs at least one graph");
   if (options.layout_configs < 2) throw std::invalid_argument("layout files need at least 2 configs");
+  if (options.min_nodes > options.max_nodes) {
+    throw std::invalid_argument("--min-nodes " + std::to_string(options.min_nodes) + " is above --max-nodes " + std::to_string(options.max_nodes));
+  }
   const std::vector<Job> jobs = plan(options);
   for (const Job& job : jobs) fs::create_directories(fs::path(job.path).parent_path());
 

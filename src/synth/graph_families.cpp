@@ -16,13 +16,15 @@ T pick(std::mt19937_64& random, const std::vector<T>& choices) {
 // broadcast before elementwise use, as in real XLA graphs.
 class ProgramBuilder {
  public:
-  ProgramBuilder(int max_nodes, ElementType type, bool convolution_layouts = false)
-      : max_nodes_(max_nodes), type_(type) {
+  ProgramBuilder(int max_nodes, ElementType type, bool convolution_layouts = false, int min_nodes = 0)
+      : max_nodes_(max_nodes), min_nodes_(min_nodes), type_(type) {
     hlo_.use_convolution_layouts(convolution_layouts);
   }
 
   HloBuilder& hlo() { return hlo_; }
   bool full() const { return hlo_.node_count() >= max_nodes_ * 9 / 10; }
+  // Below the requested minimum size: families that repeat a block keep repeating it.
+  bool short_of_minimum() const { return hlo_.node_count() < min_nodes_; }
   ElementType type() const { return type_; }
 
   int param(std::vector<int64_t> dims) { return hlo_.parameter(std::move(dims), type_, parameters_++); }
@@ -109,6 +111,7 @@ class ProgramBuilder {
 
  private:
   int max_nodes_;
+  int min_nodes_;
   ElementType type_;
   HloBuilder hlo_;
   int parameters_ = 0;
@@ -252,15 +255,15 @@ HloBuilder rnn(std::mt19937_64& random, int max_nodes) {
   return std::move(b.hlo());
 }
 
-HloBuilder bert(std::mt19937_64& random, int max_nodes) {
-  ProgramBuilder b(max_nodes, pick<ElementType>(random, {ElementType::BF16, ElementType::F32}));
+HloBuilder bert(std::mt19937_64& random, int max_nodes, int min_nodes) {
+  ProgramBuilder b(max_nodes, pick<ElementType>(random, {ElementType::BF16, ElementType::F32}), false, min_nodes);
   HloBuilder& h = b.hlo();
   const int64_t batch = pick<int64_t>(random, {8, 16, 32}), seq = pick<int64_t>(random, {128, 256, 512});
   const int64_t hidden = pick<int64_t>(random, {256, 512, 768, 1024}), heads = pick<int64_t>(random, {4, 8, 16});
   const int64_t head_dim = hidden / heads;
   int x = b.layer_norm(b.param({batch * seq, hidden}));
   const int layers = 2 + static_cast<int>(random() % 23);
-  for (int layer = 0; layer < layers && !b.full(); ++layer) {
+  for (int layer = 0; (layer < layers || b.short_of_minimum()) && !b.full(); ++layer) {
     auto split_heads = [&](int t, bool transpose_last) {
       const int r = h.reshape(t, {batch, seq, heads, head_dim});
       return h.transpose(r, transpose_last ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{0, 2, 1, 3});
@@ -313,14 +316,14 @@ const std::vector<GraphFamily>& nlp_families() {
   return families;
 }
 
-HloBuilder build_program(GraphFamily family, std::mt19937_64& random, int max_nodes) {
+HloBuilder build_program(GraphFamily family, std::mt19937_64& random, int max_nodes, int min_nodes) {
   switch (family) {
     case GraphFamily::ResNet: return resnet(random, max_nodes);
     case GraphFamily::Inception: return inception(random, max_nodes);
     case GraphFamily::EfficientNet: return efficientnet(random, max_nodes);
     case GraphFamily::UNet3D: return unet3d(random, max_nodes);
     case GraphFamily::Rnn: return rnn(random, max_nodes);
-    case GraphFamily::Bert: return bert(random, max_nodes);
+    case GraphFamily::Bert: return bert(random, max_nodes, min_nodes);
   }
   return resnet(random, max_nodes);
 }

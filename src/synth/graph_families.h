@@ -19,7 +19,9 @@ const char* family_name(GraphFamily family);
 const std::vector<GraphFamily>& xla_families();
 const std::vector<GraphFamily>& nlp_families();
 
-HloBuilder build_program(GraphFamily family, std::mt19937_64& random, int max_nodes);
+// `min_nodes` (0: none) makes the families built from a repeated block (bert's encoder layers)
+// repeat it until the graph reaches that size; the others keep their natural size.
+HloBuilder build_program(GraphFamily family, std::mt19937_64& random, int max_nodes, int min_nodes = 0);
 
 // A fused kernel (tile collection): parameters -> a few ops -> the root fusion output.
 HloBuilder build_tile_kernel(std::mt19937_64& random);

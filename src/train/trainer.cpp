@@ -101,6 +101,55 @@ int restore_checkpoint(CostModel& model, nn::Adam& adam, std::mt19937_64& sample
   return state["epoch"].get<int>();
 }
 
+// The loss of one step: ListMLE, pairwise hinge, or MSE on the sample's standardised log runtimes.
+nn::Var ranking_loss(const std::string& name, nn::Var cost, const std::vector<double>& y) {
+  if (name == "listmle") return nn::listmle_loss(cost, y);
+  if (name == "hinge") return nn::pairwise_hinge_loss(cost, y);
+  nn::Matrix target(static_cast<Eigen::Index>(y.size()), 1);
+  double mean = 0;
+  for (double v : y) mean += std::log(v) / static_cast<double>(y.size());
+  for (size_t i = 0; i < y.size(); ++i) target(static_cast<Eigen::Index>(i), 0) = static_cast<float>(std::log(y[i]) - mean);
+  return nn::mse_loss(cost, target);
+}
+
+// GST's last phase: the backbone frozen, the head (head.*, out.*) trained on exact segment sums
+// (cached per config: the frozen backbone makes them constant), then validated and reported.
+void finetune_head(CostModel& model, std::vector<SegmentedGraph>& segmented, const std::vector<std::vector<int32_t>>& candidates,
+                   const std::vector<std::vector<double>>& runtimes, const std::vector<GraphConfigs>& valid, const TrainOptions& options,
+                   std::mt19937_64& random, TrainResult& result, const TrainProgress& progress) {
+  const int steps = options.segments.finetune_steps < 0 ? options.steps_per_epoch : options.segments.finetune_steps;
+  if (steps == 0) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<nn::Parameter*> head;
+  for (nn::Parameter* parameter : model.parameters()) {
+    if (parameter->name.rfind("head.", 0) == 0 || parameter->name.rfind("out.", 0) == 0) head.push_back(parameter);
+  }
+  nn::Adam adam(head, nn::AdamOptions{options.learning_rate, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
+  for (SegmentedGraph& graph : segmented) graph.forget_history();
+  double loss_sum = 0;
+  for (int step = 0; step < steps; ++step) {
+    const size_t g = random() % segmented.size();
+    std::vector<int32_t> pool = candidates[g];
+    for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[random() % i]);
+    pool.resize(std::min(pool.size(), static_cast<size_t>(options.configs_per_step)));
+    std::vector<double> y;
+    for (int32_t c : pool) y.push_back(runtimes[g][static_cast<size_t>(c)]);
+    nn::Tape tape;
+    const nn::Var loss = ranking_loss(options.loss, segmented[g].frozen_backbone_cost(tape, model, pool), y);
+    loss_sum += loss.value()(0, 0);
+    tape.backward(loss);
+    adam.step(nn::cosine_schedule(step, steps, steps / 20, 0.05f));
+  }
+  EpochReport report;
+  report.epoch = options.epochs;
+  report.head_finetuning = true;
+  report.train_loss = loss_sum / steps;
+  report.valid_metric = evaluate_model(model, valid);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.epochs.push_back(report);
+  if (progress) progress(report, options.epochs);
+}
+
 void check_loss(const TrainOptions& options) {
   if (options.loss != "listmle" && options.loss != "hinge" && options.loss != "mse") {
     throw std::invalid_argument("unknown loss '" + options.loss + "' (listmle, hinge, mse)");
@@ -208,6 +257,16 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
   result.valid_graphs = valid.size();
   const int total_steps = options.epochs * options.steps_per_epoch;
   const int first_epoch = options.resume ? restore_checkpoint(model, adam, random, options.out) + 1 : 1;
+  std::vector<SegmentedGraph> segmented;
+  if (options.segments.segment_nodes > 0) {
+    segmented.reserve(prepared.size());
+    for (const PreparedGraph& graph : prepared) {
+      segmented.emplace_back(graph, model.config().layers, options.segments, model.config().seed);
+      result.segments += segmented.back().segment_count();
+      result.halo_ratio += segmented.back().halo_ratio() / static_cast<double>(prepared.size());
+      result.cut_edges += segmented.back().cut_edges();
+    }
+  }
   EpochReport start_report;
   start_report.epoch = first_epoch - 1;
   start_report.valid_metric = evaluate_model(model, valid);
@@ -224,20 +283,8 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
       std::vector<double> y;
       for (int32_t c : pool) y.push_back(runtimes[g][static_cast<size_t>(c)]);
       nn::Tape tape;
-      const nn::Var cost = model.forward(tape, prepared[g], pool);
-      nn::Var loss;
-      if (options.loss == "listmle") {
-        loss = nn::listmle_loss(cost, y);
-      } else if (options.loss == "hinge") {
-        loss = nn::pairwise_hinge_loss(cost, y);
-      } else {
-        // MSE on standardised log runtimes of the sample.
-        nn::Matrix target(static_cast<Eigen::Index>(y.size()), 1);
-        double mean = 0;
-        for (double v : y) mean += std::log(v) / static_cast<double>(y.size());
-        for (size_t i = 0; i < y.size(); ++i) target(static_cast<Eigen::Index>(i), 0) = static_cast<float>(std::log(y[i]) - mean);
-        loss = nn::mse_loss(cost, target);
-      }
+      const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);
+      const nn::Var loss = ranking_loss(options.loss, cost, y);
       loss_sum += loss.value()(0, 0);
       tape.backward(loss);
       adam.step(nn::cosine_schedule((epoch - 1) * options.steps_per_epoch + step, total_steps, total_steps / 20, 0.05f));
@@ -250,6 +297,16 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
     result.epochs.push_back(report);
     if (!options.out.empty()) save_checkpoint(model, adam, epoch, random, options.out);  // the latest model + training state
     if (progress && !progress(report, options.epochs)) break;
+  }
+  if (!segmented.empty() && !result.epochs.empty() && result.epochs.back().epoch == options.epochs) {
+    finetune_head(model, segmented, candidates, runtimes, valid, options, random, result, progress);
+    if (!options.out.empty()) save_checkpoint(model, adam, options.epochs, random, options.out);
+  }
+  for (const SegmentedGraph& graph : segmented) {
+    result.segment_counters.fresh += graph.counters().fresh;
+    result.segment_counters.stale += graph.counters().stale;
+    result.segment_counters.dropped += graph.counters().dropped;
+    result.segment_counters.filled += graph.counters().filled;
   }
   if (!options.out.empty() && result.epochs.empty() && !options.resume) save_checkpoint(model, adam, 0, random, options.out);
   return result;

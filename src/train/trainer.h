@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/cost_model.h"
+#include "train/segment_training.h"
 
 namespace graphcost {
 
@@ -27,6 +28,7 @@ struct TrainOptions {
   std::string loss = "listmle";      // listmle | hinge | mse
   float learning_rate = 2e-3f;
   ModelConfig model;
+  SegmentOptions segments;           // segment_nodes > 0: Graph Segment Training (train/segment_training.h)
 };
 
 struct EpochReport {
@@ -34,6 +36,7 @@ struct EpochReport {
   double train_loss = 0;
   double valid_metric = 0;  // NaN without validation graphs
   double seconds = 0;
+  bool head_finetuning = false;  // GST's head finetuning after the last epoch
 };
 
 // Called after every epoch (and with epoch 0 before training); return false to stop early.
@@ -42,6 +45,12 @@ using TrainProgress = std::function<bool(const EpochReport& report, int epochs)>
 struct TrainResult {
   std::vector<EpochReport> epochs;
   size_t train_graphs = 0, valid_graphs = 0;
+  // Graph Segment Training only: segments over all training graphs, their halo overhead
+  // (rows per pass over every segment / view rows, mean over graphs), cut edges, table use.
+  size_t segments = 0;
+  double halo_ratio = 0;
+  int64_t cut_edges = 0;
+  SegmentCounters segment_counters;
 };
 
 // Loads the collection's train and valid splits, fits feature statistics, builds a model from
