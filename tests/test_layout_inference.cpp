@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "data/dataset_survey.h"
+#include "data/node_features.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
 #include "test_support.h"
@@ -92,4 +93,23 @@ TEST_CASE("incremental layout inference equals the full forward pass on a real g
   CHECK(calls >= 1);
   CHECK(std::isnan(stopped.back()));
   CHECK_THROWS_AS(inference.predict({graph.config_count}), std::out_of_range);
+}
+
+TEST_CASE("configs given by value predict like the listed configs they copy, and edits change the cost", "[model][inference]") {
+  const std::string tree = testing::generate_tree("layout_inference_values", "layout:xla:random", 1, 23, 400, 20);
+  const TpuGraph graph = load_tpu_graph(find_npz_files(tree).front());
+  CostModel model(layout_config(2, 1, 7), fit_feature_statistics({&graph}));
+  const PreparedGraph prepared = model.prepare(graph);
+  const LayoutInference inference(model, prepared);
+  const size_t width = static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
+  const std::vector<int8_t> values(graph.layout_config_features.begin(), graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(3 * width));
+  check_same(inference.predict({0, 1, 2}, 1), inference.predict_values(values));
+  // The base config itself, and config 0 with one node's values changed (a what-if edit).
+  REQUIRE(inference.base_values().size() == width);
+  std::vector<int8_t> edited(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(width));
+  edited[0] = static_cast<int8_t>(edited[0] == 0 ? 1 : 0);
+  const std::vector<float> costs = inference.predict_values(edited);
+  CHECK(costs[0] != Approx(inference.predict({0}, 1)[0]).margin(1e-7));
+  CHECK_THROWS_AS(inference.predict_values(std::vector<int8_t>(width + 1, 0)), std::invalid_argument);
+  CHECK_THROWS_AS(inference.predict_values(std::vector<int8_t>(width, 6)), std::invalid_argument);
 }

@@ -136,7 +136,7 @@ void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, con
   }
 }
 
-float LayoutInference::predict_one(int32_t config, Scratch& scratch) const {
+float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const {
   const TpuGraph& tpu = *graph_.graph;
   const int h = hidden_;
   const int32_t configurable = tpu.configurable_count();
@@ -150,7 +150,6 @@ float LayoutInference::predict_one(int32_t config, Scratch& scratch) const {
   // Input layer: rows whose 18 values differ from the base.
   std::vector<int32_t>& first = scratch.rows[0];
   first.clear();
-  const int8_t* values = tpu.layout_config_features.data() + static_cast<size_t>(config) * configurable * kLayoutConfigFeatureCount;
   for (int32_t slot = 0; slot < configurable; ++slot) {
     const int8_t* row = values + static_cast<size_t>(slot) * kLayoutConfigFeatureCount;
     if (!std::equal(row, row + kLayoutConfigFeatureCount, base_values_.begin() + slot * kLayoutConfigFeatureCount)) {
@@ -217,17 +216,12 @@ std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs,
   std::vector<float> costs(configs.size(), std::numeric_limits<float>::quiet_NaN());
   const int worker_count = std::max(1, std::min<int>(threads, static_cast<int>(configs.size())));
   std::vector<Scratch> scratches(static_cast<size_t>(worker_count));
-  for (Scratch& scratch : scratches) {
-    scratch.current = base_;
-    scratch.rows.assign(static_cast<size_t>(layers_) + 1, {});
-    scratch.mark.assign(static_cast<size_t>(view_rows_), 0u);
-    scratch.recomputed.assign(static_cast<size_t>(layers_) + 1, 0.0);
-  }
+  for (Scratch& scratch : scratches) reset(scratch);
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   auto work = [&](Scratch& scratch) {
     for (size_t i = next++; i < configs.size() && !stop; i = next++) {
-      costs[i] = predict_one(configs[i], scratch);
+      costs[i] = predict_one(config_values(configs[i]), scratch);
       ++done;
     }
   };
@@ -238,7 +232,7 @@ std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs,
   }
   // The calling thread works too, reporting progress between configs.
   for (size_t i = next++; i < configs.size() && !stop; i = next++) {
-    costs[i] = predict_one(configs[i], scratches[0]);
+    costs[i] = predict_one(config_values(configs[i]), scratches[0]);
     ++done;
     if (progress && !progress(done.load(), configs.size())) stop = true;
   }
@@ -249,6 +243,34 @@ std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs,
     for (size_t l = 0; l < scratch.recomputed.size(); ++l) mean_recomputed_rows_[l] += scratch.recomputed[l];
   }
   for (double& rows : mean_recomputed_rows_) rows /= std::max<double>(1.0, static_cast<double>(done.load()));
+  return costs;
+}
+
+void LayoutInference::reset(Scratch& scratch) const {
+  scratch.current = base_;
+  scratch.rows.assign(static_cast<size_t>(layers_) + 1, {});
+  scratch.mark.assign(static_cast<size_t>(view_rows_), 0u);
+  scratch.recomputed.assign(static_cast<size_t>(layers_) + 1, 0.0);
+}
+
+const int8_t* LayoutInference::config_values(int32_t config) const {
+  const TpuGraph& tpu = *graph_.graph;
+  return tpu.layout_config_features.data() + static_cast<size_t>(config) * static_cast<size_t>(tpu.configurable_count()) * kLayoutConfigFeatureCount;
+}
+
+std::vector<float> LayoutInference::predict_values(const std::vector<int8_t>& values) const {
+  const size_t width = static_cast<size_t>(graph_.graph->configurable_count()) * kLayoutConfigFeatureCount;
+  if (width == 0 || values.size() % width != 0) {
+    throw std::invalid_argument("predict_values: " + std::to_string(values.size()) + " values are not a whole number of configs of " +
+                                std::to_string(width));
+  }
+  for (int8_t v : values) {
+    if (v < -1 || v > 5) throw std::invalid_argument("predict_values: layout value " + std::to_string(v) + " outside -1..5");
+  }
+  Scratch scratch;
+  reset(scratch);
+  std::vector<float> costs(values.size() / width);
+  for (size_t c = 0; c < costs.size(); ++c) costs[c] = predict_one(values.data() + c * width, scratch);
   return costs;
 }
 

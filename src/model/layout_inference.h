@@ -29,6 +29,13 @@ class LayoutInference {
   std::vector<float> predict(const std::vector<int32_t>& configs, int threads = 1,
                              const std::function<bool(size_t, size_t)>& progress = nullptr) const;
 
+  // Costs of configurations given by their values rather than indices: `values` holds
+  // count x configurable x 18 layout values (-1..5), laid out like the graph's
+  // layout_config_features. For configs the file does not list (what-if edits, occlusion).
+  std::vector<float> predict_values(const std::vector<int8_t>& values) const;
+  // The base configuration (configurable x 18): each configurable node's most common values.
+  const std::vector<int8_t>& base_values() const { return base_values_; }
+
   // Mean number of rows recomputed per config at each layer (input layer first), over every config
   // predicted so far by this object's last predict() call: how much the increments save.
   const std::vector<double>& mean_recomputed_rows() const { return mean_recomputed_rows_; }
@@ -39,7 +46,9 @@ class LayoutInference {
   struct LayerVectors {
     Eigen::RowVectorXf bias, gain, shift;
   };
-  float predict_one(int32_t config, Scratch& scratch) const;
+  float predict_one(const int8_t* values, Scratch& scratch) const;
+  void reset(Scratch& scratch) const;
+  const int8_t* config_values(int32_t config) const;
   void run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch) const;
 
   const CostModel& model_;
