@@ -57,7 +57,10 @@ void SegmentedGraph::fill_history(CostModel& model, Segment& segment, const std:
   std::vector<int32_t> missing;
   for (int32_t config : configs) {
     const int32_t key = segment.config_dependent ? config : -1;
-    if (segment.history.count(key) == 0 && std::find(missing.begin(), missing.end(), config) == missing.end() &&
+    const auto found = segment.history.find(key);
+    const bool usable = found != segment.history.end() &&
+                        (options_.max_staleness < 0 || step_ - found->second.step <= options_.max_staleness);
+    if (!usable && std::find(missing.begin(), missing.end(), config) == missing.end() &&
         (segment.config_dependent || missing.empty())) {
       missing.push_back(config);
     }
@@ -66,16 +69,17 @@ void SegmentedGraph::fill_history(CostModel& model, Segment& segment, const std:
   nn::Tape scratch;  // no backward: values only
   const nn::Var sums = segment_sum(scratch, model, segment, missing);
   for (size_t b = 0; b < missing.size(); ++b) {
-    segment.history[segment.config_dependent ? missing[b] : -1] = sums.value().row(static_cast<Eigen::Index>(b));
+    segment.history[segment.config_dependent ? missing[b] : -1] = {sums.value().row(static_cast<Eigen::Index>(b)), step_};
   }
   ++counters_.filled;
 }
 
 const Eigen::RowVectorXf& SegmentedGraph::historical_sum(const Segment& segment, int32_t config) const {
-  return segment.history.at(segment.config_dependent ? config : -1);
+  return segment.history.at(segment.config_dependent ? config : -1).sum;
 }
 
 nn::Var SegmentedGraph::cost(nn::Tape& tape, CostModel& model, const std::vector<int32_t>& configs, std::mt19937_64& random) {
+  ++step_;
   const size_t count = segments_.size();
   const size_t fresh_count = std::min(count, static_cast<size_t>(options_.segments_per_step));
   // A random choice of fresh segments: a partial Fisher-Yates shuffle of the segment indices.
@@ -89,7 +93,7 @@ nn::Var SegmentedGraph::cost(nn::Tape& tape, CostModel& model, const std::vector
     Segment& segment = segments_[order[i]];
     const nn::Var sum = segment_sum(tape, model, segment, configs);
     for (Eigen::Index b = 0; b < batch; ++b) {
-      segment.history[segment.config_dependent ? configs[static_cast<size_t>(b)] : -1] = sum.value().row(b);
+      segment.history[segment.config_dependent ? configs[static_cast<size_t>(b)] : -1] = {sum.value().row(b), step_};
     }
     total = i == 0 ? sum : nn::add(total, sum);
     ++counters_.fresh;

@@ -28,6 +28,8 @@ struct SegmentOptions {
   std::string partition = "metis"; // metis | contiguous
   int segments_per_step = 1;      // segments backpropagated per step
   float stale_dropout = 0.5f;     // probability of dropping each stale segment in a step
+  int max_staleness = -1;         // historical sums older than this many of the graph's steps are
+                                  // recomputed (no gradient) before use; -1: never, 0: always
   int finetune_steps = -1;        // head finetuning steps after the last epoch (-1: steps_per_epoch)
 };
 
@@ -62,7 +64,11 @@ class SegmentedGraph {
     PreparedGraph prepared;            // core + halo
     std::vector<int32_t> core_rows;    // rows of `prepared` that belong to the segment
     bool config_dependent = true;      // false: no configurable node within reach (one sum for all)
-    std::unordered_map<int32_t, Eigen::RowVectorXf> history;  // config (-1: any) -> sum
+    struct Entry {
+      Eigen::RowVectorXf sum;
+      int64_t step = 0;  // the graph's step that computed it
+    };
+    std::unordered_map<int32_t, Entry> history;  // config (-1: any) -> sum
   };
   // Sums (B x hidden) of segment `s` for `configs` on `tape`.
   nn::Var segment_sum(nn::Tape& tape, CostModel& model, Segment& segment, const std::vector<int32_t>& configs);
@@ -75,6 +81,7 @@ class SegmentedGraph {
   std::vector<Segment> segments_;
   int64_t cut_edges_ = 0;
   SegmentCounters counters_;
+  int64_t step_ = 0;  // cost() calls so far
 };
 
 }  // namespace graphcost
