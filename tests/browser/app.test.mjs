@@ -1,0 +1,154 @@
+// The browser app (web/app) in headless Chromium on SwiftShader WebGL2: it loads without console
+// errors; a real TpuGraphs file dropped on the canvas is laid out and ranked, and the ranking is
+// the native `graphcost predict` ranking for the same model and file (tie-aware: the two builds may
+// differ in the last float bits); clicking a node fills the inspector; malformed files show their
+// error while the app keeps working. Screenshots go to test-artifacts/.
+// Run: node --test tests/browser/app.test.mjs (after the web and native-release builds)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { artifactsDir, launchChromium, repoRoot, serveStatic } from "./browser_support.mjs";
+
+const appDir = process.env.GRAPHCOST_APP_DIR || join(repoRoot, "build/web/web");
+const graphcost = process.env.GRAPHCOST_BIN || join(repoRoot, "build/native-release/src/graphcost");
+const data = process.env.GRAPHCOST_DATA || join(repoRoot, "../shared/data");
+const LAYOUT_FILE = "npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz";
+const BAD_FILE = join(data, "nonconforming/alexnet_trimmed_columns.npz");
+
+let work, server, browser, nativeOrder, nativeNodes;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), "graphcost-app-"));
+  // The native ranking of the same file with the same shipped model.
+  const tree = join(work, "tree");
+  const target = join(tree, LAYOUT_FILE);
+  mkdirSync(join(target, ".."), { recursive: true });
+  symlinkSync(join(data, "tpugraphs", LAYOUT_FILE), target);
+  execFileSync(graphcost, ["predict", "--model", join(repoRoot, "models/layout_xla.npz"), "--data", tree, "--split", "valid",
+                           "--out", join(work, "submission.csv"), "--threads", "1"], { stdio: "pipe" });
+  const row = readFileSync(join(work, "submission.csv"), "utf8").trim().split("\n")[1];
+  nativeOrder = row.split(",")[1].split(";").map(Number);
+  nativeNodes = JSON.parse(execFileSync(graphcost, ["info", "--json", join(data, "tpugraphs", LAYOUT_FILE)])).nodes;
+  server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming") });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function openApp() {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+  const problems = [];
+  page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
+  page.on("pageerror", (error) => problems.push(String(error)));
+  await page.goto(`${server.url}/index.html`);
+  await page.waitForFunction(() => window.graphcost && window.graphcost.ready, null, { timeout: 60000 });
+  return { page, problems };
+}
+
+// Drops `url` (fetched by the page) on the canvas as a file called `name`, like a user would.
+async function drop(page, url, name) {
+  await page.evaluate(async ([fileUrl, fileName]) => {
+    const bytes = await (await fetch(fileUrl)).arrayBuffer();
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], fileName));
+    const canvas = document.getElementById("canvas");
+    canvas.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, [url, name]);
+}
+
+const state = (page) => page.evaluate(() => window.graphcost.state());
+
+test("a dropped real file is laid out and ranked exactly as graphcost predict ranks it", async () => {
+  const { page, problems } = await openApp();
+  assert.deepEqual(problems, [], "console errors on load");
+  await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
+  await page.waitForFunction(() => window.graphcost.state().ranking?.done, null, { timeout: 120000 });
+  const s = await state(page);
+  assert.equal(s.error, "");
+  assert.equal(s.file, "unet_3d.4x4.bf16.npz");
+  assert.equal(s.nodes, nativeNodes);
+  assert.equal(s.layout.done, true);
+  assert.ok(s.layout.layers > 10, `layers ${s.layout.layers}`);
+  const order = s.ranking.order, costs = s.ranking.costs;
+  assert.equal(order.length, nativeOrder.length);
+  assert.deepEqual([...order].sort((a, b) => a - b), [...nativeOrder].sort((a, b) => a - b));
+  // Tie-aware identity: walking the native order, the browser's costs never decrease by more than
+  // float noise; where both builds agree on every comparison the orders are equal.
+  let swaps = 0;
+  for (let i = 0; i + 1 < nativeOrder.length; i++) {
+    const here = costs[nativeOrder[i]], next = costs[nativeOrder[i + 1]];
+    assert.ok(next >= here - 1e-5 * Math.max(1, Math.abs(here)), `native position ${i}: ${here} then ${next}`);
+    if (order[i] !== nativeOrder[i]) swaps++;
+  }
+  console.log(`ranking: ${order.length} configs, ${swaps} positions differ only between float-tied configs, ` +
+              `wasm ${s.ranking.ms.toFixed(0)} ms, layout ${s.layout.ms.toFixed(1)} ms, tau ${s.ranking.kendall_tau.toFixed(3)}`);
+  assert.ok(typeof s.ranking.kendall_tau === "number");
+  await page.screenshot({ path: join(artifactsDir, "app-ranked.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("clicking a node fills the inspector", async () => {
+  const { page, problems } = await openApp();
+  await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
+  await page.waitForFunction(() => window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  await page.keyboard.press("Equal");  // zoom in a little: bigger targets
+  await page.waitForTimeout(200);
+  // A node in the free middle of the canvas (panels sit on the left and right).
+  const target = await page.evaluate(() => {
+    const s = window.graphcost.state();
+    for (let node = 0; node < s.nodes; node++) {
+      const p = window.graphcost.nodePosition(node);
+      if (p && p.x > 420 && p.x < 900 && p.y > 80 && p.y < 700) return { node, ...p };
+    }
+    return null;
+  });
+  assert.ok(target, "no node in the free area");
+  await page.mouse.click(target.x, target.y);
+  await page.waitForFunction(() => window.graphcost.state().selected_node >= 0, null, { timeout: 10000 });
+  const s = await state(page);
+  const picked = await page.evaluate((node) => window.graphcost.nodePosition(node), s.selected_node);
+  assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4, `picked node ${s.selected_node}, wanted ${target.node}`);
+  assert.equal(s.inspector.features, 140);
+  assert.ok(s.inspector.opcode.length > 0);
+  await page.screenshot({ path: join(artifactsDir, "app-inspector.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("malformed files show a clear error and the app keeps working", async () => {
+  const { page, problems } = await openApp();
+  await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
+  await page.waitForFunction(() => window.graphcost.state().loaded, null, { timeout: 60000 });
+  // A real file someone cut down (70 feature columns), then a truncated copy of a good one.
+  await drop(page, "/bad/alexnet_trimmed_columns.npz", "alexnet_trimmed_columns.npz");
+  await page.waitForFunction(() => window.graphcost.state().error !== "", null, { timeout: 60000 });
+  let s = await state(page);
+  assert.match(s.error, /alexnet_trimmed_columns\.npz/);
+  assert.match(s.error, /node_feat/);
+  assert.equal(s.file, "unet_3d.4x4.bf16.npz", "the previous graph stays");
+  await page.screenshot({ path: join(artifactsDir, "app-error.png") });
+  const opened = await page.evaluate(async (url) => {
+    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    return window.graphcost.open("truncated.npz", bytes.slice(0, bytes.length >> 1));
+  }, "/files/" + LAYOUT_FILE);
+  assert.equal(opened, false);
+  s = await state(page);
+  assert.match(s.error, /truncated\.npz/);
+  // Still usable: a good file opens and clears the error.
+  await drop(page, "/files/npz/tile/xla/valid/inception_v3_batch_128_train_426e203f19335d17.npz", "inception_tile.npz");
+  await page.waitForFunction(() => window.graphcost.state().file === "inception_tile.npz", null, { timeout: 60000 });
+  s = await state(page);
+  assert.equal(s.error, "");
+  assert.equal(s.kind, "tile");
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,135 @@
+// The browser app's entry point: a GLFW window on the page's canvas (Emscripten's built-in GLFW),
+// Dear ImGui with the GLFW + OpenGL3 (WebGL2) backends, the frame loop, and the JS API the page
+// (index.html) and the browser tests call. HiDPI is handled here: the canvas' backing store is
+// sized in device pixels, and ImGui works in device pixels with fonts and style scaled to match.
+#include <GLES3/gl3.h>
+#include <GLFW/glfw3.h>
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "imgui.h"
+#include "imgui_impl_glfw.h"
+#include "imgui_impl_opengl3.h"
+#include "viewer.h"
+
+namespace {
+
+GLFWwindow* window = nullptr;
+std::unique_ptr<graphcost::app::Viewer> viewer;
+float font_ratio = 0;  // the pixel ratio the font atlas was built for
+
+void build_fonts(float ratio) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  ImFontConfig config;
+  config.SizePixels = std::round(13.0f * ratio);
+  io.Fonts->AddFontDefault(&config);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  ImGuiStyle style;
+  ImGui::StyleColorsLight(&style);
+  style.WindowRounding = 4;
+  style.ScaleAllSizes(ratio);
+  ImGui::GetStyle() = style;
+  font_ratio = ratio;
+}
+
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  if (count > 0 && viewer) {  // Emscripten puts dropped files in MEMFS under /.glfw_dropped_files/
+    const std::string path = paths[0];
+    viewer->open(path, path.substr(path.find_last_of('/') + 1));
+  }
+}
+
+void frame() {
+  // The canvas fills the page by CSS; its backing store follows in device pixels.
+  double css_width = 0, css_height = 0;
+  emscripten_get_element_css_size("#canvas", &css_width, &css_height);
+  const float ratio = static_cast<float>(emscripten_get_device_pixel_ratio());
+  const int width = std::max(1, static_cast<int>(std::lround(css_width * ratio)));
+  const int height = std::max(1, static_cast<int>(std::lround(css_height * ratio)));
+  int current_width = 0, current_height = 0;
+  emscripten_get_canvas_element_size("#canvas", &current_width, &current_height);
+  // Not glfwSetWindowSize: Emscripten's GLFW asks for fullscreen when the size equals the screen's.
+  if (current_width != width || current_height != height) emscripten_set_canvas_element_size("#canvas", width, height);
+  if (ratio != font_ratio) build_fonts(ratio);
+
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  if (!(io.DeltaTime > 0)) io.DeltaTime = 1.0f / 60.0f;  // headless browsers can report 0: ImGui 1.86 asserts
+  ImGui::NewFrame();
+  viewer->frame(width, height, ratio);
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+}  // namespace
+
+extern "C" {
+
+// Opens a file already in the in-memory file system (the page writes picked and fetched files
+// there). Returns 1 on success; on failure the app shows the error and keeps the previous graph.
+EMSCRIPTEN_KEEPALIVE int graphcost_app_open(const char* path, const char* display_name) {
+  return viewer && viewer->open(path, display_name ? display_name : "") ? 1 : 0;
+}
+
+// The app's state as JSON (docs/browser-app.md); valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* graphcost_app_state_json() {
+  static std::string text;
+  text = viewer ? viewer->state().dump() : "{}";
+  return text.c_str();
+}
+
+// Where node `node` is drawn, as JSON {x, y} in CSS pixels from the canvas' top-left ("null" if none).
+EMSCRIPTEN_KEEPALIVE const char* graphcost_app_node_position_json(int node) {
+  static std::string text;
+  float x = 0, y = 0;
+  const float ratio = static_cast<float>(emscripten_get_device_pixel_ratio());
+  text = viewer && viewer->node_screen_position(node, x, y) ? nlohmann::json{{"x", x / ratio}, {"y", y / ratio}}.dump() : "null";
+  return text.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
+  if (viewer) viewer->select_config(config);
+}
+
+// The demo list the page read from demos/index.json: [{"name": ..., "url": ...}].
+EMSCRIPTEN_KEEPALIVE void graphcost_app_set_demos(const char* json) {
+  if (viewer) viewer->set_demos(nlohmann::json::parse(json, nullptr, false));
+}
+
+}  // extern "C"
+
+int main() {
+  if (!glfwInit()) {
+    std::fprintf(stderr, "glfwInit failed\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  window = glfwCreateWindow(1280, 800, "graphcost", nullptr, nullptr);
+  if (window == nullptr) {
+    std::fprintf(stderr, "no WebGL2 context\n");
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the browser's memory file system
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+  glfwSetDropCallback(window, on_drop);
+  viewer = std::make_unique<graphcost::app::Viewer>("/models");
+  EM_ASM({ if (Module.graphcostReady) Module.graphcostReady(); });
+  emscripten_set_main_loop(frame, 0, true);
+  return 0;
+}

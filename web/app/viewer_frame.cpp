@@ -1,0 +1,188 @@
+// Viewer's per-frame work: background slices, mouse and keyboard, the graph, labels and minimap.
+#include <GLES3/gl3.h>
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "data/opcodes.h"
+#include "imgui.h"
+#include "viewer.h"
+
+namespace graphcost::app {
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr float kMinimapSize = 220;  // CSS pixels
+constexpr float kMinimapLeft = 350;  // CSS pixels: right of the left-hand panels
+}  // namespace
+
+void Viewer::frame(int width, int height, float pixel_ratio) {
+  const auto start = Clock::now();
+  const bool first_size = width_ == 0;
+  width_ = width, height_ = height, pixel_ratio_ = pixel_ratio;
+  if (first_size && graph_) fit_view();
+  // Background work first, within a budget that keeps the page responsive.
+  continue_ranking(30.0);
+  continue_jobs(20.0);
+
+  handle_keys();
+  handle_mouse(width, height);
+
+  glViewport(0, 0, width, height);
+  glClearColor(0.97f, 0.97f, 0.98f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  if (graph_) {
+    renderer_->draw(camera_, 0, 0, width, height, std::max(1.0f, 1.2f * pixel_ratio));
+    if (show_labels_) draw_labels(width, height);
+    if (show_minimap_) draw_minimap(width, height);
+  }
+
+  banner_error();
+  panel_open();
+  if (graph_) {
+    panel_view();
+    panel_inspector();
+    panel_ranking();
+    panel_explain();
+    panel_scatter();
+  }
+  frame_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void Viewer::handle_keys() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantCaptureKeyboard || !graph_) return;
+  const float pan = 80.0f * pixel_ratio_ / camera_.scale;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F)) fit_view();
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) select_node(-1);
+  if (ImGui::IsKeyPressed(GLFW_KEY_SLASH)) focus_search_ = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) camera_.scale *= 1.25f;
+  if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) camera_.scale /= 1.25f;
+  if (ImGui::IsKeyDown(GLFW_KEY_LEFT)) camera_.centre_x -= pan * 0.2f;
+  if (ImGui::IsKeyDown(GLFW_KEY_RIGHT)) camera_.centre_x += pan * 0.2f;
+  if (ImGui::IsKeyDown(GLFW_KEY_UP)) camera_.centre_y -= pan * 0.2f;
+  if (ImGui::IsKeyDown(GLFW_KEY_DOWN)) camera_.centre_y += pan * 0.2f;
+  if (ImGui::IsKeyPressed(GLFW_KEY_C)) {
+    colouring_ = colouring_ == Colouring::Configurable ? Colouring::Opcode : Colouring::Configurable;
+    recolour();
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_L)) show_labels_ = !show_labels_;
+  if (ImGui::IsKeyPressed(GLFW_KEY_M)) show_minimap_ = !show_minimap_;
+  if (ImGui::IsKeyPressed(GLFW_KEY_E)) start_explain();
+}
+
+void Viewer::handle_mouse(int width, int height) {
+  ImGuiIO& io = ImGui::GetIO();
+  hovered_node_ = -1;
+  if (!graph_) return;
+  const ImVec2 mouse = io.MousePos;
+  const float minimap = kMinimapSize * pixel_ratio_;
+  const float minimap_left = kMinimapLeft * pixel_ratio_;
+  const bool over_minimap = show_minimap_ && mouse.x > minimap_left && mouse.x < minimap_left + minimap && mouse.y > height - minimap - 10;
+  auto to_world = [&](float sx, float sy, float& wx, float& wy) {
+    wx = (sx - static_cast<float>(width) / 2) / camera_.scale + camera_.centre_x;
+    wy = (sy - static_cast<float>(height) / 2) / camera_.scale + camera_.centre_y;
+  };
+  if (io.WantCaptureMouse) {
+    dragging_ = false;
+    return;
+  }
+  if (over_minimap) {
+    if (ImGui::IsMouseDown(0)) {  // jump: the minimap shows the whole layout
+      const float fit = std::min(minimap / std::max(1.0f, layout_.width + 1), minimap / std::max(1.0f, layout_.height + 1));
+      const float left = minimap_left, top = static_cast<float>(height) - minimap - 10;
+      camera_.centre_x = (mouse.x - left - minimap / 2) / fit + layout_.width / 2;
+      camera_.centre_y = (mouse.y - top - minimap / 2) / fit + layout_.height / 2;
+    }
+    return;
+  }
+  float wx, wy;
+  to_world(mouse.x, mouse.y, wx, wy);
+  hovered_node_ = node_at(wx, wy);
+  if (io.MouseWheel != 0) {  // zoom about the cursor
+    const float factor = std::pow(1.15f, io.MouseWheel);
+    camera_.scale = std::max(1e-3f, std::min(camera_.scale * factor, 2000.0f));
+    float after_x, after_y;
+    to_world(mouse.x, mouse.y, after_x, after_y);
+    camera_.centre_x += wx - after_x;
+    camera_.centre_y += wy - after_y;
+  }
+  if (ImGui::IsMouseClicked(0)) {
+    dragging_ = true;
+    drag_x_ = mouse.x, drag_y_ = mouse.y;
+  }
+  if (dragging_ && ImGui::IsMouseDown(0) && !ImGui::IsMouseClicked(0)) {  // the press frame's delta is the jump to it
+    camera_.centre_x -= io.MouseDelta.x / camera_.scale;
+    camera_.centre_y -= io.MouseDelta.y / camera_.scale;
+  }
+  if (dragging_ && ImGui::IsMouseReleased(0)) {
+    dragging_ = false;
+    // A click (no drag) selects the node under the cursor, or clears the selection.
+    if (std::fabs(mouse.x - drag_x_) < 4 && std::fabs(mouse.y - drag_y_) < 4) select_node(hovered_node_);
+  }
+  if (hovered_node_ >= 0) {
+    ImGui::BeginTooltip();
+    ImGui::Text("node %d: %s", hovered_node_, opcode_name(graph_->node_opcodes[static_cast<size_t>(hovered_node_)]).c_str());
+    if (!node_contribution_.empty() && have_contributions_ && node_contribution_[static_cast<size_t>(hovered_node_)] != 0) {
+      ImGui::Text("contribution %+.4f", node_contribution_[static_cast<size_t>(hovered_node_)]);
+    }
+    ImGui::EndTooltip();
+  }
+}
+
+void Viewer::draw_labels(int width, int height) const {
+  const LayoutOptions options;
+  const float box_pixels = options.node_width * camera_.scale;
+  if (box_pixels < 40 * pixel_ratio_) return;  // too small to read: labels would be noise
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
+  int drawn = 0;
+  for (int32_t v = 0; v < graph_->node_count && drawn < 4000; ++v) {
+    const float x = layout_.x[static_cast<size_t>(v)], y = layout_.y[static_cast<size_t>(v)];
+    if (std::fabs(x - camera_.centre_x) > half_w + 1 || std::fabs(y - camera_.centre_y) > half_h + 1) continue;  // visible only
+    const std::string& name = opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
+    const ImVec2 size = ImGui::CalcTextSize(name.c_str());
+    if (size.x > box_pixels * 0.95f) continue;
+    const float sx = (x - camera_.centre_x) * camera_.scale + static_cast<float>(width) / 2;
+    const float sy = (y - camera_.centre_y) * camera_.scale + static_cast<float>(height) / 2;
+    draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), name.c_str());
+    ++drawn;
+  }
+}
+
+void Viewer::draw_minimap(int width, int height) {
+  const float size = kMinimapSize * pixel_ratio_;
+  const int left = static_cast<int>(kMinimapLeft * pixel_ratio_), bottom = 10;  // GL origin is bottom-left
+  (void)width;
+  Camera whole;
+  whole.centre_x = layout_.width / 2;
+  whole.centre_y = layout_.height / 2;
+  whole.scale = std::min(size / std::max(1.0f, layout_.width + 1), size / std::max(1.0f, layout_.height + 1));
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const float top = static_cast<float>(height) - size - 10;
+  draw->AddRectFilled(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size), IM_COL32(255, 255, 255, 235));
+  // The background draw list renders after this GL pass, so draw the graph on top via a deferred callback.
+  struct Pass {
+    Viewer* viewer;
+    Camera camera;
+    int left, bottom, size;
+  };
+  static Pass pass;
+  pass = {this, whole, left, bottom, static_cast<int>(size)};
+  draw->AddCallback([](const ImDrawList*, const ImDrawCmd* command) {
+    const Pass& p = *static_cast<const Pass*>(command->UserCallbackData);
+    p.viewer->renderer_->draw(p.camera, p.left, p.bottom, p.size, p.size, 1.0f);
+  }, &pass);
+  draw->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+  // The main view's extent on the minimap.
+  const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
+  auto map_x = [&](float x) { return static_cast<float>(left) + size / 2 + (x - whole.centre_x) * whole.scale; };
+  auto map_y = [&](float y) { return top + size / 2 + (y - whole.centre_y) * whole.scale; };
+  auto clamp_x = [&](float x) { return std::max(static_cast<float>(left), std::min(static_cast<float>(left) + size, x)); };
+  auto clamp_y = [&](float y) { return std::max(top, std::min(top + size, y)); };
+  draw->AddRect(ImVec2(clamp_x(map_x(camera_.centre_x - half_w)), clamp_y(map_y(camera_.centre_y - half_h))),
+                ImVec2(clamp_x(map_x(camera_.centre_x + half_w)), clamp_y(map_y(camera_.centre_y + half_h))), IM_COL32(220, 60, 40, 255), 0, 0, 2);
+  draw->AddRect(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size), IM_COL32(120, 120, 130, 255));
+}
+
+}  // namespace graphcost::app

@@ -1,0 +1,348 @@
+// Viewer's ImGui panels: open, view, inspector, ranking, explain/what-if/search, scatter.
+#include <emscripten.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "data/node_features.h"
+#include "data/opcodes.h"
+#include "imgui.h"
+#include "viewer.h"
+
+namespace graphcost::app {
+namespace {
+
+// Panels are placed once on a grid scaled by the device pixel ratio; users may move them after.
+void place(float x, float y, float w, float h, float ratio) {
+  ImGui::SetNextWindowPos(ImVec2(x * ratio, y * ratio), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(w * ratio, h * ratio), ImGuiCond_FirstUseEver);
+}
+
+}  // namespace
+
+void Viewer::banner_error() {
+  if (error_.empty()) return;
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(viewport->Size.x / 2, 12 * pixel_ratio_), ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowSize(ImVec2(std::min(viewport->Size.x * 0.8f, 900 * pixel_ratio_), 0), ImGuiCond_Always);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(255, 232, 228, 250));
+  ImGui::Begin("Could not open the file", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(error_.c_str());
+  ImGui::PopTextWrapPos();
+  if (ImGui::Button("Dismiss")) error_.clear();
+  ImGui::End();
+  ImGui::PopStyleColor();
+}
+
+void Viewer::panel_open() {
+  place(10, 10, 330, 200, pixel_ratio_);
+  ImGui::Begin("Open");
+  if (ImGui::Button("Open .npz file...")) {
+    EM_ASM({ if (Module.graphcostPickFile) Module.graphcostPickFile(); });
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("or drop one on the page");
+  if (!demos_.empty()) {
+    ImGui::Text("Demo graphs (graphcost gen):");
+    for (const auto& demo : demos_) {
+      const std::string name = demo.value("name", "demo"), url = demo.value("url", "");
+      if (ImGui::Selectable(name.c_str(), file_ == name)) {
+        EM_ASM({ if (Module.graphcostFetch) Module.graphcostFetch(UTF8ToString($0), UTF8ToString($1)); }, url.c_str(), name.c_str());
+      }
+    }
+  }
+  if (graph_) {
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", file_.c_str());
+    ImGui::Text("%s graph: %d nodes, %zu edges, %d configs", graph_->kind == GraphKind::Tile ? "tile" : "layout", graph_->node_count,
+                graph_->edges.size(), graph_->config_count);
+    ImGui::Text("load %.0f ms, layout %.0f ms (%d layers)", load_ms_, layout_ms_, layout_.layer_count);
+  }
+  ImGui::End();
+}
+
+void Viewer::panel_view() {
+  place(10, 220, 330, 330, pixel_ratio_);
+  ImGui::Begin("View");
+  if (ImGui::Button("Fit (F)")) fit_view();
+  ImGui::SameLine();
+  ImGui::Checkbox("labels (L)", &show_labels_);
+  ImGui::SameLine();
+  ImGui::Checkbox("minimap (M)", &show_minimap_);
+  const char* names[] = {"opcode", "configurable nodes (C)", "section (node_splits)", "contribution (explain)", "compare two configs"};
+  int colouring = static_cast<int>(colouring_);
+  if (ImGui::Combo("colour by", &colouring, names, IM_ARRAYSIZE(names))) {
+    colouring_ = static_cast<Colouring>(colouring);
+    recolour();
+  }
+  if (colouring_ == Colouring::Section && graph_->node_splits.size() > 1) {
+    ImGui::Text("%zu sections", graph_->node_splits.size() - 1);
+    if (ImGui::BeginListBox("##sections", ImVec2(-1, 90 * pixel_ratio_))) {
+      for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
+        const std::string label = "section " + std::to_string(s) + ": nodes " + std::to_string(graph_->node_splits[s]) + ".." +
+                                  std::to_string(graph_->node_splits[s + 1] - 1);
+        if (ImGui::Selectable(label.c_str())) {  // frame the section's nodes
+          float x0 = 1e30f, x1 = -1e30f, y0 = 1e30f, y1 = -1e30f;
+          for (int64_t v = graph_->node_splits[s]; v < graph_->node_splits[s + 1] && v < graph_->node_count; ++v) {
+            x0 = std::min(x0, layout_.x[static_cast<size_t>(v)]), x1 = std::max(x1, layout_.x[static_cast<size_t>(v)]);
+            y0 = std::min(y0, layout_.y[static_cast<size_t>(v)]), y1 = std::max(y1, layout_.y[static_cast<size_t>(v)]);
+          }
+          if (x0 <= x1) {
+            camera_.centre_x = (x0 + x1) / 2, camera_.centre_y = (y0 + y1) / 2;
+            camera_.scale = 0.9f * std::min(width_ / (x1 - x0 + 2), height_ / (y1 - y0 + 2));
+          }
+        }
+      }
+      ImGui::EndListBox();
+    }
+  }
+  if (ImGui::SliderInt("k-hop view", &k_hops_, 0, 6, k_hops_ == 0 ? "off" : "%d hops")) {
+    compute_neighbourhood();
+    recolour();
+  }
+  if (focus_search_) {
+    ImGui::SetKeyboardFocusHere();
+    focus_search_ = false;
+  }
+  if (ImGui::InputTextWithHint("search (/)", "node id or opcode", search_text_, sizeof search_text_, ImGuiInputTextFlags_EnterReturnsTrue) ||
+      ImGui::IsItemEdited()) {
+    search_results_.clear();
+    const std::string text = search_text_;
+    char* end = nullptr;
+    const long id = std::strtol(text.c_str(), &end, 10);
+    if (!text.empty() && end != nullptr && *end == '\0') {
+      if (id >= 0 && id < graph_->node_count) search_results_.push_back(static_cast<int32_t>(id));
+    } else if (!text.empty()) {
+      for (int32_t v = 0; v < graph_->node_count && search_results_.size() < 500; ++v) {
+        if (opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]).find(text) != std::string::npos) search_results_.push_back(v);
+      }
+    }
+  }
+  if (!search_results_.empty()) {
+    ImGui::Text("%zu match%s%s", search_results_.size(), search_results_.size() == 1 ? "" : "es", search_results_.size() == 500 ? " (first 500)" : "");
+    if (ImGui::BeginListBox("##results", ImVec2(-1, 100 * pixel_ratio_))) {
+      for (int32_t v : search_results_) {
+        const std::string label = std::to_string(v) + "  " + opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
+        if (ImGui::Selectable(label.c_str(), v == selected_node_)) {
+          select_node(v);
+          camera_.centre_x = layout_.x[static_cast<size_t>(v)], camera_.centre_y = layout_.y[static_cast<size_t>(v)];
+          camera_.scale = std::max(camera_.scale, 60.0f * pixel_ratio_);
+        }
+      }
+      ImGui::EndListBox();
+    }
+  }
+  ImGui::TextDisabled("drag: pan, wheel: zoom, click: inspect, Esc: clear");
+  ImGui::End();
+}
+
+void Viewer::panel_inspector() {
+  place(10, 560, 330, 380, pixel_ratio_);
+  ImGui::Begin("Inspector");
+  if (selected_node_ < 0) {
+    ImGui::TextDisabled("Click a node to see its features.");
+    ImGui::End();
+    return;
+  }
+  const size_t v = static_cast<size_t>(selected_node_);
+  ImGui::Text("node %d: %s", selected_node_, opcode_name(graph_->node_opcodes[v]).c_str());
+  const auto slot = std::lower_bound(graph_->configurable_nodes.begin(), graph_->configurable_nodes.end(), selected_node_);
+  const bool configurable = slot != graph_->configurable_nodes.end() && *slot == selected_node_;
+  const int32_t slot_index = configurable ? static_cast<int32_t>(slot - graph_->configurable_nodes.begin()) : -1;
+  if (configurable && selected_config_ >= 0 && !what_if_.empty()) {
+    ImGui::Text("configurable: config %d's layout (edit = what-if)", selected_config_);
+    bool edited = false;
+    for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
+      int value = what_if_[static_cast<size_t>(slot_index) * kLayoutConfigFeatureCount + static_cast<size_t>(k)];
+      ImGui::PushID(k);
+      ImGui::SetNextItemWidth(120 * pixel_ratio_);
+      if (ImGui::SliderInt(layout_config_feature_name(k).c_str(), &value, -1, 5)) {
+        what_if_[static_cast<size_t>(slot_index) * kLayoutConfigFeatureCount + static_cast<size_t>(k)] = static_cast<int8_t>(value);
+        edited = true;
+      }
+      ImGui::PopID();
+    }
+    if (edited) update_what_if();
+    ImGui::Text("what-if cost %.4f (config %d: %.4f), would rank %d of %zu", what_if_cost_, selected_config_,
+                costs_.empty() ? 0.0f : costs_[static_cast<size_t>(selected_config_)], what_if_rank_ + 1, costs_.size() + 1);
+    if (ImGui::Button("reset edits")) select_config(selected_config_);
+  } else if (configurable) {
+    ImGui::TextDisabled("configurable (rank the configs to edit its layout)");
+  }
+  if (ImGui::BeginTable("features", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("feature");
+    ImGui::TableSetupColumn("value");
+    ImGui::TableHeadersRow();
+    for (int k = 0; k < kNodeFeatureCount; ++k) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(node_feature_name(k).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%g", graph_->node_feature(selected_node_, k));
+    }
+    if (graph_->kind == GraphKind::Tile && selected_config_ >= 0) {
+      for (int k = 0; k < kTileConfigFeatureCount; ++k) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("config %d: %s", selected_config_, tile_config_feature_name(k).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%g", graph_->tile_config_features[static_cast<size_t>(selected_config_) * kTileConfigFeatureCount + static_cast<size_t>(k)]);
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::End();
+}
+
+void Viewer::panel_ranking() {
+  const float right = static_cast<float>(width_) / pixel_ratio_;
+  place(right - 450, 10, 440, 430, pixel_ratio_);
+  ImGui::Begin("Ranking");
+  ImGui::TextDisabled("model %s", model_path_.c_str());
+  if (!ranking_done_) {
+    const float progress = unique_configs_.empty() ? 0.0f : static_cast<float>(ranked_unique_) / static_cast<float>(unique_configs_.size());
+    ImGui::ProgressBar(progress, ImVec2(-1, 0), "ranking configs...");
+    ImGui::End();
+    return;
+  }
+  ImGui::Text("%zu configs ranked in %.0f ms", costs_.size(), ranking_ms_);
+  if (labelled_) {
+    if (graph_->kind == GraphKind::Tile) {
+      ImGui::Text("tile score %.3f   top-5 slowdown %.3f", tile_score_, top5_slowdown_);
+    } else {
+      ImGui::Text("Kendall tau %.3f   top-5 slowdown %.3f", kendall_tau_, top5_slowdown_);
+    }
+    ImGui::Text("model's pick vs config 0: %.3fx faster (measured)", true_speedup_);
+  }
+  ImGui::Text("predicted: best %.4f, config 0 %.4f", costs_[static_cast<size_t>(order_.front())], costs_.front());
+  const int columns = labelled_ ? 5 : 3;
+  if (ImGui::BeginTable("configs", columns, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("rank");
+    ImGui::TableSetupColumn("config");
+    ImGui::TableSetupColumn("predicted cost");
+    if (labelled_) {
+      ImGui::TableSetupColumn("runtime");
+      ImGui::TableSetupColumn("true rank");
+    }
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(order_.size()));
+    while (clipper.Step()) {
+      for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+        const int32_t c = order_[static_cast<size_t>(r)];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        const std::string label = std::to_string(r + 1);
+        if (ImGui::Selectable(label.c_str(), c == selected_config_, ImGuiSelectableFlags_SpanAllColumns)) select_config(c);
+        if (ImGui::BeginPopupContextItem()) {
+          if (ImGui::MenuItem("compare with the selected config")) {
+            compare_config_ = c;
+            start_compare();
+          }
+          ImGui::EndPopup();
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%d%s", c, c == compare_config_ ? " (compare)" : "");
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4f", costs_[static_cast<size_t>(c)]);
+        if (labelled_) {
+          ImGui::TableNextColumn();
+          ImGui::Text("%.1f us", static_cast<double>(graph_->config_runtime_ns[static_cast<size_t>(c)]) / 1000.0);
+          ImGui::TableNextColumn();
+          ImGui::Text("%d", true_rank_[static_cast<size_t>(c)] + 1);
+        }
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::End();
+}
+
+void Viewer::panel_explain() {
+  const float right = static_cast<float>(width_) / pixel_ratio_;
+  place(right - 450, 450, 440, 250, pixel_ratio_);
+  ImGui::Begin("Explain and search");
+  if (graph_->kind == GraphKind::Tile || !inference_) {
+    ImGui::TextWrapped("Explanations and search work on layout graphs (a tile config applies to the whole kernel).");
+    ImGui::End();
+    return;
+  }
+  if (!ranking_done_) {
+    ImGui::TextDisabled("waiting for the ranking...");
+    ImGui::End();
+    return;
+  }
+  ImGui::Text("selected config %d; compare with %d (right-click a row)", selected_config_, compare_config_);
+  if (ImGui::Button("Explain selected (E)")) start_explain();
+  ImGui::SameLine();
+  if (ImGui::Button("Compare") && compare_config_ >= 0) start_compare();
+  if (explain_job_) ImGui::ProgressBar(static_cast<float>(explain_job_->progress()), ImVec2(-1, 0), "occluding nodes...");
+  if (have_contributions_) {
+    if (explain_is_compare_) {
+      ImGui::TextWrapped("config %d -> %d: predicted %+.4f; %zu nodes differ (red: taking config %d's layout there costs more)", selected_config_,
+                         compare_config_, contributions_.other_cost - contributions_.reference_cost, contributions_.slots.size(), compare_config_);
+    } else {
+      ImGui::TextWrapped("config %d: %zu nodes differ from the most common layout; red nodes add predicted cost, blue ones save it",
+                         selected_config_, contributions_.slots.size());
+    }
+    std::vector<size_t> strongest(contributions_.slots.size());
+    for (size_t i = 0; i < strongest.size(); ++i) strongest[i] = i;
+    std::sort(strongest.begin(), strongest.end(), [&](size_t a, size_t b) { return std::fabs(contributions_.contribution[a]) > std::fabs(contributions_.contribution[b]); });
+    for (size_t i = 0; i < std::min<size_t>(5, strongest.size()); ++i) {
+      const int32_t node = graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[strongest[i]])];
+      const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) + "): " +
+                                std::to_string(contributions_.contribution[strongest[i]]);
+      if (ImGui::Selectable(label.c_str())) {
+        select_node(node);
+        camera_.centre_x = layout_.x[static_cast<size_t>(node)], camera_.centre_y = layout_.y[static_cast<size_t>(node)];
+      }
+    }
+  }
+  ImGui::Separator();
+  if (ImGui::Button("Search for a better config (greedy)")) start_search();
+  if (search_) {
+    if (!search_->done()) {
+      ImGui::ProgressBar(static_cast<float>(search_->round_progress()), ImVec2(-1, 0), ("round " + std::to_string(search_->rounds() + 1)).c_str());
+      if (ImGui::Button("stop")) search_.reset();
+    } else {
+      const bool better = search_->best_cost() < costs_[static_cast<size_t>(order_.front())];
+      ImGui::TextWrapped("%s: predicted %.4f vs best listed %.4f (%d nodes changed, %d rounds)",
+                         better ? "found a config the model rates better than every listed one" : "no better config found",
+                         search_->best_cost(), costs_[static_cast<size_t>(order_.front())], search_->changed_nodes(), search_->rounds());
+      if (better && ImGui::Button("load it into what-if")) {
+        what_if_ = search_->best();
+        update_what_if();
+      }
+    }
+  }
+  ImGui::End();
+}
+
+void Viewer::panel_scatter() {
+  if (!ranking_done_ || !labelled_) return;
+  const float right = static_cast<float>(width_) / pixel_ratio_;
+  place(right - 450, 710, 440, 260, pixel_ratio_);
+  ImGui::Begin("Predicted vs measured");
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 size(std::max(50.0f, ImGui::GetContentRegionAvail().x), std::max(50.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeight()));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(255, 255, 255, 255));
+  const auto [cmin, cmax] = std::minmax_element(costs_.begin(), costs_.end());
+  double rmin = 1e300, rmax = -1e300;
+  for (int64_t r : graph_->config_runtime_ns) rmin = std::min(rmin, std::log(static_cast<double>(r))), rmax = std::max(rmax, std::log(static_cast<double>(r)));
+  for (size_t c = 0; c < costs_.size(); ++c) {
+    const float x = origin.x + 4 + (size.x - 8) * (costs_[c] - *cmin) / std::max(1e-9f, *cmax - *cmin);
+    const float y = origin.y + size.y - 4 - (size.y - 8) * static_cast<float>((std::log(static_cast<double>(graph_->config_runtime_ns[c])) - rmin) / std::max(1e-12, rmax - rmin));
+    draw->AddCircleFilled(ImVec2(x, y), 2.0f * pixel_ratio_, static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
+  }
+  ImGui::Dummy(size);
+  ImGui::TextDisabled("x: predicted cost, y: log measured runtime");
+  ImGui::End();
+}
+
+}  // namespace graphcost::app
