@@ -123,7 +123,7 @@ void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, con
       if (end > begin) target /= static_cast<float>(end - begin);
     }
   }
-  scratch.message.noalias() = scratch.stacked * layer_weights_[static_cast<size_t>(layer)];
+  nn::multiply_into(scratch.stacked, layer_weights_[static_cast<size_t>(layer)], scratch.message);
   const LayerVectors& vectors = layer_vectors_[static_cast<size_t>(layer)];
   scratch.message.rowwise() += vectors.bias;
   nn::gelu_in_place(scratch.message.data(), scratch.message.size());

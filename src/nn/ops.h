@@ -15,6 +15,9 @@ namespace graphcost::nn {
 void gelu_in_place(float* values, Eigen::Index count);
 
 Var matmul(Var a, Var b);                 // (n x k) (k x m)
+// out = a * b without a tape (inference). Eigen's product natively; in WebAssembly a 128-bit SIMD
+// kernel, because Eigen 3.4 has no WebAssembly SIMD packets and its scalar GEMM is ~3x slower.
+void multiply_into(const Matrix& a, const Matrix& b, Matrix& out);
 Var add(Var a, Var b);                    // same shape
 Var add_row(Var a, Var row);              // a + a (1 x m) row broadcast to every row (a bias)
 Var mul(Var a, Var b);                    // elementwise

@@ -7,6 +7,7 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -22,6 +23,18 @@ namespace {
 GLFWwindow* window = nullptr;
 std::unique_ptr<graphcost::app::Viewer> viewer;
 float font_ratio = 0;  // the pixel ratio the font atlas was built for
+int input_events = 0;  // bumped by every GLFW input callback (ImGui's backend chains to ours)
+int drawn_input_events = -1;
+double last_draw = 0;       // when the last drawn frame started (ms)
+double draw_cost = 0;       // how long that frame took, measured at the next callback (ms)
+bool measure_draw = false;
+
+void count_input() { ++input_events; }
+void on_cursor(GLFWwindow*, double, double) { count_input(); }
+void on_button(GLFWwindow*, int, int, int) { count_input(); }
+void on_scroll(GLFWwindow*, double, double) { count_input(); }
+void on_key(GLFWwindow*, int, int, int, int) { count_input(); }
+void on_char(GLFWwindow*, unsigned) { count_input(); }
 
 void build_fonts(float ratio) {
   ImGuiIO& io = ImGui::GetIO();
@@ -47,6 +60,20 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 }
 
 void frame() {
+  // Busy and nobody touching the page: work instead of redrawing, but redraw at least twice a
+  // second so progress shows. WebGL keeps showing the last frame when nothing is drawn.
+  const double now = emscripten_get_now();
+  if (measure_draw) {  // the previous callback drew: its cost includes the browser's GL work
+    draw_cost = now - last_draw;
+    measure_draw = false;
+  }
+  if (viewer->busy() && input_events == drawn_input_events && now - last_draw < std::max(500.0, 5 * draw_cost)) {
+    viewer->work(40);
+    return;
+  }
+  drawn_input_events = input_events;
+  last_draw = now;
+  measure_draw = true;
   // The canvas fills the page by CSS; its backing store follows in device pixels.
   double css_width = 0, css_height = 0;
   emscripten_get_element_css_size("#canvas", &css_width, &css_height);
@@ -125,6 +152,12 @@ int main() {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the browser's memory file system
+  // Our input counters first: ImGui's backend installs its callbacks and chains to these.
+  glfwSetCursorPosCallback(window, on_cursor);
+  glfwSetMouseButtonCallback(window, on_button);
+  glfwSetScrollCallback(window, on_scroll);
+  glfwSetKeyCallback(window, on_key);
+  glfwSetCharCallback(window, on_char);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
   glfwSetDropCallback(window, on_drop);

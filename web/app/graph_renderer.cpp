@@ -101,18 +101,20 @@ void GraphRenderer::upload(const std::vector<NodeInstance>& nodes, const std::ve
   edge_count_ = static_cast<int>(edges.size());
 }
 
-void GraphRenderer::draw(const Camera& camera, int x, int y, int width, int height, float edge_width) const {
+void GraphRenderer::draw(const Camera& camera, int x, int y, int width, int height, float edge_width, bool edges) const {
   if (width <= 0 || height <= 0) return;
   glViewport(x, y, width, height);
   glEnable(GL_SCISSOR_TEST);
   glScissor(x, y, width, height);
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-  glUseProgram(edge_program_);
-  set_camera(edge_program_, camera, width, height);
-  glUniform1f(glGetUniformLocation(edge_program_, "u_width"), edge_width);
-  glBindVertexArray(edge_vao_);
-  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, edge_count_);
+  if (edges) {
+    glUseProgram(edge_program_);
+    set_camera(edge_program_, camera, width, height);
+    glUniform1f(glGetUniformLocation(edge_program_, "u_width"), edge_width);
+    glBindVertexArray(edge_vao_);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, edge_count_);
+  }
   glUseProgram(node_program_);
   set_camera(node_program_, camera, width, height);
   glBindVertexArray(node_vao_);

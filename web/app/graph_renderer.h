@@ -34,7 +34,7 @@ class GraphRenderer {
 
   void upload(const std::vector<NodeInstance>& nodes, const std::vector<EdgeInstance>& edges);
   // Viewport in device pixels, origin bottom-left (GL convention).
-  void draw(const Camera& camera, int x, int y, int width, int height, float edge_width) const;
+  void draw(const Camera& camera, int x, int y, int width, int height, float edge_width, bool edges = true) const;
 
  private:
   unsigned node_program_ = 0, edge_program_ = 0;

@@ -258,6 +258,13 @@ void Viewer::continue_jobs(double budget_ms) {
   while (search_ && !search_->done() && ms_since(start) < budget_ms) search_->step(2);
 }
 
+bool Viewer::busy() const { return (graph_ && !ranking_done_) || explain_job_ || (search_ && !search_->done()); }
+
+void Viewer::work(double budget_ms) {
+  continue_ranking(budget_ms);
+  continue_jobs(budget_ms);
+}
+
 void Viewer::compute_neighbourhood() {
   in_neighbourhood_.clear();
   if (!graph_ || selected_node_ < 0 || k_hops_ <= 0) return;

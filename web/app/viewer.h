@@ -35,6 +35,12 @@ class Viewer {
   // One frame: background work within a time budget, input, panels, graph. Sizes in device pixels.
   void frame(int width, int height, float pixel_ratio);
 
+  // Background work pending (ranking, an explanation, a search), and a slice of it without drawing:
+  // while busy and idle, app_main skips redraws (a software-GL frame of a 20k-node graph can take
+  // seconds) and gives the time to the work.
+  bool busy() const;
+  void work(double budget_ms);
+
   // Page-facing state for tests and scripts (docs/browser-app.md lists the fields).
   nlohmann::json state() const;
   void select_node(int32_t node);
@@ -116,10 +122,11 @@ class Viewer {
   std::vector<int32_t> search_results_;
   bool dragging_ = false;
   float drag_x_ = 0, drag_y_ = 0;
-  bool show_labels_ = true, show_minimap_ = true;
+  bool show_labels_ = true, show_minimap_ = true, show_edges_ = true;
   float pixel_ratio_ = 1;
   int width_ = 0, height_ = 0;
   double frame_ms_ = 0;
+  std::chrono::steady_clock::time_point last_frame_{};
   bool focus_search_ = false;
 
   // Explanations, what-if and search.

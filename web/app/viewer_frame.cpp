@@ -18,12 +18,17 @@ constexpr float kMinimapLeft = 350;  // CSS pixels: right of the left-hand panel
 
 void Viewer::frame(int width, int height, float pixel_ratio) {
   const auto start = Clock::now();
+  // Background work gets about as much time as the rest of a frame took (drawing a big graph in a
+  // software-GL browser can take 100+ ms): half the wall time, whatever the frame rate.
+  const double since_last = last_frame_ == Clock::time_point{} ? 30.0 : std::chrono::duration<double, std::milli>(start - last_frame_).count();
+  const double budget = std::max(20.0, std::min(since_last, 250.0));
+  last_frame_ = start;
   const bool first_size = width_ == 0;
   width_ = width, height_ = height, pixel_ratio_ = pixel_ratio;
   if (first_size && graph_) fit_view();
   // Background work first, within a budget that keeps the page responsive.
-  continue_ranking(30.0);
-  continue_jobs(20.0);
+  continue_ranking(budget);
+  continue_jobs(budget);
 
   handle_keys();
   handle_mouse(width, height);
@@ -32,7 +37,10 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   glClearColor(0.97f, 0.97f, 0.98f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (graph_) {
-    renderer_->draw(camera_, 0, 0, width, height, std::max(1.0f, 1.2f * pixel_ratio));
+    // Level of detail: when a node box is under 2 device pixels wide, 36k edges are sub-pixel noise
+    // that costs most of a software-GL frame; they come back on zooming in (G toggles them).
+    const bool edges = show_edges_ && camera_.scale * LayoutOptions{}.node_width >= 2.0f;
+    renderer_->draw(camera_, 0, 0, width, height, std::max(1.0f, 1.2f * pixel_ratio), edges);
     if (show_labels_) draw_labels(width, height);
     if (show_minimap_) draw_minimap(width, height);
   }
@@ -68,6 +76,7 @@ void Viewer::handle_keys() {
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_L)) show_labels_ = !show_labels_;
   if (ImGui::IsKeyPressed(GLFW_KEY_M)) show_minimap_ = !show_minimap_;
+  if (ImGui::IsKeyPressed(GLFW_KEY_G)) show_edges_ = !show_edges_;
   if (ImGui::IsKeyPressed(GLFW_KEY_E)) start_explain();
 }
 
@@ -171,7 +180,7 @@ void Viewer::draw_minimap(int width, int height) {
   pass = {this, whole, left, bottom, static_cast<int>(size)};
   draw->AddCallback([](const ImDrawList*, const ImDrawCmd* command) {
     const Pass& p = *static_cast<const Pass*>(command->UserCallbackData);
-    p.viewer->renderer_->draw(p.camera, p.left, p.bottom, p.size, p.size, 1.0f);
+    p.viewer->renderer_->draw(p.camera, p.left, p.bottom, p.size, p.size, 1.0f, /*edges=*/false);  // an overview: nodes only
   }, &pass);
   draw->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   // The main view's extent on the minimap.
