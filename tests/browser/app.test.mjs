@@ -91,6 +91,12 @@ test("a dropped real file is laid out and ranked exactly as graphcost predict ra
   console.log(`ranking: ${order.length} configs, ${swaps} positions differ only between float-tied configs, ` +
               `wasm ${s.ranking.ms.toFixed(0)} ms, layout ${s.layout.ms.toFixed(1)} ms, tau ${s.ranking.kendall_tau.toFixed(3)}`);
   assert.ok(typeof s.ranking.kendall_tau === "number");
+  // Explain the selected (best) config: occlusion over the nodes where it differs from the base.
+  await page.mouse.move(700, 450);
+  await page.keyboard.press("e");
+  await page.waitForFunction(() => window.graphcost.state().explained_nodes !== undefined, null, { timeout: 120000 });
+  assert.ok((await state(page)).explained_nodes > 0);
+  await page.waitForTimeout(500);  // the recoloured frame
   await page.screenshot({ path: join(artifactsDir, "app-ranked.png") });
   assert.deepEqual(problems, []);
   await page.close();

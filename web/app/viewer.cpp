@@ -124,9 +124,21 @@ void Viewer::recolour() {
   for (int32_t v : graph_->configurable_nodes) configurable[static_cast<size_t>(v)] = 1;
   float largest = 1e-12f;
   for (float c : node_contribution_) largest = std::max(largest, std::fabs(c));
+  const LayoutOptions layout_options;
   for (int32_t v = 0; v < graph_->node_count; ++v) {
     NodeInstance& n = node_instances_[static_cast<size_t>(v)];
     n.a = 255;
+    // Nodes an overlay is about are drawn larger, at least 8 CSS pixels wide, so a few among 20k
+    // stand out at any zoom (frame() calls recolour() again when the zoom changes a lot).
+    float grow = 1.0f;
+    const float at_least = 8.0f * pixel_ratio_ / std::max(1e-6f, camera_.scale * layout_options.node_width);
+    if (colouring_ == Colouring::Configurable && configurable[static_cast<size_t>(v)]) grow = std::max(2.0f, at_least);
+    if ((colouring_ == Colouring::Contribution || colouring_ == Colouring::Compare) && have_contributions_ && !node_contribution_.empty() &&
+        node_contribution_[static_cast<size_t>(v)] != 0) {
+      grow = std::max(3.0f, at_least);
+    }
+    n.half_width = grow * layout_options.node_width / 2;
+    n.half_height = grow * layout_options.node_height / 2;
     switch (colouring_) {
       case Colouring::Opcode: category_colour(graph_->node_opcodes[static_cast<size_t>(v)], n.r, n.g, n.b); break;
       case Colouring::Section: category_colour(section_of_[static_cast<size_t>(v)], n.r, n.g, n.b); break;
@@ -140,7 +152,10 @@ void Viewer::recolour() {
       case Colouring::Contribution:
       case Colouring::Compare:
         if (have_contributions_ && !node_contribution_.empty()) {
-          diverging_colour(node_contribution_[static_cast<size_t>(v)] / largest, n.r, n.g, n.b);
+          // Square-root scale: a node with 1% of the largest contribution is still visibly tinted.
+          const float t = node_contribution_[static_cast<size_t>(v)] / largest;
+          diverging_colour(std::copysign(std::sqrt(std::fabs(t)), t), n.r, n.g, n.b);
+          if (t == 0) n.a = 90;  // not explained: faded
         } else {
           n.r = n.g = n.b = 215;
         }
@@ -150,6 +165,7 @@ void Viewer::recolour() {
     if (v == selected_node_) n.r = 20, n.g = 20, n.b = 20;
   }
   renderer_->upload(node_instances_, edge_instances_);
+  sized_for_scale_ = camera_.scale;
 }
 
 void Viewer::fit_view() {

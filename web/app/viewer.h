@@ -113,6 +113,7 @@ class Viewer {
 
   // Selection, view and overlays.
   Camera camera_;
+  float sized_for_scale_ = 0;  // the zoom the emphasised nodes' sizes were computed for
   int32_t selected_node_ = -1, hovered_node_ = -1;
   int32_t selected_config_ = -1, compare_config_ = -1;
   Colouring colouring_ = Colouring::Opcode;

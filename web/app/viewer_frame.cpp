@@ -32,6 +32,8 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
 
   handle_keys();
   handle_mouse(width, height);
+  const bool emphasis = colouring_ == Colouring::Configurable || colouring_ == Colouring::Contribution || colouring_ == Colouring::Compare;
+  if (graph_ && emphasis && std::fabs(camera_.scale / std::max(1e-6f, sized_for_scale_) - 1.0f) > 0.05f) recolour();
 
   glViewport(0, 0, width, height);
   glClearColor(0.97f, 0.97f, 0.98f, 1.0f);
