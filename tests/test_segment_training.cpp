@@ -111,6 +111,19 @@ TEST_CASE("segments with a halo of `layers` hops sum to exactly the whole-graph 
   const nn::Var step = all_fresh.cost(step_tape, model, configs, random);
   for (Eigen::Index b = 0; b < whole.rows(); ++b) CHECK(step.value()(b, 0) == Approx(whole.value()(b, 0)).epsilon(1e-4).margin(1e-4));
   CHECK(all_fresh.counters().stale == 0);
+
+  // The default (stale sums recomputed every step, none dropped): one segment on the tape, the
+  // rest without gradient, and still the same numbers, step after step.
+  SegmentOptions defaults;
+  defaults.segment_nodes = options.segment_nodes;
+  defaults.partition = options.partition;
+  SegmentedGraph recomputed(prepared, model.config().layers, defaults, 1);
+  for (int step = 0; step < 2; ++step) {
+    nn::Tape tape;
+    const nn::Var costs = recomputed.cost(tape, model, configs, random);
+    for (Eigen::Index b = 0; b < whole.rows(); ++b) CHECK(costs.value()(b, 0) == Approx(whole.value()(b, 0)).epsilon(1e-4).margin(1e-4));
+  }
+  CHECK(recomputed.counters().dropped == 0);
 }
 
 TEST_CASE("graph segment training learns to rank and finetunes the head", "[gst][training]") {
@@ -125,6 +138,8 @@ TEST_CASE("graph segment training learns to rank and finetunes the head", "[gst]
   options.configs_per_step = 16;
   options.model = gst_config("layout", -1);
   options.segments.segment_nodes = 120;
+  options.segments.max_staleness = -1;  // the pure historical table, with stale dropout
+  options.segments.stale_dropout = 0.5f;
   options.segments.finetune_steps = testing::sanitized_build() ? 4 : 30;
   options.out = testing::scratch_dir("gst_training_model") + "/model.npz";
   std::vector<EpochReport> reports;

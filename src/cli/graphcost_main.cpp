@@ -87,9 +87,9 @@ int main(int argc, char** argv) {
   train_command->add_option("--segments-per-step", train.train.segments.segments_per_step,
                             "GST: segments backpropagated per step (default 1)")->check(CLI::Range(1, 100000));
   train_command->add_option("--stale-dropout", train.train.segments.stale_dropout,
-                            "GST: probability of dropping each historical segment embedding (default 0.5)")->check(CLI::Range(0.0, 0.99));
+                            "GST: probability of dropping each historical segment embedding (default 0)")->check(CLI::Range(0.0, 0.99));
   train_command->add_option("--max-staleness", train.train.segments.max_staleness,
-                            "GST: recompute historical embeddings older than N steps (default -1: never; 0: always fresh)")
+                            "GST: recompute historical embeddings older than N steps (default 0: always; -1: never)")
       ->check(CLI::Range(-1, 100000000));
   train_command->add_option("--finetune-steps", train.train.segments.finetune_steps,
                             "GST: head finetuning steps after the last epoch (default: steps per epoch)")->check(CLI::Range(0, 10000000));
