@@ -103,6 +103,7 @@ TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differ
   check_gradients({&x, &gain, &bias}, [&](Tape& t) {
     return project(t, instance_norm(t.parameter(x), 4, t.parameter(gain), t.parameter(bias)));
   });
+  check_gradients({&x}, [&](Tape& t) { return project(t, slice_rows(t.parameter(x), 2, 5)); });
   Parameter factor("factor", random_matrix(1, 1, random, 0.5f, 1.5f));
   check_gradients({&x, &factor}, [&](Tape& t) { return project(t, scale_by(t.parameter(x), t.parameter(factor))); });
 }

@@ -227,6 +227,13 @@ Var repeat_rows(Var x, int times) {
   });
 }
 
+Var slice_rows(Var x, Eigen::Index begin, Eigen::Index count) {
+  assert(begin >= 0 && count >= 0 && begin + count <= x.rows());
+  return x.tape->record(x.value().middleRows(begin, count), {x}, [x, begin, count](Tape& tape, int id) {
+    if (tape.needs_grad(x.id)) tape.grad(x.id).middleRows(begin, count) += tape.grad(id);
+  });
+}
+
 Var reshape(Var x, Eigen::Index rows, Eigen::Index cols) {
   assert(rows * cols == x.value().size());
   Matrix out = Eigen::Map<const Matrix>(x.value().data(), rows, cols);

@@ -37,6 +37,8 @@ Var embedding(Var table, const std::vector<int32_t>& ids);
 Var scatter_rows(Var x, const std::vector<int32_t>& rows, Eigen::Index total_rows);
 // x stacked `times` times vertically (the same nodes for every config of a batch).
 Var repeat_rows(Var x, int times);
+// Rows [begin, begin + count) of x (e.g. the part of a weight matrix that multiplies some columns).
+Var slice_rows(Var x, Eigen::Index begin, Eigen::Index count);
 // The same row-major data seen as rows x cols (rows * cols == x.size()).
 Var reshape(Var x, Eigen::Index rows, Eigen::Index cols);
 

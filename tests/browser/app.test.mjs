@@ -113,7 +113,7 @@ test("clicking a node fills the inspector", async () => {
     const s = window.graphcost.state();
     for (let node = 0; node < s.nodes; node++) {
       const p = window.graphcost.nodePosition(node);
-      if (p && p.x > 420 && p.x < 900 && p.y > 80 && p.y < 700) return { node, ...p };
+      if (p && p.x > 420 && p.x < 900 && p.y > 80 && p.y < 650) return { node, ...p };
     }
     return null;
   });
@@ -155,6 +155,39 @@ test("malformed files show a clear error and the app keeps working", async () =>
   s = await state(page);
   assert.equal(s.error, "");
   assert.equal(s.kind, "tile");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("HiDPI: the canvas is backed in device pixels, follows resizes, and clicks still hit nodes", async () => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 }, deviceScaleFactor: 2 });
+  const problems = [];
+  page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
+  page.on("pageerror", (error) => problems.push(String(error)));
+  await page.goto(`${server.url}/index.html?file=/files/${LAYOUT_FILE}`);
+  await page.waitForFunction(() => window.graphcost?.ready && window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  await page.waitForTimeout(300);
+  let canvas = await page.evaluate(() => ({ width: canvas.width, css: canvas.clientWidth, state: window.graphcost.state().canvas }));
+  assert.equal(canvas.width, 2 * canvas.css);
+  assert.equal(canvas.state.pixel_ratio, 2);
+  await page.setViewportSize({ width: 1000, height: 700 });
+  await page.waitForTimeout(500);
+  canvas = await page.evaluate(() => ({ width: canvas.width, height: canvas.height }));
+  assert.deepEqual(canvas, { width: 2000, height: 1400 });
+  const target = await page.evaluate(() => {
+    const s = window.graphcost.state();
+    for (let node = 0; node < s.nodes; node++) {
+      const p = window.graphcost.nodePosition(node);
+      if (p && p.x > 360 && p.x < 540 && p.y > 80 && p.y < 440) return { node, ...p };
+    }
+    return null;
+  });
+  assert.ok(target, "no node in the free area");
+  await page.mouse.click(target.x, target.y);
+  await page.waitForFunction(() => window.graphcost.state().selected_node >= 0, null, { timeout: 10000 });
+  const picked = await page.evaluate(() => window.graphcost.nodePosition(window.graphcost.state().selected_node));
+  assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4);
+  await page.screenshot({ path: join(artifactsDir, "app-hidpi.png") });
   assert.deepEqual(problems, []);
   await page.close();
 });
