@@ -126,6 +126,16 @@ test("clicking a node fills the inspector", async () => {
   assert.equal(s.inspector.features, 140);
   assert.ok(s.inspector.opcode.length > 0);
   await page.screenshot({ path: join(artifactsDir, "app-inspector.png") });
+  // The grouped view: unet's node_splits give 7 sections.
+  await page.keyboard.press("s");
+  await page.waitForFunction(() => window.graphcost.state().grouped, null, { timeout: 10000 });
+  const grouped = await state(page);
+  assert.equal(grouped.groups, 7);
+  assert.equal(grouped.group_kind, "section");
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(artifactsDir, "app-grouped.png") });
+  await page.keyboard.press("s");
+  await page.waitForFunction(() => !window.graphcost.state().grouped, null, { timeout: 10000 });
   assert.deepEqual(problems, []);
   await page.close();
 });

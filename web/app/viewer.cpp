@@ -92,6 +92,8 @@ bool Viewer::open(const std::string& path, const std::string& display_name) {
     }
   }
   build_geometry();
+  build_groups();
+  grouped_ = false;
   fit_view();
   start_ranking();
   return true;
@@ -119,7 +121,7 @@ void Viewer::build_geometry() {
 }
 
 void Viewer::recolour() {
-  if (!graph_) return;
+  if (!graph_ || grouped_) return;
   std::vector<char> configurable(static_cast<size_t>(graph_->node_count), 0);
   for (int32_t v : graph_->configurable_nodes) configurable[static_cast<size_t>(v)] = 1;
   float largest = 1e-12f;
@@ -169,14 +171,98 @@ void Viewer::recolour() {
 }
 
 void Viewer::fit_view() {
+  const DagLayout& shown = grouped_ ? group_layout_ : layout_;
   if (!graph_ || width_ <= 0 || height_ <= 0) {
-    camera_ = Camera{layout_.width / 2, layout_.height / 2, 10};
+    camera_ = Camera{shown.width / 2, shown.height / 2, 10};
     return;
   }
-  camera_.centre_x = layout_.width / 2;
-  camera_.centre_y = layout_.height / 2;
-  camera_.scale = 0.92f * std::min(static_cast<float>(width_) / std::max(1.0f, layout_.width + 1),
-                                   static_cast<float>(height_) / std::max(1.0f, layout_.height + 1));
+  camera_.centre_x = shown.width / 2;
+  camera_.centre_y = shown.height / 2;
+  camera_.scale = 0.92f * std::min(static_cast<float>(width_) / std::max(1.0f, shown.width + 4),
+                                   static_cast<float>(height_) / std::max(1.0f, shown.height + 4));
+}
+
+namespace {
+// The grouped view's geometry: boxes up to kGroupWidth wide, spaced for that.
+constexpr float kGroupWidth = 4.0f, kGroupHeight = 1.5f;
+}  // namespace
+
+void Viewer::build_groups() {
+  const int32_t n = graph_->node_count;
+  group_of_.assign(static_cast<size_t>(n), 0);
+  int32_t groups = 1;
+  if (graph_->node_splits.size() >= 4) {  // at least 3 sections
+    group_of_ = section_of_;
+    groups = static_cast<int32_t>(graph_->node_splits.size()) - 1;
+    group_kind_ = "section";
+  } else {
+    const int32_t band = std::max(1, (layout_.layer_count + 39) / 40);
+    for (int32_t v = 0; v < n; ++v) group_of_[static_cast<size_t>(v)] = layout_.layer[static_cast<size_t>(v)] / band;
+    groups = std::max(1, (layout_.layer_count + band - 1) / band);
+    group_kind_ = "layers " + std::to_string(band) + " deep";
+  }
+  group_size_.assign(static_cast<size_t>(groups), 0);
+  for (int32_t g : group_of_) ++group_size_[static_cast<size_t>(g)];
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  std::vector<char> seen(static_cast<size_t>(groups) * static_cast<size_t>(groups), 0);
+  for (const Edge& e : graph_->edges) {
+    const int32_t a = group_of_[static_cast<size_t>(e.producer)], b = group_of_[static_cast<size_t>(e.consumer)];
+    if (a == b || seen[static_cast<size_t>(a) * static_cast<size_t>(groups) + static_cast<size_t>(b)]) continue;
+    seen[static_cast<size_t>(a) * static_cast<size_t>(groups) + static_cast<size_t>(b)] = 1;
+    edges.emplace_back(a, b);
+  }
+  LayoutOptions options;
+  options.node_width = kGroupWidth;
+  options.node_height = kGroupHeight;
+  options.horizontal_gap = 1.0f;
+  options.layer_gap = 2.0f;
+  options.stub_fanout = 0;
+  group_layout_ = layout_dag(groups, edges, options);
+  const int32_t largest = *std::max_element(group_size_.begin(), group_size_.end());
+  group_instances_.clear();
+  group_edges_.clear();
+  for (int32_t g = 0; g < groups; ++g) {
+    const float share = std::sqrt(static_cast<float>(group_size_[static_cast<size_t>(g)]) / static_cast<float>(std::max(1, largest)));
+    NodeInstance box{group_layout_.x[static_cast<size_t>(g)], group_layout_.y[static_cast<size_t>(g)], kGroupWidth / 2 * (0.35f + 0.65f * share),
+                     kGroupHeight / 2, 0, 0, 0, 255};
+    category_colour(g, box.r, box.g, box.b);
+    group_instances_.push_back(box);
+  }
+  for (const auto& [a, b] : edges) {
+    group_edges_.push_back({group_layout_.x[static_cast<size_t>(a)], group_layout_.y[static_cast<size_t>(a)] + kGroupHeight / 2,
+                            group_layout_.x[static_cast<size_t>(b)], group_layout_.y[static_cast<size_t>(b)] - kGroupHeight / 2, 110, 110, 125, 170});
+  }
+}
+
+void Viewer::set_grouped(bool grouped) {
+  if (!graph_ || grouped == grouped_) return;
+  grouped_ = grouped;
+  if (grouped_) {
+    renderer_->upload(group_instances_, group_edges_);
+  } else {
+    recolour();  // uploads the node geometry
+  }
+  fit_view();
+}
+
+int32_t Viewer::group_at(float world_x, float world_y) const {
+  for (size_t g = 0; g < group_instances_.size(); ++g) {
+    const NodeInstance& box = group_instances_[g];
+    if (std::fabs(world_x - box.x) <= box.half_width && std::fabs(world_y - box.y) <= box.half_height) return static_cast<int32_t>(g);
+  }
+  return -1;
+}
+
+void Viewer::frame_nodes(int32_t group) {
+  float x0 = 1e30f, x1 = -1e30f, y0 = 1e30f, y1 = -1e30f;
+  for (int32_t v = 0; v < graph_->node_count; ++v) {
+    if (group_of_[static_cast<size_t>(v)] != group) continue;
+    x0 = std::min(x0, layout_.x[static_cast<size_t>(v)]), x1 = std::max(x1, layout_.x[static_cast<size_t>(v)]);
+    y0 = std::min(y0, layout_.y[static_cast<size_t>(v)]), y1 = std::max(y1, layout_.y[static_cast<size_t>(v)]);
+  }
+  if (x0 > x1) return;
+  camera_.centre_x = (x0 + x1) / 2, camera_.centre_y = (y0 + y1) / 2;
+  camera_.scale = 0.9f * std::min(static_cast<float>(width_) / (x1 - x0 + 2), static_cast<float>(height_) / (y1 - y0 + 2));
 }
 
 void Viewer::start_ranking() {
@@ -390,6 +476,9 @@ nlohmann::json Viewer::state() const {
       state["ranking"]["top5_slowdown"] = top5_slowdown_;
     }
   }
+  state["grouped"] = grouped_;
+  state["groups"] = group_size_.size();
+  state["group_kind"] = group_kind_;
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
   if (selected_node_ >= 0) {

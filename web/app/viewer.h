@@ -52,6 +52,12 @@ class Viewer {
  private:
   // Loading and layout.
   void build_geometry();
+  // Grouped view: one box per group (node_splits sections when a file has 3 or more, else bands
+  // of layers), laid out as a DAG of groups; clicking a group opens it in the full view.
+  void build_groups();
+  void set_grouped(bool grouped);
+  int32_t group_at(float world_x, float world_y) const;
+  void frame_nodes(int32_t group);  // centres and zooms the full view on a group's nodes
   void recolour();
   void fit_view();
   // Ranking (a slice per frame) and derived metrics.
@@ -93,6 +99,13 @@ class Viewer {
   std::vector<NodeInstance> node_instances_;
   std::vector<EdgeInstance> edge_instances_;
   std::vector<int32_t> section_of_;  // node -> node_splits section (layout graphs)
+  std::vector<int32_t> group_of_;    // node -> group of the grouped view
+  std::string group_kind_;           // "section" or "layer band"
+  DagLayout group_layout_;
+  std::vector<int32_t> group_size_;
+  std::vector<NodeInstance> group_instances_;
+  std::vector<EdgeInstance> group_edges_;
+  bool grouped_ = false;
 
   // The model and its ranking.
   std::unique_ptr<CostModel> model_;

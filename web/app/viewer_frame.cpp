@@ -41,10 +41,10 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   if (graph_) {
     // Level of detail: when a node box is under 2 device pixels wide, 36k edges are sub-pixel noise
     // that costs most of a software-GL frame; they come back on zooming in (G toggles them).
-    const bool edges = show_edges_ && camera_.scale * LayoutOptions{}.node_width >= 2.0f;
+    const bool edges = show_edges_ && (grouped_ || camera_.scale * LayoutOptions{}.node_width >= 2.0f);
     renderer_->draw(camera_, 0, 0, width, height, std::max(1.0f, 1.2f * pixel_ratio), edges);
     if (show_labels_) draw_labels(width, height);
-    if (show_minimap_) draw_minimap(width, height);
+    if (show_minimap_ && !grouped_) draw_minimap(width, height);
   }
 
   banner_error();
@@ -80,6 +80,7 @@ void Viewer::handle_keys() {
   if (ImGui::IsKeyPressed(GLFW_KEY_M)) show_minimap_ = !show_minimap_;
   if (ImGui::IsKeyPressed(GLFW_KEY_G)) show_edges_ = !show_edges_;
   if (ImGui::IsKeyPressed(GLFW_KEY_E)) start_explain();
+  if (ImGui::IsKeyPressed(GLFW_KEY_S)) set_grouped(!grouped_);
 }
 
 void Viewer::handle_mouse(int width, int height) {
@@ -89,7 +90,7 @@ void Viewer::handle_mouse(int width, int height) {
   const ImVec2 mouse = io.MousePos;
   const float minimap = kMinimapSize * pixel_ratio_;
   const float minimap_left = kMinimapLeft * pixel_ratio_;
-  const bool over_minimap = show_minimap_ && mouse.x > minimap_left && mouse.x < minimap_left + minimap && mouse.y > height - minimap - 10;
+  const bool over_minimap = show_minimap_ && !grouped_ && mouse.x > minimap_left && mouse.x < minimap_left + minimap && mouse.y > height - minimap - 10;
   auto to_world = [&](float sx, float sy, float& wx, float& wy) {
     wx = (sx - static_cast<float>(width) / 2) / camera_.scale + camera_.centre_x;
     wy = (sy - static_cast<float>(height) / 2) / camera_.scale + camera_.centre_y;
@@ -109,7 +110,8 @@ void Viewer::handle_mouse(int width, int height) {
   }
   float wx, wy;
   to_world(mouse.x, mouse.y, wx, wy);
-  hovered_node_ = node_at(wx, wy);
+  const int32_t hovered_group = grouped_ ? group_at(wx, wy) : -1;
+  hovered_node_ = grouped_ ? -1 : node_at(wx, wy);
   if (io.MouseWheel != 0) {  // zoom about the cursor
     const float factor = std::pow(1.15f, io.MouseWheel);
     camera_.scale = std::max(1e-3f, std::min(camera_.scale * factor, 2000.0f));
@@ -128,8 +130,24 @@ void Viewer::handle_mouse(int width, int height) {
   }
   if (dragging_ && ImGui::IsMouseReleased(0)) {
     dragging_ = false;
-    // A click (no drag) selects the node under the cursor, or clears the selection.
-    if (std::fabs(mouse.x - drag_x_) < 4 && std::fabs(mouse.y - drag_y_) < 4) select_node(hovered_node_);
+    // A click (no drag) selects the node under the cursor, or clears the selection; in the grouped
+    // view it opens the group in the full view.
+    if (std::fabs(mouse.x - drag_x_) < 4 && std::fabs(mouse.y - drag_y_) < 4) {
+      if (grouped_) {
+        if (hovered_group >= 0) {
+          set_grouped(false);
+          frame_nodes(hovered_group);
+        }
+      } else {
+        select_node(hovered_node_);
+      }
+    }
+  }
+  if (hovered_group >= 0) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s group %d: %d nodes (click to open)", group_kind_ == "section" ? "section" : "layer", hovered_group,
+                group_size_[static_cast<size_t>(hovered_group)]);
+    ImGui::EndTooltip();
   }
   if (hovered_node_ >= 0) {
     ImGui::BeginTooltip();
@@ -142,6 +160,19 @@ void Viewer::handle_mouse(int width, int height) {
 }
 
 void Viewer::draw_labels(int width, int height) const {
+  if (grouped_) {  // every group: its size
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    for (size_t g = 0; g < group_instances_.size(); ++g) {
+      const NodeInstance& box = group_instances_[g];
+      if (box.half_width * 2 * camera_.scale < 40 * pixel_ratio_) continue;
+      const std::string text = std::to_string(group_size_[g]);
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      const float sx = (box.x - camera_.centre_x) * camera_.scale + static_cast<float>(width) / 2;
+      const float sy = (box.y - camera_.centre_y) * camera_.scale + static_cast<float>(height) / 2;
+      draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), text.c_str());
+    }
+    return;
+  }
   const LayoutOptions options;
   const float box_pixels = options.node_width * camera_.scale;
   if (box_pixels < 40 * pixel_ratio_) return;  // too small to read: labels would be noise

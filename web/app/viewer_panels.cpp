@@ -72,6 +72,10 @@ void Viewer::panel_view() {
   ImGui::Checkbox("labels (L)", &show_labels_);
   ImGui::SameLine();
   ImGui::Checkbox("minimap (M)", &show_minimap_);
+  bool grouped = grouped_;
+  if (ImGui::Checkbox("grouped view (S)", &grouped)) set_grouped(grouped);
+  ImGui::SameLine();
+  ImGui::TextDisabled("%zu groups: %s", group_size_.size(), group_kind_ == "section" ? "node_splits sections" : group_kind_.c_str());
   const char* names[] = {"opcode", "configurable nodes (C)", "section (node_splits)", "contribution (explain)", "compare two configs"};
   int colouring = static_cast<int>(colouring_);
   if (ImGui::Combo("colour by", &colouring, names, IM_ARRAYSIZE(names))) {
