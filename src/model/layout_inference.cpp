@@ -30,6 +30,8 @@ struct LayoutInference::Scratch {
   std::vector<uint32_t> mark;              // per view row: the stamp of the last list it joined
   uint32_t stamp = 0;
   nn::Matrix stacked, message;
+  nn::Matrix deltas, delta_products;       // changed rows' input deltas, and them times [Ws | Wp | Wc]
+  std::vector<int32_t> delta_index;        // per view row: its row in `deltas`, or -1
   std::vector<double> recomputed;          // summed row counts per layer
 };
 
@@ -72,7 +74,12 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
     stacked.topRows(h) = model.parameter(prefix + "self").value;
     stacked.middleRows(h, h) = model.parameter(prefix + "producers").value;
     stacked.bottomRows(h) = model.parameter(prefix + "consumers").value;
+    nn::Matrix wide(h, 3 * h);  // [Ws | Wp | Wc]: the delta form's product (see run_layer_delta)
+    wide.leftCols(h) = stacked.topRows(h);
+    wide.middleCols(h, h) = stacked.middleRows(h, h);
+    wide.rightCols(h) = stacked.bottomRows(h);
     layer_weights_.push_back(std::move(stacked));
+    wide_weights_.push_back(std::move(wide));
     layer_vectors_.push_back({model.parameter(prefix + "bias").value.row(0), model.parameter(prefix + "norm.gain").value.row(0),
                               model.parameter(prefix + "norm.bias").value.row(0)});
   }
@@ -96,7 +103,10 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   nn::gelu_in_place(input.data(), input.size());
   std::vector<int32_t> all(static_cast<size_t>(view_rows_));
   for (int32_t v = 0; v < view_rows_; ++v) all[static_cast<size_t>(v)] = v;
-  for (int l = 0; l < layers_; ++l) run_layer(l, all, base_[static_cast<size_t>(l)], base_[static_cast<size_t>(l) + 1], scratch);
+  base_messages_.resize(static_cast<size_t>(layers_));
+  for (int l = 0; l < layers_; ++l) {
+    run_layer(l, all, base_[static_cast<size_t>(l)], base_[static_cast<size_t>(l) + 1], scratch, &base_messages_[static_cast<size_t>(l)]);
+  }
   base_sum_ = base_.back().colwise().sum();
   // The head's parameters, looked up once (not per config).
   head_weight_ = model.parameter("head.weight").value;
@@ -106,7 +116,7 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
 }
 
 void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out,
-                                 Scratch& scratch) const {
+                                 Scratch& scratch, nn::Matrix* raw_messages) const {
   // out[v] = in[v] + layer_norm(gelu([in[v] | mean in[producers] | mean in[consumers]] . W + b)).
   const int h = hidden_;
   const Eigen::Index count = static_cast<Eigen::Index>(rows.size());
@@ -124,6 +134,52 @@ void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, con
     }
   }
   nn::multiply_into(scratch.stacked, layer_weights_[static_cast<size_t>(layer)], scratch.message);
+  if (raw_messages != nullptr) *raw_messages = scratch.message;  // rows in `rows` order (all rows, for the base)
+  finish_layer(layer, rows, in, out, scratch);
+}
+
+void LayoutInference::run_layer_delta(int layer, const std::vector<int32_t>& changed, const std::vector<int32_t>& rows,
+                                      const nn::Matrix& in, nn::Matrix& out, Scratch& scratch) const {
+  // A message is linear in its inputs: message(v) = base message(v) + delta(v) Ws
+  // + mean over changed producers of delta Wp + mean over changed consumers of delta Wc, where
+  // delta = this config's input minus the base's, non-zero only on `changed` rows. One product of
+  // the changed rows' deltas (far fewer than `rows`, the changed rows and their neighbours).
+  const int h = hidden_;
+  const nn::Matrix& base_in = base_[static_cast<size_t>(layer)];
+  const Eigen::Index count = static_cast<Eigen::Index>(changed.size());
+  scratch.deltas.resize(count, h);
+  for (Eigen::Index i = 0; i < count; ++i) {
+    const int32_t v = changed[static_cast<size_t>(i)];
+    scratch.deltas.row(i) = in.row(v) - base_in.row(v);
+    scratch.delta_index[static_cast<size_t>(v)] = static_cast<int32_t>(i);
+  }
+  nn::multiply_into(scratch.deltas, wide_weights_[static_cast<size_t>(layer)], scratch.delta_products);
+  const nn::Matrix& base_message = base_messages_[static_cast<size_t>(layer)];
+  scratch.message.resize(static_cast<Eigen::Index>(rows.size()), h);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int32_t v = rows[i];
+    auto message = scratch.message.row(static_cast<Eigen::Index>(i));
+    message = base_message.row(v);
+    const int32_t self = scratch.delta_index[static_cast<size_t>(v)];
+    if (self >= 0) message += scratch.delta_products.row(self).head(h);
+    for (int side = 0; side < 2; ++side) {
+      const nn::Adjacency& adjacency = side == 0 ? graph_.view.producers : graph_.view.consumers;
+      const int32_t begin = adjacency.offsets[static_cast<size_t>(v)], end = adjacency.offsets[static_cast<size_t>(v) + 1];
+      const float inverse_degree = end > begin ? 1.0f / static_cast<float>(end - begin) : 0.0f;
+      for (int32_t k = begin; k < end; ++k) {
+        const int32_t u = scratch.delta_index[static_cast<size_t>(adjacency.neighbours[static_cast<size_t>(k)])];
+        if (u >= 0) message += inverse_degree * scratch.delta_products.row(u).segment((side + 1) * h, h);
+      }
+    }
+  }
+  for (int32_t v : changed) scratch.delta_index[static_cast<size_t>(v)] = -1;
+  finish_layer(layer, rows, in, out, scratch);
+}
+
+void LayoutInference::finish_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out,
+                                   Scratch& scratch) const {
+  // scratch.message holds the rows' raw messages: add the bias, GELU, layer norm, residual.
+  const Eigen::Index count = static_cast<Eigen::Index>(rows.size());
   const LayerVectors& vectors = layer_vectors_[static_cast<size_t>(layer)];
   scratch.message.rowwise() += vectors.bias;
   nn::gelu_in_place(scratch.message.data(), scratch.message.size());
@@ -184,7 +240,7 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
     }
     scratch.recomputed[static_cast<size_t>(l) + 1] += static_cast<double>(rows.size());
     if (rows.empty()) continue;
-    run_layer(l, rows, scratch.current[static_cast<size_t>(l)], scratch.current[static_cast<size_t>(l) + 1], scratch);
+    run_layer_delta(l, changed, rows, scratch.current[static_cast<size_t>(l)], scratch.current[static_cast<size_t>(l) + 1], scratch);
   }
 
   // Pooling: the base sum corrected by the rows this config changed; then the head.
@@ -250,6 +306,7 @@ void LayoutInference::reset(Scratch& scratch) const {
   scratch.current = base_;
   scratch.rows.assign(static_cast<size_t>(layers_) + 1, {});
   scratch.mark.assign(static_cast<size_t>(view_rows_), 0u);
+  scratch.delta_index.assign(static_cast<size_t>(view_rows_), -1);
   scratch.recomputed.assign(static_cast<size_t>(layers_) + 1, 0.0);
 }
 

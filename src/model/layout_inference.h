@@ -49,7 +49,15 @@ class LayoutInference {
   float predict_one(const int8_t* values, Scratch& scratch) const;
   void reset(Scratch& scratch) const;
   const int8_t* config_values(int32_t config) const;
-  void run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch) const;
+  // Layer `layer` for `rows` from scratch (the base: every row); `raw_messages` gets the messages
+  // before bias and activation.
+  void run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch,
+                 nn::Matrix* raw_messages = nullptr) const;
+  // The same for a config: only `changed` input rows differ from the base; `rows` are those and
+  // their neighbours (whose messages change). Base messages plus the deltas' products.
+  void run_layer_delta(int layer, const std::vector<int32_t>& changed, const std::vector<int32_t>& rows, const nn::Matrix& in,
+                       nn::Matrix& out, Scratch& scratch) const;
+  void finish_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch) const;
 
   const CostModel& model_;
   const PreparedGraph& graph_;
@@ -62,6 +70,8 @@ class LayoutInference {
   std::vector<nn::Matrix> base_;      // layers + 1 matrices, view rows x hidden
   Eigen::RowVectorXf base_sum_;       // column sums of base_.back()
   std::vector<nn::Matrix> layer_weights_;  // per layer: [W_self; W_producers; W_consumers] (3h x h)
+  std::vector<nn::Matrix> wide_weights_;   // per layer: [W_self | W_producers | W_consumers] (h x 3h)
+  std::vector<nn::Matrix> base_messages_;  // per layer: every row's message under the base, before bias
   std::vector<LayerVectors> layer_vectors_;
   nn::Matrix head_weight_;
   Eigen::RowVectorXf head_bias_;

@@ -106,8 +106,9 @@ test("clicking a node fills the inspector", async () => {
   const { page, problems } = await openApp();
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
   await page.waitForFunction(() => window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  const scale = (await state(page)).camera.scale;
   await page.keyboard.press("Equal");  // zoom in a little: bigger targets
-  await page.waitForTimeout(200);
+  await page.waitForFunction((before) => window.graphcost.state().camera.scale > before, scale, { timeout: 10000 });
   // A node in the free middle of the canvas (panels sit on the left and right).
   const target = await page.evaluate(() => {
     const s = window.graphcost.state();
