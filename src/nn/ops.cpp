@@ -274,6 +274,25 @@ Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind) {
   });
 }
 
+namespace {
+
+// The learned affine step shared by layer and instance norm: normalized * gain + bias (row
+// broadcast), and its backward: gain and bias gradients accumulated, d(loss)/d(normalized) returned.
+Matrix apply_gain_bias(const Matrix& normalized, Var gain, Var bias) {
+  Matrix out = normalized.array().rowwise() * gain.value().row(0).array();
+  out.rowwise() += bias.value().row(0);
+  return out;
+}
+
+Matrix gain_bias_backward(Tape& tape, int id, const Matrix& normalized, Var gain, Var bias) {
+  const Matrix& g = tape.grad(id);
+  if (tape.needs_grad(gain.id)) tape.grad(gain.id) += (g.cwiseProduct(normalized)).colwise().sum();
+  if (tape.needs_grad(bias.id)) tape.grad(bias.id) += g.colwise().sum();
+  return g.array().rowwise() * tape.value(gain.id).row(0).array();
+}
+
+}  // namespace
+
 Var layer_norm(Var x, Var gain, Var bias, float epsilon) {
   assert(gain.rows() == 1 && gain.cols() == x.cols() && bias.rows() == 1 && bias.cols() == x.cols());
   const Matrix& in = x.value();
@@ -286,14 +305,9 @@ Var layer_norm(Var x, Var gain, Var bias, float epsilon) {
     inverse_std(r) = 1.0f / std::sqrt(variance + epsilon);
     normalized.row(r) = (in.row(r).array() - mean) * inverse_std(r);
   }
-  Matrix out = normalized.array().rowwise() * gain.value().row(0).array();
-  out.rowwise() += bias.value().row(0);
-  return x.tape->record(std::move(out), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, m](Tape& tape, int id) {
-    const Matrix& g = tape.grad(id);
-    if (tape.needs_grad(gain.id)) tape.grad(gain.id) += (g.cwiseProduct(normalized)).colwise().sum();
-    if (tape.needs_grad(bias.id)) tape.grad(bias.id) += g.colwise().sum();
+  return x.tape->record(apply_gain_bias(normalized, gain, bias), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, m](Tape& tape, int id) {
+    const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
     if (!tape.needs_grad(x.id)) return;
-    const Matrix g_hat = g.array().rowwise() * tape.value(gain.id).row(0).array();
     Matrix& target = tape.grad(x.id);
     for (Eigen::Index r = 0; r < g_hat.rows(); ++r) {
       const float mean_g = g_hat.row(r).mean();
@@ -318,14 +332,10 @@ Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon) {
     normalized.middleRows(s * segment_rows, segment_rows) =
         ((block.rowwise() - mean).array().rowwise() * inverse_std.row(s).array()).matrix();
   }
-  Matrix out = normalized.array().rowwise() * gain.value().row(0).array();
-  out.rowwise() += bias.value().row(0);
-  return x.tape->record(std::move(out), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, segment_rows](Tape& tape, int id) {
-    const Matrix& g = tape.grad(id);
-    if (tape.needs_grad(gain.id)) tape.grad(gain.id) += (g.cwiseProduct(normalized)).colwise().sum();
-    if (tape.needs_grad(bias.id)) tape.grad(bias.id) += g.colwise().sum();
+  return x.tape->record(apply_gain_bias(normalized, gain, bias), {x, gain, bias},
+                        [x, gain, bias, normalized, inverse_std, segment_rows](Tape& tape, int id) {
+    const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
     if (!tape.needs_grad(x.id)) return;
-    const Matrix g_hat = g.array().rowwise() * tape.value(gain.id).row(0).array();
     Matrix& target = tape.grad(x.id);
     for (Eigen::Index s = 0; s < inverse_std.rows(); ++s) {
       const auto g_block = g_hat.middleRows(s * segment_rows, segment_rows);
