@@ -101,6 +101,18 @@ int restore_checkpoint(CostModel& model, nn::Adam& adam, std::mt19937_64& sample
   return state["epoch"].get<int>();
 }
 
+// A step's sample: up to `count` of `candidates` in a seeded random order (Fisher-Yates on the
+// trainer's generator), with their runtimes in `y`.
+std::vector<int32_t> sample_configs(const std::vector<int32_t>& candidates, const std::vector<double>& runtimes, size_t count,
+                                    std::mt19937_64& random, std::vector<double>& y) {
+  std::vector<int32_t> pool = candidates;
+  for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[random() % i]);
+  pool.resize(std::min(pool.size(), count));
+  y.clear();
+  for (int32_t c : pool) y.push_back(runtimes[static_cast<size_t>(c)]);
+  return pool;
+}
+
 // The loss of one step: ListMLE, pairwise hinge, or MSE on the sample's standardised log runtimes.
 nn::Var ranking_loss(const std::string& name, nn::Var cost, const std::vector<double>& y) {
   if (name == "listmle") return nn::listmle_loss(cost, y);
@@ -129,11 +141,8 @@ void finetune_head(CostModel& model, std::vector<SegmentedGraph>& segmented, con
   double loss_sum = 0;
   for (int step = 0; step < steps; ++step) {
     const size_t g = random() % segmented.size();
-    std::vector<int32_t> pool = candidates[g];
-    for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[random() % i]);
-    pool.resize(std::min(pool.size(), static_cast<size_t>(options.configs_per_step)));
     std::vector<double> y;
-    for (int32_t c : pool) y.push_back(runtimes[g][static_cast<size_t>(c)]);
+    const std::vector<int32_t> pool = sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
     nn::Tape tape;
     const nn::Var loss = ranking_loss(options.loss, segmented[g].frozen_backbone_cost(tape, model, pool), y);
     loss_sum += loss.value()(0, 0);
@@ -276,12 +285,9 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
     double loss_sum = 0;
     for (int step = 0; step < options.steps_per_epoch; ++step) {
       const size_t g = random() % prepared.size();
-      std::vector<int32_t> pool = candidates[g];
-      for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[random() % i]);
-      pool.resize(std::min(pool.size(), static_cast<size_t>(options.configs_per_step)));
-      if (pool.size() < 2) continue;
       std::vector<double> y;
-      for (int32_t c : pool) y.push_back(runtimes[g][static_cast<size_t>(c)]);
+      const std::vector<int32_t> pool = sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
+      if (pool.size() < 2) continue;
       nn::Tape tape;
       const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);
       const nn::Var loss = ranking_loss(options.loss, cost, y);
