@@ -66,6 +66,25 @@ async function drop(page, url, name) {
 
 const state = (page) => page.evaluate(() => window.graphcost.state());
 
+// Clicks the first node drawn inside `area` ({left, right, top, bottom}, CSS pixels: a part of the
+// canvas no panel covers) and waits for a selection; returns the clicked node's position and the
+// selected node's.
+async function clickNodeIn(page, area) {
+  const target = await page.evaluate(({ left, right, top, bottom }) => {
+    const s = window.graphcost.state();
+    for (let node = 0; node < s.nodes; node++) {
+      const p = window.graphcost.nodePosition(node);
+      if (p && p.x > left && p.x < right && p.y > top && p.y < bottom) return { node, ...p };
+    }
+    return null;
+  }, area);
+  assert.ok(target, "no node in the free area");
+  await page.mouse.click(target.x, target.y);
+  await page.waitForFunction(() => window.graphcost.state().selected_node >= 0, null, { timeout: 10000 });
+  const picked = await page.evaluate(() => window.graphcost.nodePosition(window.graphcost.state().selected_node));
+  return { target, picked };
+}
+
 test("a dropped real file is laid out and ranked exactly as graphcost predict ranks it", async () => {
   const { page, problems } = await openApp();
   assert.deepEqual(problems, [], "console errors on load");
@@ -110,19 +129,8 @@ test("clicking a node fills the inspector", async () => {
   await page.keyboard.press("Equal");  // zoom in a little: bigger targets
   await page.waitForFunction((before) => window.graphcost.state().camera.scale > before, scale, { timeout: 10000 });
   // A node in the free middle of the canvas (panels sit on the left and right).
-  const target = await page.evaluate(() => {
-    const s = window.graphcost.state();
-    for (let node = 0; node < s.nodes; node++) {
-      const p = window.graphcost.nodePosition(node);
-      if (p && p.x > 420 && p.x < 900 && p.y > 80 && p.y < 650) return { node, ...p };
-    }
-    return null;
-  });
-  assert.ok(target, "no node in the free area");
-  await page.mouse.click(target.x, target.y);
-  await page.waitForFunction(() => window.graphcost.state().selected_node >= 0, null, { timeout: 10000 });
+  const { target, picked } = await clickNodeIn(page, { left: 420, right: 900, top: 80, bottom: 650 });
   const s = await state(page);
-  const picked = await page.evaluate((node) => window.graphcost.nodePosition(node), s.selected_node);
   assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4, `picked node ${s.selected_node}, wanted ${target.node}`);
   assert.equal(s.inspector.features, 140);
   assert.ok(s.inspector.opcode.length > 0);
@@ -185,18 +193,7 @@ test("HiDPI: the canvas is backed in device pixels, follows resizes, and clicks 
   await page.waitForTimeout(500);
   canvas = await page.evaluate(() => ({ width: canvas.width, height: canvas.height }));
   assert.deepEqual(canvas, { width: 2000, height: 1400 });
-  const target = await page.evaluate(() => {
-    const s = window.graphcost.state();
-    for (let node = 0; node < s.nodes; node++) {
-      const p = window.graphcost.nodePosition(node);
-      if (p && p.x > 360 && p.x < 540 && p.y > 80 && p.y < 440) return { node, ...p };
-    }
-    return null;
-  });
-  assert.ok(target, "no node in the free area");
-  await page.mouse.click(target.x, target.y);
-  await page.waitForFunction(() => window.graphcost.state().selected_node >= 0, null, { timeout: 10000 });
-  const picked = await page.evaluate(() => window.graphcost.nodePosition(window.graphcost.state().selected_node));
+  const { target, picked } = await clickNodeIn(page, { left: 360, right: 540, top: 80, bottom: 440 });
   assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4);
   await page.screenshot({ path: join(artifactsDir, "app-hidpi.png") });
   assert.deepEqual(problems, []);
