@@ -1,11 +1,14 @@
 // The layered layout: every kept edge points down, nodes of a layer never overlap, sources sit
 // just above their first use, high fan-out producers become stubs, cycles and bad ids are handled,
-// progress can cancel, results are deterministic; on the real 21,918-node nlp graph the same
+// progress can cancel, results are deterministic, the step-at-a-time job gives the same layout and
+// can stop early with a valid one; on the real 21,918-node nlp graph the same
 // invariants hold (its timing is a benchmark, bench/bench_layout).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 #include <stdexcept>
 
 #include "data/tpu_graph.h"
@@ -94,6 +97,58 @@ TEST_CASE("cycles are broken, bad ids refused, progress can cancel", "[layout]")
   CHECK(stopped.cancelled);
   CHECK(calls == 2);
   CHECK(layout_dag(0, {}).layer_count == 0);
+}
+
+TEST_CASE("the layout job steps to layout_dag's result and can stop early with a valid layout", "[layout]") {
+  // A layered random DAG (every edge from a lower id to a higher one) with some wide producers.
+  Edges edges;
+  uint32_t seed = 12345;
+  auto next = [&](uint32_t bound) {
+    seed = seed * 1664525u + 1013904223u;  // a fixed LCG: the same graph everywhere
+    return (seed >> 8) % bound;
+  };
+  const int32_t nodes = 400;
+  for (int32_t v = 1; v < nodes; ++v) {
+    const int32_t inputs = 1 + static_cast<int32_t>(next(3));
+    for (int32_t i = 0; i < inputs; ++i) edges.emplace_back(static_cast<int32_t>(next(static_cast<uint32_t>(v))), v);
+  }
+  const LayoutOptions options;
+  const DagLayout whole = layout_dag(nodes, edges, options);
+
+  DagLayoutJob job(nodes, edges, options);
+  CHECK_THROWS_AS(job.take(), std::logic_error);
+  std::vector<double> fractions = {job.fraction()};
+  std::vector<std::string> stages = {job.stage()};
+  while (!job.done()) {
+    job.step();
+    fractions.push_back(job.fraction());
+    stages.push_back(job.stage());
+  }
+  CHECK(std::is_sorted(fractions.begin(), fractions.end()));
+  CHECK(fractions.front() == 0.0);
+  CHECK(fractions.back() == 1.0);
+  CHECK(stages.back() == "done");
+  const size_t units = fractions.size() - 1;
+  CHECK(units == 3 + 2 * static_cast<size_t>(options.sweeps) + static_cast<size_t>(options.coordinate_rounds));
+  const DagLayout stepped = job.take();
+  CHECK(stepped.x == whole.x);
+  CHECK(stepped.y == whole.y);
+  CHECK(stepped.position == whole.position);
+  CHECK_FALSE(stepped.stopped_early);
+
+  // Stopped after any number of units, the layout is complete and valid (layers as the whole run's).
+  for (size_t after = 0; after <= units; ++after) {
+    DagLayoutJob early(nodes, edges, options);
+    for (size_t i = 0; i < after; ++i) early.step();
+    early.finish_early();
+    REQUIRE(early.done());
+    const DagLayout rough = early.take();
+    INFO("stopped after " << after << " units");
+    check_invariants(rough, nodes, edges, options);
+    CHECK(rough.layer == whole.layer);
+    CHECK(rough.stopped_early == (after < units));
+    CHECK(rough.width > 0);
+  }
 }
 
 TEST_CASE("the 21,918-node nlp graph lays out with the same invariants", "[layout][real]") {
