@@ -149,6 +149,39 @@ test("clicking a node fills the inspector", async () => {
   await page.close();
 });
 
+test("a layout in progress shows its progress, Esc cancels it, and it can be cut short", async () => {
+  const { page, problems } = await openApp();
+  // Held at its first unit, the layout's progress window stays up long enough to look at.
+  await page.evaluate(() => window.graphcost.holdLayout(true));
+  await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
+  await page.waitForFunction(() => window.graphcost.state().loading?.held, null, { timeout: 60000 });
+  let s = await state(page);
+  assert.equal(s.loading.file, "unet_3d.4x4.bf16.npz");
+  assert.equal(s.loading.nodes, nativeNodes);
+  assert.ok(s.loading.progress < 1, `progress ${s.loading.progress}`);
+  assert.equal(s.loaded, false);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(artifactsDir, "app-layout-progress.png") });
+  // Esc cancels: the file is dropped and the app is as before (nothing loaded).
+  await page.mouse.move(700, 450);
+  await page.keyboard.press("Escape", { delay: 100 });
+  await page.waitForFunction(() => !window.graphcost.state().loading, null, { timeout: 10000 });
+  assert.equal((await state(page)).loaded, false);
+  // Again, now cut short: the graph shows at once, layered but without the crossing sweeps.
+  await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
+  await page.waitForFunction(() => window.graphcost.state().loading?.held, null, { timeout: 60000 });
+  await page.evaluate(() => window.graphcost.stopLayout(true));
+  s = await state(page);
+  assert.equal(s.loading, undefined);
+  assert.equal(s.nodes, nativeNodes);
+  assert.equal(s.layout.done, true);
+  assert.equal(s.layout.stopped_early, true);
+  assert.ok(s.layout.layers > 10 && s.layout.width > 0, `layers ${s.layout.layers}, width ${s.layout.width}`);
+  assert.ok(await page.evaluate(() => window.graphcost.nodePosition(0) !== null));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("malformed files show a clear error and the app keeps working", async () => {
   const { page, problems } = await openApp();
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");

@@ -128,6 +128,16 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
   if (viewer) viewer->select_config(config);
 }
 
+// A layout in progress: 1 shows the graph now with the layout so far, 0 cancels the file.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_stop_layout(int keep_rough) {
+  if (viewer) viewer->stop_layout(keep_rough != 0);
+}
+
+// 1 holds a layout in progress at its current unit (the progress window stays), 0 lets it go on.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_hold_layout(int hold) {
+  if (viewer) viewer->hold_layout(hold != 0);
+}
+
 // The demo list the page read from demos/index.json: [{"name": ..., "url": ...}].
 EMSCRIPTEN_KEEPALIVE void graphcost_app_set_demos(const char* json) {
   if (viewer) viewer->set_demos(nlohmann::json::parse(json, nullptr, false));

@@ -45,12 +45,15 @@ Viewer::~Viewer() = default;
 
 bool Viewer::open(const std::string& path, const std::string& display_name) {
   const auto start = Clock::now();
-  std::unique_ptr<TpuGraph> graph;
-  std::unique_ptr<CostModel> model;
+  auto pending = std::make_unique<PendingGraph>();
   try {
-    graph = std::make_unique<TpuGraph>(load_tpu_graph(path));
-    const std::string wanted = model_dir_ + (graph->kind == GraphKind::Tile ? "/tile_xla.npz" : "/layout_xla.npz");
-    if (!model_ || model_path_ != wanted) model = std::make_unique<CostModel>(CostModel::load(wanted));
+    pending->graph = std::make_unique<TpuGraph>(load_tpu_graph(path));
+    pending->model_path = model_dir_ + (pending->graph->kind == GraphKind::Tile ? "/tile_xla.npz" : "/layout_xla.npz");
+    if (!model_ || model_path_ != pending->model_path) pending->model = std::make_unique<CostModel>(CostModel::load(pending->model_path));
+    std::vector<std::pair<int32_t, int32_t>> edges;
+    edges.reserve(pending->graph->edges.size());
+    for (const Edge& e : pending->graph->edges) edges.emplace_back(e.producer, e.consumer);
+    pending->layout = std::make_unique<DagLayoutJob>(pending->graph->node_count, std::move(edges));
   } catch (const InputError& e) {
     error_ = e.what();
     return false;
@@ -58,19 +61,49 @@ bool Viewer::open(const std::string& path, const std::string& display_name) {
     error_ = std::string(path) + ": " + e.what();
     return false;
   }
+  pending->file = display_name.empty() ? path : display_name;
+  pending->load_ms = ms_since(start);
+  pending_ = std::move(pending);  // a newer file replaces one still being laid out
+  error_.clear();
+  return true;
+}
+
+void Viewer::continue_layout(double budget_ms) {
+  if (!pending_ || layout_held_) return;
+  const auto start = Clock::now();
+  while (!pending_->layout->done() && ms_since(start) < budget_ms) pending_->layout->step();
+  pending_->layout_ms += ms_since(start);
+  if (pending_->layout->done()) show_loaded();
+}
+
+void Viewer::stop_layout(bool keep_rough) {
+  if (!pending_) return;
+  if (!keep_rough) {
+    pending_.reset();
+    return;
+  }
+  const auto start = Clock::now();
+  pending_->layout->finish_early();
+  pending_->layout_ms += ms_since(start);
+  show_loaded();
+}
+
+void Viewer::show_loaded() {
+  std::unique_ptr<PendingGraph> pending = std::move(pending_);
   // Everything that refers to the old graph goes first.
   explain_job_.reset();
   search_.reset();
   inference_.reset();
   prepared_.reset();
-  if (model) {
-    model_ = std::move(model);
-    model_path_ = model_dir_ + (graph->kind == GraphKind::Tile ? "/tile_xla.npz" : "/layout_xla.npz");
+  if (pending->model) {
+    model_ = std::move(pending->model);
+    model_path_ = pending->model_path;
   }
-  graph_ = std::move(graph);
-  file_ = display_name.empty() ? path : display_name;
-  error_.clear();
-  load_ms_ = ms_since(start);
+  graph_ = std::move(pending->graph);
+  file_ = pending->file;
+  load_ms_ = pending->load_ms;
+  layout_ = pending->layout->take();
+  layout_ms_ = pending->layout_ms;
   selected_node_ = hovered_node_ = -1;
   selected_config_ = compare_config_ = -1;
   have_contributions_ = false;
@@ -78,13 +111,6 @@ bool Viewer::open(const std::string& path, const std::string& display_name) {
   search_results_.clear();
   in_neighbourhood_.clear();
   if (colouring_ == Colouring::Contribution || colouring_ == Colouring::Compare) colouring_ = Colouring::Opcode;
-
-  const auto layout_start = Clock::now();
-  std::vector<std::pair<int32_t, int32_t>> edges;
-  edges.reserve(graph_->edges.size());
-  for (const Edge& e : graph_->edges) edges.emplace_back(e.producer, e.consumer);
-  layout_ = layout_dag(graph_->node_count, edges);
-  layout_ms_ = ms_since(layout_start);
   section_of_.assign(static_cast<size_t>(graph_->node_count), 0);
   for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
     for (int64_t v = graph_->node_splits[s]; v < graph_->node_splits[s + 1] && v < graph_->node_count; ++v) {
@@ -96,7 +122,6 @@ bool Viewer::open(const std::string& path, const std::string& display_name) {
   grouped_ = false;
   fit_view();
   start_ranking();
-  return true;
 }
 
 void Viewer::build_geometry() {
@@ -360,9 +385,10 @@ void Viewer::continue_jobs(double budget_ms) {
   while (search_ && !search_->done() && ms_since(start) < budget_ms) search_->step(2);
 }
 
-bool Viewer::busy() const { return (graph_ && !ranking_done_) || explain_job_ || (search_ && !search_->done()); }
+bool Viewer::busy() const { return (pending_ && !layout_held_) || (graph_ && !ranking_done_) || explain_job_ || (search_ && !search_->done()); }
 
 void Viewer::work(double budget_ms) {
+  continue_layout(budget_ms);
   continue_ranking(budget_ms);
   continue_jobs(budget_ms);
 }
@@ -455,6 +481,10 @@ void Viewer::start_search() {
 
 nlohmann::json Viewer::state() const {
   nlohmann::json state = {{"error", error_}, {"loaded", graph_ != nullptr}, {"frame_ms", frame_ms_}};
+  if (pending_) {
+    state["loading"] = {{"file", pending_->file}, {"nodes", pending_->graph->node_count}, {"stage", pending_->layout->stage()},
+                        {"progress", pending_->layout->fraction()}, {"held", layout_held_}};
+  }
   if (!graph_) return state;
   state["file"] = file_;
   state["kind"] = graph_->kind == GraphKind::Tile ? "tile" : "layout";
@@ -462,7 +492,7 @@ nlohmann::json Viewer::state() const {
   state["edges"] = graph_->edges.size();
   state["configs"] = graph_->config_count;
   state["load_ms"] = load_ms_;
-  state["layout"] = {{"done", !layout_.cancelled}, {"ms", layout_ms_}, {"layers", layout_.layer_count},
+  state["layout"] = {{"done", !layout_.cancelled}, {"stopped_early", layout_.stopped_early}, {"ms", layout_ms_}, {"layers", layout_.layer_count},
                      {"width", layout_.width}, {"height", layout_.height}, {"stubs", std::count(layout_.stub.begin(), layout_.stub.end(), 1)}};
   state["model"] = model_path_;
   state["ranking"] = {{"done", ranking_done_}, {"ms", ranking_ms_},

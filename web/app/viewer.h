@@ -30,8 +30,15 @@ class Viewer {
   explicit Viewer(std::string model_dir);
   ~Viewer();
 
-  // Loads `path`; on failure keeps the current graph and shows the error. Returns success.
+  // Reads `path` and starts laying it out (a unit at a time between frames, with a progress
+  // window); the graph replaces the current one when its layout is done. On failure keeps the
+  // current graph and shows the error. Returns whether the file was read.
   bool open(const std::string& path, const std::string& display_name = "");
+  // A layout in progress: `keep_rough` ends it now with the layout so far (DagLayoutJob::
+  // finish_early) and shows the graph; otherwise the file is dropped and the current graph stays.
+  void stop_layout(bool keep_rough);
+  // Holds a layout in progress at its current unit (tests and demos of the progress window).
+  void hold_layout(bool hold) { layout_held_ = hold; }
   // One frame: background work within a time budget, input, panels, graph. Sizes in device pixels.
   void frame(int width, int height, float pixel_ratio);
 
@@ -51,6 +58,9 @@ class Viewer {
 
  private:
   // Loading and layout.
+  void continue_layout(double budget_ms);
+  void show_loaded();  // the laid-out pending file becomes the current graph
+  void window_layout_progress();
   void build_geometry();
   // Grouped view: one box per group (node_splits sections when a file has 3 or more, else bands
   // of layers), laid out as a DAG of groups; clicking a group opens it in the full view.
@@ -90,6 +100,17 @@ class Viewer {
   nlohmann::json demos_ = nlohmann::json::array();
   std::string error_;
   std::string pending_url_;  // a demo the page is fetching
+
+  // A file read and being laid out; it replaces the current graph when the layout is done.
+  struct PendingGraph {
+    std::unique_ptr<TpuGraph> graph;
+    std::unique_ptr<CostModel> model;  // null: the current model fits
+    std::string model_path, file;
+    double load_ms = 0, layout_ms = 0;
+    std::unique_ptr<DagLayoutJob> layout;
+  };
+  std::unique_ptr<PendingGraph> pending_;
+  bool layout_held_ = false;
 
   // The loaded graph.
   std::unique_ptr<TpuGraph> graph_;

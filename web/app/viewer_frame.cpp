@@ -27,6 +27,7 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   width_ = width, height_ = height, pixel_ratio_ = pixel_ratio;
   if (first_size && graph_) fit_view();
   // Background work first, within a budget that keeps the page responsive.
+  continue_layout(budget);
   continue_ranking(budget);
   continue_jobs(budget);
 
@@ -48,6 +49,7 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   }
 
   banner_error();
+  window_layout_progress();
   panel_open();
   if (graph_) {
     panel_view();
@@ -61,6 +63,10 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
 
 void Viewer::handle_keys() {
   ImGuiIO& io = ImGui::GetIO();
+  if (pending_ && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) {
+    stop_layout(false);
+    return;
+  }
   if (io.WantCaptureKeyboard || !graph_) return;
   const float pan = 80.0f * pixel_ratio_ / camera_.scale;
   if (ImGui::IsKeyPressed(GLFW_KEY_F)) fit_view();

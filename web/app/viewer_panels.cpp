@@ -37,6 +37,26 @@ void Viewer::banner_error() {
   ImGui::PopStyleColor();
 }
 
+void Viewer::window_layout_progress() {
+  if (!pending_) return;
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(viewport->Size.x / 2, viewport->Size.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(420 * pixel_ratio_, 0), ImGuiCond_Always);
+  ImGui::Begin("Laying out", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+  ImGui::Text("%s: %d nodes, %zu edges", pending_->file.c_str(), pending_->graph->node_count, pending_->graph->edges.size());
+  const std::string stage = std::string(pending_->layout->stage()) + (layout_held_ ? " (held)" : "");
+  ImGui::ProgressBar(static_cast<float>(pending_->layout->fraction()), ImVec2(-1, 0), stage.c_str());
+  if (ImGui::Button("Show it now")) {
+    stop_layout(true);
+  } else {
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel (Esc)")) stop_layout(false);
+  }
+  ImGui::TextDisabled(graph_ ? "Cancel keeps the current graph; Show it now skips the remaining refinement."
+                             : "Show it now skips the remaining refinement.");
+  ImGui::End();
+}
+
 void Viewer::panel_open() {
   place(10, 10, 330, 200, pixel_ratio_);
   ImGui::Begin("Open");
