@@ -22,6 +22,7 @@ apt_packages=(
   emscripten                                                                # WebAssembly build
   python3-numpy python3-scipy                                               # test oracles, benchmarks
   chromium                                                                  # browser tests
+  firefox-esr xvfb libgl1-mesa-dri libglx-mesa0 libegl-mesa0                # ... in Firefox (llvmpipe WebGL2)
   dpkg-dev                                                                  # apt-get source
 )
 if [ "$bench" = 1 ]; then
@@ -69,10 +70,10 @@ fetch_source() {  # $1 = source package, $2 = directory glob it unpacks to, $3 =
 fetch_source imgui 'imgui-*' imgui
 fetch_source zlib 'zlib-*' zlib
 
-# npm packages of the browser tests (playwright-core drives Debian's chromium; it never downloads a
-# browser of its own).
-if [ ! -d node_modules/playwright-core ]; then
+# npm packages of the browser tests (playwright-core drives Debian's chromium, puppeteer-core Debian's
+# firefox-esr; neither downloads a browser of its own).
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ]; then
   echo "setup: installing npm packages"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --silent
 fi
 echo "setup: ok"

@@ -1,16 +1,19 @@
-// The browser app (web/app) in headless Chromium on SwiftShader WebGL2: it loads without console
+// The browser app (web/app) in headless Chromium (SwiftShader WebGL2) or, with
+// GRAPHCOST_BROWSER=firefox, Firefox ESR (llvmpipe on a private Xvfb): it loads without console
 // errors; a real TpuGraphs file dropped on the canvas is laid out and ranked, and the ranking is
 // the native `graphcost predict` ranking for the same model and file (tie-aware: the two builds may
 // differ in the last float bits); clicking a node fills the inspector; malformed files show their
 // error while the app keeps working. Screenshots go to test-artifacts/.
-// Run: node --test tests/browser/app.test.mjs (after the web and native-release builds)
+// Run: [GRAPHCOST_BROWSER=firefox] node --test tests/browser/app.test.mjs (after the web and
+// native-release builds). Key presses last 100 ms: ImGui 1.86 reads key state once per frame, so a
+// press and release that both fall between two frames would be missed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { artifactsDir, launchChromium, repoRoot, serveStatic } from "./browser_support.mjs";
+import { artifact, launchBrowser, repoRoot, serveStatic } from "./browser_support.mjs";
 
 const appDir = process.env.GRAPHCOST_APP_DIR || join(repoRoot, "build/web/web");
 const graphcost = process.env.GRAPHCOST_BIN || join(repoRoot, "build/native-release/src/graphcost");
@@ -33,7 +36,7 @@ before(async () => {
   nativeOrder = row.split(",")[1].split(";").map(Number);
   nativeNodes = JSON.parse(execFileSync(graphcost, ["info", "--json", join(data, "tpugraphs", LAYOUT_FILE)])).nodes;
   server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming") });
-  browser = await launchChromium();
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -43,7 +46,7 @@ after(async () => {
 });
 
 async function openApp() {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+  const page = await browser.newPage({ width: 1400, height: 900 });
   const problems = [];
   page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
   page.on("pageerror", (error) => problems.push(String(error)));
@@ -112,11 +115,11 @@ test("a dropped real file is laid out and ranked exactly as graphcost predict ra
   assert.ok(typeof s.ranking.kendall_tau === "number");
   // Explain the selected (best) config: occlusion over the nodes where it differs from the base.
   await page.mouse.move(700, 450);
-  await page.keyboard.press("e");
+  await page.keyboard.press("e", { delay: 100 });
   await page.waitForFunction(() => window.graphcost.state().explained_nodes !== undefined, null, { timeout: 120000 });
   assert.ok((await state(page)).explained_nodes > 0);
   await page.waitForTimeout(500);  // the recoloured frame
-  await page.screenshot({ path: join(artifactsDir, "app-ranked.png") });
+  await page.screenshot({ path: artifact("app-ranked") });
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -126,7 +129,7 @@ test("clicking a node fills the inspector", async () => {
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
   await page.waitForFunction(() => window.graphcost.state().layout?.done, null, { timeout: 60000 });
   const scale = (await state(page)).camera.scale;
-  await page.keyboard.press("Equal");  // zoom in a little: bigger targets
+  await page.keyboard.press("Equal", { delay: 100 });  // zoom in a little: bigger targets
   await page.waitForFunction((before) => window.graphcost.state().camera.scale > before, scale, { timeout: 10000 });
   // A node in the free middle of the canvas (panels sit on the left and right).
   const { target, picked } = await clickNodeIn(page, { left: 420, right: 900, top: 80, bottom: 650 });
@@ -134,16 +137,16 @@ test("clicking a node fills the inspector", async () => {
   assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4, `picked node ${s.selected_node}, wanted ${target.node}`);
   assert.equal(s.inspector.features, 140);
   assert.ok(s.inspector.opcode.length > 0);
-  await page.screenshot({ path: join(artifactsDir, "app-inspector.png") });
+  await page.screenshot({ path: artifact("app-inspector") });
   // The grouped view: unet's node_splits give 7 sections.
-  await page.keyboard.press("s");
+  await page.keyboard.press("s", { delay: 100 });
   await page.waitForFunction(() => window.graphcost.state().grouped, null, { timeout: 10000 });
   const grouped = await state(page);
   assert.equal(grouped.groups, 7);
   assert.equal(grouped.group_kind, "section");
   await page.waitForTimeout(300);
-  await page.screenshot({ path: join(artifactsDir, "app-grouped.png") });
-  await page.keyboard.press("s");
+  await page.screenshot({ path: artifact("app-grouped") });
+  await page.keyboard.press("s", { delay: 100 });
   await page.waitForFunction(() => !window.graphcost.state().grouped, null, { timeout: 10000 });
   assert.deepEqual(problems, []);
   await page.close();
@@ -161,7 +164,7 @@ test("a layout in progress shows its progress, Esc cancels it, and it can be cut
   assert.ok(s.loading.progress < 1, `progress ${s.loading.progress}`);
   assert.equal(s.loaded, false);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: join(artifactsDir, "app-layout-progress.png") });
+  await page.screenshot({ path: artifact("app-layout-progress") });
   // Esc cancels: the file is dropped and the app is as before (nothing loaded).
   await page.mouse.move(700, 450);
   await page.keyboard.press("Escape", { delay: 100 });
@@ -193,7 +196,7 @@ test("malformed files show a clear error and the app keeps working", async () =>
   assert.match(s.error, /alexnet_trimmed_columns\.npz/);
   assert.match(s.error, /node_feat/);
   assert.equal(s.file, "unet_3d.4x4.bf16.npz", "the previous graph stays");
-  await page.screenshot({ path: join(artifactsDir, "app-error.png") });
+  await page.screenshot({ path: artifact("app-error") });
   const opened = await page.evaluate(async (url) => {
     const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
     return window.graphcost.open("truncated.npz", bytes.slice(0, bytes.length >> 1));
@@ -212,7 +215,7 @@ test("malformed files show a clear error and the app keeps working", async () =>
 });
 
 test("HiDPI: the canvas is backed in device pixels, follows resizes, and clicks still hit nodes", async () => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 800 }, deviceScaleFactor: 2 });
+  const page = await browser.newPage({ width: 1200, height: 800, deviceScaleFactor: 2 });
   const problems = [];
   page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
   page.on("pageerror", (error) => problems.push(String(error)));
@@ -228,7 +231,7 @@ test("HiDPI: the canvas is backed in device pixels, follows resizes, and clicks 
   assert.deepEqual(canvas, { width: 2000, height: 1400 });
   const { target, picked } = await clickNodeIn(page, { left: 360, right: 540, top: 80, bottom: 440 });
   assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4);
-  await page.screenshot({ path: join(artifactsDir, "app-hidpi.png") });
+  await page.screenshot({ path: artifact("app-hidpi") });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -1,9 +1,16 @@
-// Shared by the browser tests: a static file server on 127.0.0.1 and a headless Debian Chromium
-// driven by playwright-core (which never downloads a browser of its own).
+// Shared by the browser tests: a static file server on 127.0.0.1 and the browsers, both Debian's:
+// - Chromium, headless on SwiftShader WebGL2, driven by playwright-core;
+// - Firefox ESR, driven by puppeteer-core over WebDriver BiDi (playwright-core needs its own patched
+//   Firefox). Firefox's headless mode on Linux has no WebGL without an X display (its glxtest probe
+//   needs one), so it runs headless against a private Xvfb, on Mesa's llvmpipe.
+// Neither package downloads a browser. GRAPHCOST_BROWSER=chromium|firefox picks the browser of the
+// tests that run in both; their pages answer the Playwright calls the tests use.
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, normalize, resolve } from "node:path";
 import { chromium } from "playwright-core";
+import puppeteer from "puppeteer-core";
 
 export const repoRoot = resolve(new URL("../..", import.meta.url).pathname);
 export const artifactsDir = process.env.GRAPHCOST_TEST_ARTIFACTS || join(repoRoot, "test-artifacts");
@@ -30,6 +37,24 @@ export async function serveStatic(mounts) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((done) => server.close(done)) };
 }
 
+export const browserName = process.env.GRAPHCOST_BROWSER || "chromium";
+if (!["chromium", "firefox"].includes(browserName)) throw new Error(`GRAPHCOST_BROWSER=${browserName}: expected chromium or firefox`);
+
+// A screenshot's path in test-artifacts/: `name`.png for Chromium, `name`.firefox.png for Firefox.
+export const artifact = (name) => join(artifactsDir, browserName === "chromium" ? `${name}.png` : `${name}.${browserName}.png`);
+
+// The browser GRAPHCOST_BROWSER names, as { newPage({ width, height, deviceScaleFactor }), close() }.
+export async function launchBrowser() {
+  if (browserName === "chromium") {
+    const browser = await launchChromium();
+    return {
+      newPage: ({ width, height, deviceScaleFactor = 1 }) => browser.newPage({ viewport: { width, height }, deviceScaleFactor }),
+      close: () => browser.close(),
+    };
+  }
+  return launchFirefox();
+}
+
 export async function launchChromium() {
   const executablePath = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => existsSync(p));
   if (!executablePath) throw new Error("Debian chromium is not installed (scripts/setup.sh installs it)");
@@ -38,5 +63,61 @@ export async function launchChromium() {
     args: ["--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--disable-gpu-sandbox",
            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
            "--disable-quic"],
+  });
+}
+
+// A private X server for Firefox: Xvfb picks a free display and writes its number to stdout.
+async function startXvfb() {
+  const xvfb = spawn("Xvfb", ["-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"], { stdio: ["ignore", "pipe", "pipe"] });
+  const display = await new Promise((done, fail) => {
+    let text = "", errors = "";
+    xvfb.stdout.on("data", (chunk) => {
+      text += chunk;
+      if (text.includes("\n")) done(`:${text.trim()}`);
+    });
+    xvfb.stderr.on("data", (chunk) => { errors += chunk; });
+    xvfb.on("error", (error) => fail(new Error(`Xvfb: ${error.message} (scripts/setup.sh installs xvfb)`)));
+    xvfb.on("exit", (code) => fail(new Error(`Xvfb exited with ${code}: ${errors.trim()}`)));
+  });
+  return { display, stop: () => xvfb.kill() };
+}
+
+async function launchFirefox() {
+  const executablePath = "/usr/bin/firefox-esr";
+  if (!existsSync(executablePath)) throw new Error("Debian firefox-esr is not installed (scripts/setup.sh installs it)");
+  const xvfb = await startXvfb();
+  let browser;
+  try {
+    browser = await puppeteer.launch({ browser: "firefox", executablePath, headless: true, env: { ...process.env, DISPLAY: xvfb.display } });
+  } catch (error) {
+    xvfb.stop();
+    throw error;
+  }
+  return {
+    newPage: async ({ width, height, deviceScaleFactor = 1 }) => {
+      const page = await browser.newPage();
+      await page.setViewport({ width, height, deviceScaleFactor });
+      return playwrightShaped(page, deviceScaleFactor);
+    },
+    close: async () => {
+      await browser.close();
+      xvfb.stop();
+    },
+  };
+}
+
+// A puppeteer page answering the Playwright calls the tests make (the rest pass through).
+function playwrightShaped(page, deviceScaleFactor) {
+  const calls = {
+    waitForFunction: (fn, arg, options = {}) => page.waitForFunction(fn, options, arg),
+    waitForTimeout: (ms) => new Promise((done) => setTimeout(done, ms)),
+    setViewportSize: ({ width, height }) => page.setViewport({ width, height, deviceScaleFactor }),
+  };
+  return new Proxy(page, {
+    get: (target, name) => {
+      if (name in calls) return calls[name];
+      const value = target[name];
+      return typeof value === "function" ? value.bind(target) : value;
+    },
   });
 }
