@@ -1,12 +1,14 @@
-// The browser app on the 21,918-node nlp test graph in headless Chromium (SwiftShader WebGL2, the
-// CI machine's 2 cores): load, layout and ranking times as the app reports them, frame time with the
-// whole graph drawn, and the download size; next to the native build's layout and ranking of the
-// same file measured in the same run (graphcost layout / bench_model).
+// The browser app on the 21,918-node nlp test graph in headless Chromium (SwiftShader WebGL2) and
+// Firefox ESR (llvmpipe on Xvfb), on this machine's cores, no GPU: load, layout and ranking times as
+// the app reports them, frame time with the whole graph drawn, and the download size; next to the
+// native build's layout and ranking of the same file measured in the same run (graphcost layout /
+// bench_model).
 //   node bench/app_in_browser.mjs [file.npz]   (after the web and native-release builds)
+//   GRAPHCOST_BENCH_BROWSERS=firefox node bench/app_in_browser.mjs   (one browser only)
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join, dirname, basename } from "node:path";
-import { launchChromium, repoRoot, serveStatic } from "../tests/browser/browser_support.mjs";
+import { launchBrowser, repoRoot, serveStatic } from "../tests/browser/browser_support.mjs";
 
 const data = process.env.GRAPHCOST_DATA || join(repoRoot, "../shared/data");
 const file = process.argv[2] || join(data, "tpugraphs/npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz");
@@ -15,35 +17,45 @@ const native = join(repoRoot, "build/native-release");
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const server = await serveStatic({ "/": appDir, "/bench/": dirname(file) });
-const browser = await launchChromium();
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-await page.goto(`${server.url}/index.html`);
-await page.waitForFunction(() => window.graphcost && window.graphcost.ready, null, { timeout: 60000 });
-const started = Date.now();
-await page.evaluate((url) => window.graphcost.fetchAndOpen(url, "bench.npz"), `/bench/${basename(file)}`);
-await page.waitForFunction(() => window.graphcost.state().ranking?.done, null, { timeout: 600000, polling: 500 });
-const wall = Date.now() - started;
-const s = await page.evaluate(() => window.graphcost.state());
-// Frame time with the whole graph drawn: requestAnimationFrame intervals over 3 s.
-const intervals = await page.evaluate(() => new Promise((done) => {
-  const times = [];
-  const tick = (t) => { times.push(t); if (times.length < 400 && t - times[0] < 3000) requestAnimationFrame(tick); else done(times); };
-  requestAnimationFrame(tick);
-}).then((times) => times.slice(1).map((t, i) => t - times[i])));
-await browser.close();
+const browsers = (process.env.GRAPHCOST_BENCH_BROWSERS || "chromium,firefox").split(",");
+const results = {};
+for (const name of browsers) {
+  const browser = await launchBrowser(name);
+  const page = await browser.newPage({ width: 1400, height: 900 });
+  await page.goto(`${server.url}/index.html`);
+  await page.waitForFunction(() => window.graphcost && window.graphcost.ready, null, { timeout: 60000 });
+  const started = Date.now();
+  await page.evaluate((url) => window.graphcost.fetchAndOpen(url, "bench.npz"), `/bench/${basename(file)}`);
+  await page.waitForFunction(() => window.graphcost.state().ranking?.done, null, { timeout: 600000, polling: 500 });
+  const wall = Date.now() - started;
+  const s = await page.evaluate(() => window.graphcost.state());
+  // Frame time with the whole graph drawn: requestAnimationFrame intervals over 3 s.
+  const intervals = await page.evaluate(() => new Promise((done) => {
+    const times = [];
+    const tick = (t) => { times.push(t); if (times.length < 400 && t - times[0] < 3000) requestAnimationFrame(tick); else done(times); };
+    requestAnimationFrame(tick);
+  }).then((times) => times.slice(1).map((t, i) => t - times[i])));
+  await browser.close();
+  results[name] = { s, wall, intervals };
+}
 await server.close();
 
-const layoutOut = execFileSync(join(native, "src/graphcost"), ["layout", file, "--repeat", "5"]).toString();
+const layoutOut = execFileSync(join(native, "src/graphcost"), ["layout", file, "--repeat", "5"], { stdio: ["ignore", "pipe", "ignore"] }).toString();
 const nativeLayout = Number((layoutOut.match(/layout ([0-9.]+) ms/) || [0, NaN])[1]);
 const benchOut = JSON.parse(execFileSync(join(native, "bench/bench_model"), [file]).toString());
 const size = (name) => statSync(join(appDir, name)).size;
 const download = size("graphcost_app.wasm") + size("graphcost_app.js") + size("graphcost_app.data") + size("index.html");
 
-console.log(`file: ${basename(file)}: ${s.nodes} nodes, ${s.edges} edges, ${s.configs} configs`);
-console.log(`load (WebAssembly)          ${s.load_ms.toFixed(0)} ms`);
-console.log(`layout (WebAssembly)        ${s.layout.ms.toFixed(1)} ms   native ${nativeLayout} ms   ratio ${(s.layout.ms / nativeLayout).toFixed(1)}x`);
-console.log(`rank all configs (in app)   ${s.ranking.ms.toFixed(0)} ms (time-sliced between frames; wall from drop ${wall} ms)`);
-console.log(`native rank, 1 thread       ${benchOut.rank_all_1thread_ms.toFixed(0)} ms (bench_model, same model code, no frames between)`);
-console.log(`ranking ratio in-app wasm / native   ${(s.ranking.ms / benchOut.rank_all_1thread_ms).toFixed(1)}x`);
-console.log(`frame interval, whole graph median ${median(intervals).toFixed(1)} ms over ${intervals.length} frames (SwiftShader, no GPU)`);
+const first = results[browsers[0]].s;
+console.log(`file: ${basename(file)}: ${first.nodes} nodes, ${first.edges} edges, ${first.configs} configs`);
+console.log(`native layout ${nativeLayout} ms; native rank, 1 thread ${benchOut.rank_all_1thread_ms.toFixed(0)} ms (bench_model, same model code, no frames between)`);
+for (const name of browsers) {
+  const { s, wall, intervals } = results[name];
+  console.log(`--- ${name} ---`);
+  console.log(`load (WebAssembly)          ${s.load_ms.toFixed(0)} ms`);
+  console.log(`layout (WebAssembly)        ${s.layout.ms.toFixed(1)} ms   ratio to native ${(s.layout.ms / nativeLayout).toFixed(1)}x`);
+  console.log(`rank all configs (in app)   ${s.ranking.ms.toFixed(0)} ms (time-sliced between frames; wall from drop ${wall} ms)`);
+  console.log(`ranking ratio in-app wasm / native   ${(s.ranking.ms / benchOut.rank_all_1thread_ms).toFixed(1)}x`);
+  console.log(`frame interval, whole graph median ${median(intervals).toFixed(1)} ms over ${intervals.length} frames (software GL, no GPU)`);
+}
 console.log(`download: ${(download / 1e6).toFixed(2)} MB (wasm ${(size("graphcost_app.wasm") / 1e6).toFixed(2)}, js ${(size("graphcost_app.js") / 1e3).toFixed(0)} KB, models ${(size("graphcost_app.data") / 1e3).toFixed(0)} KB), uncompressed`);
