@@ -1,9 +1,5 @@
 #include "nn/ops.h"
 
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -84,52 +80,6 @@ Var scale_by(Var a, Var factor) {
 
 Var relu(Var a) {
   return unary(a, [](float x) { return x > 0 ? x : 0.0f; }, [](float x, float) { return x > 0 ? 1.0f : 0.0f; });
-}
-
-namespace {
-constexpr float kGeluScale = 0.7978845608f;  // sqrt(2 / pi)
-constexpr float kGeluCubic = 0.044715f;
-}  // namespace
-
-void multiply_into(const Matrix& a, const Matrix& b, Matrix& out) {
-  assert(a.cols() == b.rows());
-#ifdef __wasm_simd128__
-  // Per row of a and block of 16 output columns, four f32x4 accumulators stay in registers while
-  // the depth loop streams b's rows (b, a layer's weights, stays in cache).
-  const Eigen::Index n = a.rows(), depth = a.cols(), m = b.cols(), blocked = m - m % 16;
-  out.resize(n, m);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const float* left = a.row(i).data();
-    float* target = out.row(i).data();
-    for (Eigen::Index j = 0; j < blocked; j += 16) {
-      v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-      const float* right = b.data() + j;
-      for (Eigen::Index k = 0; k < depth; ++k, right += m) {
-        const v128_t factor = wasm_f32x4_splat(left[k]);
-        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(factor, wasm_v128_load(right)));
-        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(factor, wasm_v128_load(right + 4)));
-        acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(factor, wasm_v128_load(right + 8)));
-        acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(factor, wasm_v128_load(right + 12)));
-      }
-      wasm_v128_store(target + j, acc0);
-      wasm_v128_store(target + j + 4, acc1);
-      wasm_v128_store(target + j + 8, acc2);
-      wasm_v128_store(target + j + 12, acc3);
-    }
-    for (Eigen::Index j = blocked; j < m; ++j) {
-      float sum = 0;
-      for (Eigen::Index k = 0; k < depth; ++k) sum += left[k] * b(k, j);
-      target[j] = sum;
-    }
-  }
-#else
-  out.noalias() = a * b;
-#endif
-}
-
-void gelu_in_place(float* values, Eigen::Index count) {
-  Eigen::Map<Eigen::ArrayXf> x(values, count);
-  x = 0.5f * x * (1.0f + (kGeluScale * (x + kGeluCubic * x.cube())).tanh());
 }
 
 Var gelu(Var a) {

@@ -6,18 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "nn/kernels.h"
 #include "nn/tape.h"
 
 namespace graphcost::nn {
 
-// GELU (tanh approximation) of `count` contiguous values, in place, vectorised with Eigen's tanh:
-// what gelu() applies, shared with the tape-free inference so both compute the same numbers.
-void gelu_in_place(float* values, Eigen::Index count);
-
 Var matmul(Var a, Var b);                 // (n x k) (k x m)
-// out = a * b without a tape (inference). Eigen's product natively; in WebAssembly a 128-bit SIMD
-// kernel, because Eigen 3.4 has no WebAssembly SIMD packets and its scalar GEMM is ~3x slower.
-void multiply_into(const Matrix& a, const Matrix& b, Matrix& out);
 Var add(Var a, Var b);                    // same shape
 Var add_row(Var a, Var row);              // a + a (1 x m) row broadcast to every row (a bias)
 Var mul(Var a, Var b);                    // elementwise
