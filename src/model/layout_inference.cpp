@@ -19,21 +19,105 @@ namespace {
 
 constexpr int kLayoutValues = 7;  // -1..5
 constexpr float kNormEpsilon = 1e-5f;
+// The state tables of one scratch hold at most this many floats (128 MB); past it they are
+// cleared and refilled, which costs time, never correctness.
+constexpr size_t kStateFloatBudget = size_t{32} << 20;
 
 }  // namespace
 
-// Per-thread working state: the current activations of every layer (the base with the rows of
-// the config being predicted written over it, restored afterwards), and the recomputed row lists.
+// Row states, interned per layer. A row's activation after layer l depends only on the config
+// values within l hops of it, and configs share most of those: of the nlp test graph's 1.33
+// million layer-1 rows over its 1,001 configs, 36,795 are distinct. So each distinct state is
+// computed once, with its delta product for the next layer, and found again by its key: the row
+// and the states it was computed from (for layer 0, the row and its 18 values). Keys are whole
+// tuples compared exactly, not hashes, so a lookup never returns another state's numbers.
+// Exact interning of keys (short tuples of int32) to dense ids 0, 1, 2...: open addressing over
+// (hash tag, id) slots, the keys themselves in one arena compared word by word when a tag matches.
+// (std::unordered_map with vector keys took three cache misses a lookup: most of the ranking.)
+class StateIndex {
+ public:
+  // The id of `key`, and whether it was added just now.
+  std::pair<int32_t, bool> intern(const std::vector<int32_t>& key) {
+    if ((starts_.size() + 1) * 2 > slots_.size()) grow();
+    const uint64_t hash = hash_of(key);
+    const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = static_cast<size_t>(hash) & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id < 0) {
+        slot = {tag, static_cast<int32_t>(starts_.size())};
+        starts_.push_back(words_.size());
+        words_.insert(words_.end(), key.begin(), key.end());
+        return {slot.id, true};
+      }
+      if (slot.tag == tag && equals(slot.id, key)) return {slot.id, false};
+    }
+  }
+  size_t size() const { return starts_.size(); }
+
+ private:
+  struct Slot {
+    uint32_t tag = 0;
+    int32_t id = -1;
+  };
+  static uint64_t hash_of(const std::vector<int32_t>& key) {
+    uint64_t hash = 0x9e3779b97f4a7c15ull ^ key.size();
+    for (const int32_t word : key) hash = (hash ^ static_cast<uint32_t>(word)) * 0x100000001b3ull;
+    hash ^= hash >> 33;  // a final mix (splitmix64's): the low bits pick the slot
+    hash *= 0xff51afd7ed558ccdull;
+    return hash ^ (hash >> 33);
+  }
+  bool equals(int32_t id, const std::vector<int32_t>& key) const {
+    const size_t begin = starts_[static_cast<size_t>(id)];
+    const size_t end = static_cast<size_t>(id) + 1 < starts_.size() ? starts_[static_cast<size_t>(id) + 1] : words_.size();
+    return end - begin == key.size() && std::equal(key.begin(), key.end(), words_.begin() + static_cast<std::ptrdiff_t>(begin));
+  }
+  void grow() {
+    std::vector<Slot> slots(std::max<size_t>(1024, slots_.size() * 2));
+    const size_t mask = slots.size() - 1;
+    std::vector<int32_t> key;
+    for (size_t id = 0; id < starts_.size(); ++id) {
+      const size_t end = id + 1 < starts_.size() ? starts_[id + 1] : words_.size();
+      key.assign(words_.begin() + static_cast<std::ptrdiff_t>(starts_[id]), words_.begin() + static_cast<std::ptrdiff_t>(end));
+      const uint64_t hash = hash_of(key);
+      size_t i = static_cast<size_t>(hash) & mask;
+      while (slots[i].id >= 0) i = (i + 1) & mask;
+      slots[i] = {static_cast<uint32_t>(hash >> 32), static_cast<int32_t>(id)};
+    }
+    slots_ = std::move(slots);
+  }
+
+  std::vector<Slot> slots_;     // a power of two, at most half full
+  std::vector<size_t> starts_;  // per id: where its key starts in words_
+  std::vector<int32_t> words_;
+};
+
+struct StateTable {
+  StateIndex ids;
+  std::vector<float> values;    // id -> activation row (hidden floats)
+  std::vector<float> products;  // id -> (activation - base) . [Ws | Wp | Wc] (3 hidden floats); not after the last layer
+};
+
+// Per-thread working state: the state tables (kept between predict() calls, see spare_scratches_),
+// and for the config being predicted, per layer, the rows that differ from the base and their
+// state ids.
 struct LayoutInference::Scratch {
-  std::vector<nn::Matrix> current;
+  std::vector<StateTable> states;          // per layer (layers + 1)
+  size_t state_floats = 0;                 // floats held by the tables (bounded by kStateFloatBudget)
   std::vector<std::vector<int32_t>> rows;  // per layer: the rows that differ from the base
+  std::vector<std::vector<int32_t>> ids;   // per layer: their state ids
+  std::vector<int32_t> index;              // per view row: its state id in the current layer, or -1 (the base)
   std::vector<uint32_t> mark;              // per view row: the stamp of the last list it joined
   uint32_t stamp = 0;
+  std::vector<int32_t> key, fresh;         // a key being looked up; positions whose state is new
   nn::Matrix stacked, message;
-  nn::Matrix deltas, delta_products;       // changed rows' input deltas, and them times [Ws | Wp | Wc]
-  std::vector<int32_t> delta_index;        // per view row: its row in `deltas`, or -1
+  nn::Matrix deltas, delta_products;
+  std::vector<const float*> in_rows;       // finish_layer's operands
+  std::vector<float*> out_rows;
   std::vector<double> recomputed;          // summed row counts per layer
 };
+
+LayoutInference::~LayoutInference() = default;
 
 LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& graph) : model_(model), graph_(graph) {
   const ModelConfig& config = model.config();
@@ -90,8 +174,7 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
 
   // Base activations of every row, computed with the same code as the per-config increments.
   Scratch scratch;
-  scratch.current.assign(static_cast<size_t>(layers_) + 1, nn::Matrix::Zero(view_rows_, h));
-  base_ = scratch.current;
+  base_.assign(static_cast<size_t>(layers_) + 1, nn::Matrix::Zero(view_rows_, h));
   nn::Matrix& input = base_[0];
   input = input_node_part_;
   for (int32_t slot = 0; slot < configurable; ++slot) {
@@ -135,67 +218,124 @@ void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, con
   }
   nn::multiply_into(scratch.stacked, layer_weights_[static_cast<size_t>(layer)], scratch.message);
   if (raw_messages != nullptr) *raw_messages = scratch.message;  // rows in `rows` order (all rows, for the base)
-  finish_layer(layer, rows, in, out, scratch);
+  scratch.in_rows.clear();
+  scratch.out_rows.clear();
+  for (const int32_t v : rows) {
+    scratch.in_rows.push_back(in.row(v).data());
+    scratch.out_rows.push_back(out.row(v).data());
+  }
+  finish_layer(layer, scratch.in_rows, scratch.out_rows, scratch);
 }
 
-void LayoutInference::run_layer_delta(int layer, const std::vector<int32_t>& changed, const std::vector<int32_t>& rows,
-                                      const nn::Matrix& in, nn::Matrix& out, Scratch& scratch) const {
-  // A message is linear in its inputs: message(v) = base message(v) + delta(v) Ws
-  // + mean over changed producers of delta Wp + mean over changed consumers of delta Wc, where
-  // delta = this config's input minus the base's, non-zero only on `changed` rows. One product of
-  // the changed rows' deltas (far fewer than `rows`, the changed rows and their neighbours).
+void LayoutInference::run_layer_delta(int layer, Scratch& scratch) const {
+  // Each row of rows[layer + 1] (the changed rows and their neighbours) gets the state its key
+  // names; only new states are computed. A message is linear in its inputs:
+  //   message(v) = base message(v) + delta(v) Ws + mean over producers of delta Wp + mean over
+  //   consumers of delta Wc,
+  // where delta = a state's activation minus the base's (zero for unchanged rows), and each state's
+  // delta . [Ws | Wp | Wc] was computed when the state was.
   const int h = hidden_;
-  const nn::Matrix& base_in = base_[static_cast<size_t>(layer)];
-  const Eigen::Index count = static_cast<Eigen::Index>(changed.size());
-  scratch.deltas.resize(count, h);
-  for (Eigen::Index i = 0; i < count; ++i) {
-    const int32_t v = changed[static_cast<size_t>(i)];
-    scratch.deltas.row(i) = in.row(v) - base_in.row(v);
-    scratch.delta_index[static_cast<size_t>(v)] = static_cast<int32_t>(i);
-  }
-  nn::multiply_into(scratch.deltas, wide_weights_[static_cast<size_t>(layer)], scratch.delta_products);
-  const nn::Matrix& base_message = base_messages_[static_cast<size_t>(layer)];
-  scratch.message.resize(static_cast<Eigen::Index>(rows.size()), h);
+  const size_t l = static_cast<size_t>(layer);
+  const std::vector<int32_t>& rows = scratch.rows[l + 1];
+  std::vector<int32_t>& ids = scratch.ids[l + 1];
+  const StateTable& in_states = scratch.states[l];
+  StateTable& out_states = scratch.states[l + 1];
+  for (size_t i = 0; i < scratch.rows[l].size(); ++i) scratch.index[static_cast<size_t>(scratch.rows[l][i])] = scratch.ids[l][i];
+
+  // Keys: the row, its own state, and (position among its neighbours, state) of changed neighbours.
+  ids.resize(rows.size());
+  scratch.fresh.clear();
   for (size_t i = 0; i < rows.size(); ++i) {
     const int32_t v = rows[i];
-    auto message = scratch.message.row(static_cast<Eigen::Index>(i));
-    message = base_message.row(v);
-    const int32_t self = scratch.delta_index[static_cast<size_t>(v)];
-    if (self >= 0) message += scratch.delta_products.row(self).head(h);
-    for (int side = 0; side < 2; ++side) {
-      const nn::Adjacency& adjacency = side == 0 ? graph_.view.producers : graph_.view.consumers;
-      const int32_t begin = adjacency.offsets[static_cast<size_t>(v)], end = adjacency.offsets[static_cast<size_t>(v) + 1];
-      const float inverse_degree = end > begin ? 1.0f / static_cast<float>(end - begin) : 0.0f;
-      for (int32_t k = begin; k < end; ++k) {
-        const int32_t u = scratch.delta_index[static_cast<size_t>(adjacency.neighbours[static_cast<size_t>(k)])];
-        if (u >= 0) message += inverse_degree * scratch.delta_products.row(u).segment((side + 1) * h, h);
+    std::vector<int32_t>& key = scratch.key;
+    key.assign({v, scratch.index[static_cast<size_t>(v)]});
+    int32_t position = 0;
+    for (const nn::Adjacency* adjacency : {&graph_.view.producers, &graph_.view.consumers}) {
+      for (int32_t k = adjacency->offsets[static_cast<size_t>(v)]; k < adjacency->offsets[static_cast<size_t>(v) + 1]; ++k, ++position) {
+        const int32_t state = scratch.index[static_cast<size_t>(adjacency->neighbours[static_cast<size_t>(k)])];
+        if (state >= 0) key.insert(key.end(), {position, state});
       }
     }
+    const auto [id, added] = out_states.ids.intern(key);
+    ids[i] = id;
+    if (added) scratch.fresh.push_back(static_cast<int32_t>(i));
   }
-  for (int32_t v : changed) scratch.delta_index[static_cast<size_t>(v)] = -1;
-  finish_layer(layer, rows, in, out, scratch);
+
+  if (!scratch.fresh.empty()) {
+    const bool last = layer + 1 == layers_;
+    out_states.values.resize(out_states.ids.size() * static_cast<size_t>(h));
+    if (!last) out_states.products.resize(out_states.ids.size() * 3 * static_cast<size_t>(h));
+    scratch.state_floats += scratch.fresh.size() * static_cast<size_t>(last ? h : 4 * h);
+    const nn::Matrix& base_message = base_messages_[l];
+    const nn::Matrix& base_in = base_[l];
+    scratch.message.resize(static_cast<Eigen::Index>(scratch.fresh.size()), h);
+    scratch.in_rows.clear();
+    scratch.out_rows.clear();
+    for (size_t j = 0; j < scratch.fresh.size(); ++j) {
+      const size_t i = static_cast<size_t>(scratch.fresh[j]);
+      const int32_t v = rows[i];
+      float* message = scratch.message.row(static_cast<Eigen::Index>(j)).data();
+      nn::copy_into(message, base_message.row(v).data(), h);
+      const int32_t self = scratch.index[static_cast<size_t>(v)];
+      if (self >= 0) nn::add_into(message, in_states.products.data() + static_cast<size_t>(self) * 3 * h, h);
+      for (int side = 0; side < 2; ++side) {
+        const nn::Adjacency& adjacency = side == 0 ? graph_.view.producers : graph_.view.consumers;
+        const int32_t begin = adjacency.offsets[static_cast<size_t>(v)], end = adjacency.offsets[static_cast<size_t>(v) + 1];
+        const float inverse_degree = end > begin ? 1.0f / static_cast<float>(end - begin) : 0.0f;
+        for (int32_t k = begin; k < end; ++k) {
+          const int32_t u = scratch.index[static_cast<size_t>(adjacency.neighbours[static_cast<size_t>(k)])];
+          if (u >= 0) nn::add_scaled_into(message, in_states.products.data() + static_cast<size_t>(u) * 3 * h + (side + 1) * h, inverse_degree, h);
+        }
+      }
+      // The residual's input: the row's state where it changed, else the base's activation.
+      scratch.in_rows.push_back(self >= 0 ? in_states.values.data() + static_cast<size_t>(self) * h : base_in.row(v).data());
+      scratch.out_rows.push_back(out_states.values.data() + static_cast<size_t>(ids[i]) * h);
+    }
+    finish_layer(layer, scratch.in_rows, scratch.out_rows, scratch);
+    if (!last) store_products(layer + 1, scratch.fresh, rows, ids, scratch);
+  }
+  for (int32_t v : scratch.rows[l]) scratch.index[static_cast<size_t>(v)] = -1;
 }
 
-void LayoutInference::finish_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out,
+void LayoutInference::store_products(int layer, const std::vector<int32_t>& positions, const std::vector<int32_t>& rows,
+                                     const std::vector<int32_t>& ids, Scratch& scratch) const {
+  // For new states of `layer` (at `positions` of rows / ids): (activation - base) . [Ws | Wp | Wc].
+  const int h = hidden_;
+  StateTable& states = scratch.states[static_cast<size_t>(layer)];
+  const nn::Matrix& base = base_[static_cast<size_t>(layer)];
+  scratch.deltas.resize(static_cast<Eigen::Index>(positions.size()), h);
+  for (size_t j = 0; j < positions.size(); ++j) {
+    const size_t i = static_cast<size_t>(positions[j]);
+    scratch.deltas.row(static_cast<Eigen::Index>(j)) =
+        Eigen::Map<const Eigen::RowVectorXf>(states.values.data() + static_cast<size_t>(ids[i]) * h, h) - base.row(rows[i]);
+  }
+  nn::multiply_into(scratch.deltas, wide_weights_[static_cast<size_t>(layer)], scratch.delta_products);
+  for (size_t j = 0; j < positions.size(); ++j) {
+    nn::copy_into(states.products.data() + static_cast<size_t>(ids[static_cast<size_t>(positions[j])]) * 3 * h,
+                  scratch.delta_products.row(static_cast<Eigen::Index>(j)).data(), 3 * h);
+  }
+}
+
+void LayoutInference::finish_layer(int layer, const std::vector<const float*>& in_rows, const std::vector<float*>& out_rows,
                                    Scratch& scratch) const {
   // scratch.message holds the rows' raw messages: add the bias, GELU, layer norm, residual.
-  const Eigen::Index count = static_cast<Eigen::Index>(rows.size());
   const LayerVectors& vectors = layer_vectors_[static_cast<size_t>(layer)];
-  scratch.message.rowwise() += vectors.bias;
+  const Eigen::Index h = scratch.message.cols();
+  for (size_t i = 0; i < in_rows.size(); ++i) nn::add_into(scratch.message.row(static_cast<Eigen::Index>(i)).data(), vectors.bias.data(), h);
   nn::gelu_in_place(scratch.message.data(), scratch.message.size());
-  for (Eigen::Index i = 0; i < count; ++i) {
-    const int32_t v = rows[static_cast<size_t>(i)];
-    auto row = scratch.message.row(i);
-    const float mean = row.mean();
-    const float inverse_std = 1.0f / std::sqrt((row.array() - mean).square().mean() + kNormEpsilon);
-    out.row(v) = in.row(v).array() + ((row.array() - mean) * inverse_std) * vectors.gain.array() + vectors.shift.array();
+  for (size_t i = 0; i < in_rows.size(); ++i) {
+    nn::residual_layer_norm(scratch.message.row(static_cast<Eigen::Index>(i)).data(), in_rows[i], vectors.gain.data(), vectors.shift.data(),
+                            kNormEpsilon, out_rows[i], h);
   }
 }
 
 float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const {
-  const TpuGraph& tpu = *graph_.graph;
   const int h = hidden_;
-  const int32_t configurable = tpu.configurable_count();
+  const int32_t configurable = graph_.graph->configurable_count();
+  if (scratch.state_floats > kStateFloatBudget) {  // full: start the tables again
+    for (StateTable& table : scratch.states) table = StateTable();
+    scratch.state_floats = 0;
+  }
   auto begin_list = [&]() {
     if (++scratch.stamp == 0) {  // wrapped: clear the marks once every 2^32 lists
       std::fill(scratch.mark.begin(), scratch.mark.end(), 0u);
@@ -203,19 +343,35 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
     }
   };
 
-  // Input layer: rows whose 18 values differ from the base.
+  // Input layer: rows whose 18 values differ from the base, keyed by the row and its values.
   std::vector<int32_t>& first = scratch.rows[0];
+  std::vector<int32_t>& first_ids = scratch.ids[0];
+  StateTable& inputs = scratch.states[0];
   first.clear();
+  first_ids.clear();
+  scratch.fresh.clear();
   for (int32_t slot = 0; slot < configurable; ++slot) {
     const int8_t* row = values + static_cast<size_t>(slot) * kLayoutConfigFeatureCount;
-    if (!std::equal(row, row + kLayoutConfigFeatureCount, base_values_.begin() + slot * kLayoutConfigFeatureCount)) {
-      const int32_t v = graph_.view.configurable[static_cast<size_t>(slot)];
-      first.push_back(v);
-      auto target = scratch.current[0].row(v);
-      target = input_node_part_.row(v);
-      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) target += value_table_.row(k * kLayoutValues + row[k] + 1);
-      nn::gelu_in_place(target.data(), h);
+    if (std::equal(row, row + kLayoutConfigFeatureCount, base_values_.begin() + slot * kLayoutConfigFeatureCount)) continue;
+    const int32_t v = graph_.view.configurable[static_cast<size_t>(slot)];
+    scratch.key.assign(row, row + kLayoutConfigFeatureCount);
+    scratch.key.push_back(v);
+    const auto [id, added] = inputs.ids.intern(scratch.key);
+    if (added) {
+      inputs.values.resize(inputs.ids.size() * static_cast<size_t>(h));
+      float* target = inputs.values.data() + static_cast<size_t>(id) * h;
+      nn::copy_into(target, input_node_part_.row(v).data(), h);
+      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) nn::add_into(target, value_table_.row(k * kLayoutValues + row[k] + 1).data(), h);
+      nn::gelu_in_place(target, h);
+      scratch.fresh.push_back(static_cast<int32_t>(first.size()));
     }
+    first.push_back(v);
+    first_ids.push_back(id);
+  }
+  if (!scratch.fresh.empty() && layers_ > 0) {
+    inputs.products.resize(inputs.ids.size() * 3 * static_cast<size_t>(h));
+    scratch.state_floats += scratch.fresh.size() * 4 * static_cast<size_t>(h);
+    store_products(0, scratch.fresh, first, first_ids, scratch);
   }
   scratch.recomputed[0] += static_cast<double>(first.size());
 
@@ -239,27 +395,25 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
       }
     }
     scratch.recomputed[static_cast<size_t>(l) + 1] += static_cast<double>(rows.size());
-    if (rows.empty()) continue;
-    run_layer_delta(l, changed, rows, scratch.current[static_cast<size_t>(l)], scratch.current[static_cast<size_t>(l) + 1], scratch);
+    run_layer_delta(l, scratch);
   }
 
   // Pooling: the base sum corrected by the rows this config changed; then the head.
   Eigen::RowVectorXf sum = base_sum_;
-  const nn::Matrix& last = scratch.current.back();
-  for (int32_t v : scratch.rows.back()) sum += last.row(v) - base_.back().row(v);
+  const StateTable& last = scratch.states.back();
+  const nn::Matrix& base_last = base_.back();
+  const std::vector<int32_t>& last_rows = scratch.rows.back();
+  const std::vector<int32_t>& last_ids = scratch.ids.back();
+  for (size_t i = 0; i < last_rows.size(); ++i) {
+    sum += Eigen::Map<const Eigen::RowVectorXf>(last.values.data() + static_cast<size_t>(last_ids[i]) * h, h) - base_last.row(last_rows[i]);
+  }
   Eigen::RowVectorXf pooled(2 * h);
   pooled.head(h) = sum;
   pooled.tail(h) = sum / static_cast<float>(view_rows_);
   Eigen::RowVectorXf hidden = pooled * head_weight_;
   hidden += head_bias_;
   nn::gelu_in_place(hidden.data(), hidden.size());
-  const float cost = hidden.dot(out_weight_) + out_bias_;
-
-  // Restore the base in every row this config wrote.
-  for (size_t l = 0; l < scratch.rows.size(); ++l) {
-    for (int32_t v : scratch.rows[l]) scratch.current[l].row(v) = base_[l].row(v);
-  }
-  return cost;
+  return hidden.dot(out_weight_) + out_bias_;
 }
 
 std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs, int threads,
@@ -271,8 +425,13 @@ std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs,
   }
   std::vector<float> costs(configs.size(), std::numeric_limits<float>::quiet_NaN());
   const int worker_count = std::max(1, std::min<int>(threads, static_cast<int>(configs.size())));
-  std::vector<Scratch> scratches(static_cast<size_t>(worker_count));
-  for (Scratch& scratch : scratches) reset(scratch);
+  std::vector<std::unique_ptr<Scratch>> owned;
+  for (int t = 0; t < worker_count; ++t) owned.push_back(take_scratch());
+  std::vector<std::reference_wrapper<Scratch>> scratches;
+  for (auto& scratch : owned) {
+    std::fill(scratch->recomputed.begin(), scratch->recomputed.end(), 0.0);
+    scratches.emplace_back(*scratch);
+  }
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   auto work = [&](Scratch& scratch) {
@@ -299,14 +458,36 @@ std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs,
     for (size_t l = 0; l < scratch.recomputed.size(); ++l) mean_recomputed_rows_[l] += scratch.recomputed[l];
   }
   for (double& rows : mean_recomputed_rows_) rows /= std::max<double>(1.0, static_cast<double>(done.load()));
+  for (auto& scratch : owned) give_back(std::move(scratch));
   return costs;
 }
 
+std::unique_ptr<LayoutInference::Scratch> LayoutInference::take_scratch() const {
+  {
+    const std::lock_guard<std::mutex> lock(spare_mutex_);
+    if (!spare_scratches_.empty()) {
+      std::unique_ptr<Scratch> scratch = std::move(spare_scratches_.back());
+      spare_scratches_.pop_back();
+      return scratch;
+    }
+  }
+  auto scratch = std::make_unique<Scratch>();
+  reset(*scratch);
+  return scratch;
+}
+
+void LayoutInference::give_back(std::unique_ptr<Scratch> scratch) const {
+  const std::lock_guard<std::mutex> lock(spare_mutex_);
+  spare_scratches_.push_back(std::move(scratch));
+}
+
 void LayoutInference::reset(Scratch& scratch) const {
-  scratch.current = base_;
+  scratch.states.assign(static_cast<size_t>(layers_) + 1, StateTable());
+  scratch.state_floats = 0;
   scratch.rows.assign(static_cast<size_t>(layers_) + 1, {});
+  scratch.ids.assign(static_cast<size_t>(layers_) + 1, {});
   scratch.mark.assign(static_cast<size_t>(view_rows_), 0u);
-  scratch.delta_index.assign(static_cast<size_t>(view_rows_), -1);
+  scratch.index.assign(static_cast<size_t>(view_rows_), -1);
   scratch.recomputed.assign(static_cast<size_t>(layers_) + 1, 0.0);
 }
 
@@ -324,10 +505,10 @@ std::vector<float> LayoutInference::predict_values(const std::vector<int8_t>& va
   for (int8_t v : values) {
     if (v < -1 || v > 5) throw std::invalid_argument("predict_values: layout value " + std::to_string(v) + " outside -1..5");
   }
-  Scratch scratch;
-  reset(scratch);
+  std::unique_ptr<Scratch> scratch = take_scratch();
   std::vector<float> costs(values.size() / width);
-  for (size_t c = 0; c < costs.size(); ++c) costs[c] = predict_one(values.data() + c * width, scratch);
+  for (size_t c = 0; c < costs.size(); ++c) costs[c] = predict_one(values.data() + c * width, *scratch);
+  give_back(std::move(scratch));
   return costs;
 }
 
