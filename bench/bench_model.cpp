@@ -2,6 +2,8 @@
 //   rank:        ranking every config (LayoutInference for layout graphs, 1 and 2 threads), and
 //                the plain batched forward pass on a sample of configs, scaled to 1,000 configs
 //   train_step:  one training step (forward, ListMLE, backward, Adam) on `configs` configs
+// --what rank times only the 1-thread ranking (what the WebAssembly build runs: it has no threads;
+// bench/ranking_wasm_vs_native.sh runs it in both builds), --what train only the training step.
 // The model is a fresh one (--hidden/--layers/--hops, seed 0) or --model FILE. Driven by
 // bench/model_vs_pytorch.py, which times the same architecture in PyTorch on the same file.
 #include <algorithm>
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
   config.hidden = 64;
   config.layers = 2;
   int repeat = 3, sample = 32, step_configs = 16;
-  std::string what = "all";  // all | train (only the training step, for profiling)
+  std::string what = "all";  // all | rank | train
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : "";
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
     std::vector<int32_t> sampled(all.begin(), all.begin() + std::min<size_t>(all.size(), static_cast<size_t>(sample)));
 
     // Plain forward in batches of 16, on the sample; scaled to 1,000 configs.
-    const double forward_s = what == "train" ? 0.0 : median_seconds(repeat, [&] {
+    const double forward_s = what != "all" ? 0.0 : median_seconds(repeat, [&] {
       for (size_t start = 0; start < sampled.size(); start += 16) {
         const std::vector<int32_t> chunk(sampled.begin() + static_cast<std::ptrdiff_t>(start),
                                          sampled.begin() + static_cast<std::ptrdiff_t>(std::min(sampled.size(), start + 16)));
@@ -93,7 +95,7 @@ int main(int argc, char** argv) {
     if (graph.kind == GraphKind::Layout && what != "train") {
       std::vector<double> rows;
       double setup_s = 0;
-      for (int threads : {1, 2}) {
+      for (int threads : what == "rank" ? std::vector<int>{1} : std::vector<int>{1, 2}) {
         const double rank_s = median_seconds(repeat, [&] {
           const auto start = std::chrono::steady_clock::now();
           const LayoutInference inference(model, prepared);
@@ -106,6 +108,10 @@ int main(int argc, char** argv) {
       std::printf(", \"incremental_setup_ms\": %.3f, \"mean_recomputed_rows\": [", setup_s * 1e3);
       for (size_t l = 0; l < rows.size(); ++l) std::printf("%s%.1f", l ? ", " : "", rows[l]);
       std::printf("]");
+    }
+    if (what == "rank") {
+      std::printf("}\n");
+      return 0;
     }
     // One training step: forward, ListMLE, backward, Adam.
     std::vector<int32_t> step_pool(all.begin(), all.begin() + std::min<size_t>(all.size(), static_cast<size_t>(step_configs)));

@@ -43,9 +43,9 @@ if (!["chromium", "firefox"].includes(browserName)) throw new Error(`GRAPHCOST_B
 // A screenshot's path in test-artifacts/: `name`.png for Chromium, `name`.firefox.png for Firefox.
 export const artifact = (name) => join(artifactsDir, browserName === "chromium" ? `${name}.png` : `${name}.${browserName}.png`);
 
-// The browser GRAPHCOST_BROWSER names, as { newPage({ width, height, deviceScaleFactor }), close() }.
-export async function launchBrowser() {
-  if (browserName === "chromium") {
+// A browser (GRAPHCOST_BROWSER's unless named) as { newPage({ width, height, deviceScaleFactor }), close() }.
+export async function launchBrowser(name = browserName) {
+  if (name === "chromium") {
     const browser = await launchChromium();
     return {
       newPage: ({ width, height, deviceScaleFactor = 1 }) => browser.newPage({ viewport: { width, height }, deviceScaleFactor }),

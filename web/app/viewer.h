@@ -140,7 +140,8 @@ class Viewer {
   std::vector<int32_t> order_;  // configs, predicted fastest first (stable by index)
   std::vector<int32_t> true_rank_;
   bool ranking_done_ = false;
-  double ranking_ms_ = 0;
+  double ranking_ms_ = 0;          // wall time, from the layout's end to the last config
+  double ranking_compute_ms_ = 0;  // of which in the model (the rest: frames drawn between slices)
   std::chrono::steady_clock::time_point ranking_started_;
   double kendall_tau_ = 0, top5_slowdown_ = 0, tile_score_ = 0, true_speedup_ = 0;
   bool labelled_ = false;
