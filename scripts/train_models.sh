@@ -40,9 +40,10 @@ card layout_xla "# layout_xla.npz: layout cost model for XLA programs
   nothing). Far less than the full dataset's 61-69 xla training programs: retrain with the full download for
   competitive use.
 - **Command** (scripts/train_models.sh, seed $seed): \`${layout_cmd[*]}\`
-- **Metrics:** $(tail -1 "$work/layout_train.txt")
+- **Metrics:** $(grep '^final:' "$work/layout_train.txt")
   - real layout/xla/random valid graph (unet_3d.4x4.bf16, 481 configs, a program not trained on): \`$layout_valid\`
   - docs/experiments.md compares this architecture with the baselines over 3 seeds.
+- **Predicted speedups** (fitted by \`graphcost train\` on the validation graph): $(grep '^runtime calibration' "$work/layout_train.txt")
 - **Intended use:** ranking layout configurations of XLA programs in the browser app and as a
   starting point; not a competition-grade model."
 
@@ -63,7 +64,8 @@ card tile_xla "# tile_xla.npz: tile cost model for XLA kernels
   labelled by the cost simulator, docs/simulator.md); the shared real tile train split has a single
   2-config file.
 - **Command** (scripts/train_models.sh, seed $seed): \`${tile_cmd[*]}\`
-- **Metrics:** $(tail -1 "$work/tile_train.txt") (generated valid split; tile score = 2 - best runtime among the 5 top-ranked configs / best runtime, 1 is perfect)
+- **Metrics:** $(grep '^final:' "$work/tile_train.txt") (generated valid split; tile score = 2 - best runtime among the 5 top-ranked configs / best runtime, 1 is perfect)
   - real tile/xla valid file (inception_v3 kernel, 9 configs): \`$tile_real\`
+- **Predicted speedups** (fitted by \`graphcost train\` on the generated valid split): $(grep '^runtime calibration' "$work/tile_train.txt")
 - **Intended use:** demonstrations and the browser app; a simulator-trained model is not evidence
   of accuracy on TPU hardware."

@@ -1,8 +1,10 @@
 // The GNN cost model: it overfits one graph's configs (tau near 1), gradients of the whole model
-// match finite differences, and model files round-trip exactly and refuse malformed metadata.
+// match finite differences, model files round-trip exactly and refuse malformed metadata, and the
+// runtime calibration recovers a known cost-to-runtime law.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "common/input_error.h"
@@ -45,6 +47,22 @@ double tau_of(CostModel& model, const TpuGraph& graph) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
   return layout_kendall_tau(runtimes_of(graph), order);
+}
+
+// Copies model file `from` to `to` with its model_json changed by `edit`.
+void rewrite_model_json(const std::string& from, const std::string& to, const std::function<void(nlohmann::json&)>& edit) {
+  NpzFile npz = read_npz_file(from);
+  for (auto& [name, array] : npz.arrays) {
+    if (name != "model_json") continue;
+    const std::vector<uint8_t> bytes = array.to_vector<uint8_t>("", "");
+    nlohmann::json meta = nlohmann::json::parse(bytes.begin(), bytes.end());
+    edit(meta);
+    const std::string text = meta.dump();
+    array = NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end()));
+  }
+  std::vector<std::pair<std::string, const NpyArray*>> named;
+  for (const auto& [name, array] : npz.arrays) named.emplace_back(name, &array);
+  write_npz(to, named, ZipCompression::Deflate);
 }
 
 }  // namespace
@@ -123,18 +141,7 @@ TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
   CHECK(loaded.config().to_json() == model.config().to_json());
 
   // A model file whose JSON claims another format version is refused, naming the field.
-  NpzFile npz = read_npz_file(dir + "/model.npz");
-  for (auto& [name, array] : npz.arrays) {
-    if (name != "model_json") continue;
-    const std::vector<uint8_t> bytes = array.to_vector<uint8_t>("", "");
-    nlohmann::json meta = nlohmann::json::parse(bytes.begin(), bytes.end());
-    meta["version"] = 99;
-    const std::string text = meta.dump();
-    array = NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end()));
-  }
-  std::vector<std::pair<std::string, const NpyArray*>> named;
-  for (const auto& [name, array] : npz.arrays) named.emplace_back(name, &array);
-  write_npz(dir + "/future.npz", named, ZipCompression::Deflate);
+  rewrite_model_json(dir + "/model.npz", dir + "/future.npz", [](nlohmann::json& meta) { meta["version"] = 99; });
   CHECK_THROWS_WITH(CostModel::load(dir + "/future.npz"), Catch::Contains("future.npz") && Catch::Contains("model_json.version") &&
                                                                Catch::Contains("99"));
   CHECK_THROWS_AS(CostModel::load(testing::real_file("npz/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz")), InputError);
@@ -183,4 +190,39 @@ TEST_CASE("a cross-config attention model ranks in fixed chunks and round-trips"
   CostModel loaded = CostModel::load(dir + "/model.npz");
   CHECK(loaded.config().cross_config_attention);
   CHECK(loaded.predict(loaded.prepare(graph)) == predicted);
+}
+
+TEST_CASE("the runtime calibration recovers a known law, round-trips, and refuses bad values", "[model]") {
+  TpuGraph graph = small_layout_graph("calibration");
+  CostModel model(small_config("layout"), fit_feature_statistics({&graph}));
+  const std::vector<float> cost = model.predict(model.prepare(graph));
+  const double mean = std::accumulate(cost.begin(), cost.end(), 0.0) / static_cast<double>(cost.size());
+  // Runtimes that follow the model's own costs: log runtime = 0.5 cost + c, so slope 0.5, R^2 1.
+  for (size_t c = 0; c < cost.size(); ++c) graph.config_runtime_ns[c] = std::llround(1e9 * std::exp(0.5 * (cost[c] - mean)));
+  const RuntimeCalibration fitted = fit_runtime_calibration(model, std::vector<const TpuGraph*>{&graph});
+  REQUIRE(fitted.fitted());
+  CHECK(fitted.log_runtime_per_score == Approx(0.5).epsilon(1e-6));
+  CHECK(fitted.r2 == Approx(1.0).epsilon(1e-6));
+  CHECK(fitted.configs == static_cast<int64_t>(cost.size()));
+  CHECK(fitted.graphs == 1);
+  CHECK(fitted.predicted_speedup(2.0f, 1.0f) == Approx(std::exp(0.5)));
+  // Runtimes that fall as costs rise: no calibration (the model ranks backwards).
+  for (size_t c = 0; c < cost.size(); ++c) graph.config_runtime_ns[c] = std::llround(1e9 * std::exp(-0.5 * (cost[c] - mean)));
+  CHECK_FALSE(fit_runtime_calibration(model, std::vector<const TpuGraph*>{&graph}).fitted());
+
+  // Saved and loaded with the model; a file without one loads uncalibrated.
+  const std::string dir = testing::scratch_dir("calibration_file");
+  model.save(dir + "/plain.npz");
+  CHECK_FALSE(CostModel::load(dir + "/plain.npz").calibration().fitted());
+  model.set_calibration(fitted);
+  model.save(dir + "/calibrated.npz");
+  const RuntimeCalibration loaded = CostModel::load(dir + "/calibrated.npz").calibration();
+  CHECK(loaded.log_runtime_per_score == fitted.log_runtime_per_score);
+  CHECK(loaded.r2 == fitted.r2);
+  CHECK(loaded.configs == fitted.configs);
+
+  // An R^2 outside [0, 1] in the file is refused, naming the field and the value.
+  rewrite_model_json(dir + "/calibrated.npz", dir + "/bad.npz", [](nlohmann::json& meta) { meta["calibration"]["r2"] = 2.5; });
+  CHECK_THROWS_WITH(CostModel::load(dir + "/bad.npz"), Catch::Contains("bad.npz") && Catch::Contains("model_json.calibration.r2") &&
+                                                           Catch::Contains("2.5"));
 }

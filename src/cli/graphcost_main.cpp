@@ -117,6 +117,15 @@ int main(int argc, char** argv) {
   evaluate_command->add_option("--split", evaluate.split, "split(s) (default valid)");
   evaluate_command->add_option("--collection", evaluate.collection, "collection(s) to score on (default: the model's own)")->check(collection_list);
 
+  graphcost::CalibrateCommandOptions calibrate;
+  CLI::App* calibrate_command =
+      app.add_subcommand("calibrate", "Fit how a model's predicted costs map to runtimes (the predicted speedups) on labelled graphs");
+  calibrate_command->add_option("--model", calibrate.model, "model file")->required();
+  calibrate_command->add_option("--data", calibrate.data, "npz tree")->required();
+  calibrate_command->add_option("--split", calibrate.split, "split(s) (default valid)");
+  calibrate_command->add_option("--collection", calibrate.collection, "collection(s) (default: the model's own)")->check(collection_list);
+  calibrate_command->add_option("--out", calibrate.out, "write the calibrated model here (default: in place)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -129,6 +138,7 @@ int main(int argc, char** argv) {
     if (train_command->parsed()) return graphcost::run_train_command(train);
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
+    if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
   } catch (const std::exception& error) {  // InputError included: its message names file and field
     std::fprintf(stderr, "error: %s\n", error.what());
     return 1;

@@ -26,6 +26,15 @@ double peak_resident_mib() {
   return 0;
 }
 
+// One line on a model's runtime calibration.
+std::string describe(const RuntimeCalibration& c) {
+  if (!c.fitted()) return "runtime calibration: none (no labelled graph where predicted costs rise with runtimes)";
+  char text[256];
+  std::snprintf(text, sizeof text, "runtime calibration: log runtime = %.4g x cost + c per graph (R^2 %.3f over %lld configs in %lld graphs)",
+                c.log_runtime_per_score, c.r2, static_cast<long long>(c.configs), static_cast<long long>(c.graphs));
+  return text;
+}
+
 }  // namespace
 
 int run_train_command(const TrainCommandOptions& options) {
@@ -69,6 +78,7 @@ int run_train_command(const TrainCommandOptions& options) {
     }
     if (counted > 0) std::printf("mean epoch time %.2f s (training steps + validation)\n", epoch_seconds / counted);
   }
+  if (!result.epochs.empty() && result.epochs.back().epoch == options.train.epochs) std::printf("%s\n", describe(result.calibration).c_str());
   const double peak_mib = peak_resident_mib();
   if (peak_mib > 0) std::printf("peak resident memory %.0f MiB\n", peak_mib);
   return 0;
@@ -122,6 +132,25 @@ int run_evaluate_model_command(const EvaluateCommandOptions& options) {
   std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), collection.c_str(), graphs.size(),
               options.split.c_str(), model.config().kind == "tile" ? "mean tile score" : "mean Kendall tau-b",
               std::isnan(metric) ? "- (no labelled graphs)" : std::to_string(metric).c_str());
+  return 0;
+}
+
+int run_calibrate_command(const CalibrateCommandOptions& options) {
+  CostModel model = CostModel::load(options.model);
+  const std::string collection = options.collection.empty() ? model.config().collection : options.collection;
+  const std::vector<TpuGraph> graphs = load_collection(options.data, collection, options.split);
+  std::vector<const TpuGraph*> pointers;
+  for (const TpuGraph& g : graphs) pointers.push_back(&g);
+  const RuntimeCalibration calibration = fit_runtime_calibration(model, pointers);
+  std::printf("%s on %s (%zu files, split %s): %s\n", options.model.c_str(), collection.c_str(), graphs.size(), options.split.c_str(),
+              describe(calibration).c_str());
+  if (!calibration.fitted()) throw std::runtime_error("nothing written: the model is not calibrated on these graphs");
+  model.set_calibration(calibration);
+  const std::string out = options.out.empty() ? options.model : options.out;
+  const std::string temporary = out + ".partial";
+  model.save(temporary);  // then renamed: the model file is never half-written
+  if (std::rename(temporary.c_str(), out.c_str()) != 0) throw std::runtime_error("cannot rename " + temporary + " to " + out);
+  std::printf("wrote %s\n", out.c_str());
   return 0;
 }
 

@@ -1,4 +1,4 @@
-// `graphcost train`, `graphcost predict`, `graphcost evaluate-model`: the cost model from the
+// `graphcost train`, `graphcost predict`, `graphcost evaluate-model`, `graphcost calibrate`: the cost model from the
 // command line (src/model, src/train).
 #pragma once
 
@@ -28,5 +28,13 @@ struct EvaluateCommandOptions {
   std::string collection;  // default: the model's own
 };
 int run_evaluate_model_command(const EvaluateCommandOptions& options);
+
+// `graphcost calibrate`: fits the model's RuntimeCalibration (predicted speedups) on labelled
+// graphs and writes the model with it (in place unless `out` is given).
+struct CalibrateCommandOptions {
+  std::string model, data, split = "valid", out;
+  std::string collection;  // default: the model's own
+};
+int run_calibrate_command(const CalibrateCommandOptions& options);
 
 }  // namespace graphcost

@@ -271,6 +271,10 @@ void CostModel::save(const std::string& path) const { save(path, {}); }
 void CostModel::save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const {
   nlohmann::json meta = {{"format", "graphcost-model"}, {"version", kFormatVersion}, {"config", config_.to_json()},
                          {"feature_statistics", statistics_.to_json()}};
+  if (calibration_.fitted()) {
+    meta["calibration"] = {{"log_runtime_per_score", calibration_.log_runtime_per_score}, {"r2", calibration_.r2},
+                           {"configs", calibration_.configs}, {"graphs", calibration_.graphs}};
+  }
   const std::string text = meta.dump();
   std::vector<std::pair<std::string, NpyArray>> arrays;
   arrays.emplace_back("model_json", NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())},
@@ -309,6 +313,23 @@ CostModel CostModel::load(const std::string& path) {
       }
     }
     CostModel model(config, FeatureStatistics::from_json(meta.at("feature_statistics")));
+    if (meta.contains("calibration")) {  // optional: files from before it, or never calibrated
+      const nlohmann::json& calibration = meta.at("calibration");
+      RuntimeCalibration& c = model.calibration_;
+      c.log_runtime_per_score = calibration.at("log_runtime_per_score").get<double>();
+      c.r2 = calibration.at("r2").get<double>();
+      c.configs = calibration.at("configs").get<int64_t>();
+      c.graphs = calibration.at("graphs").get<int64_t>();
+      if (!std::isfinite(c.log_runtime_per_score) || c.log_runtime_per_score <= 0 || c.log_runtime_per_score > 1e6) {
+        throw InputError("", "model_json.calibration.log_runtime_per_score", "a finite number in (0, 1e6]",
+                         std::to_string(c.log_runtime_per_score));
+      }
+      if (!(c.r2 >= 0 && c.r2 <= 1)) throw InputError("", "model_json.calibration.r2", "a number in [0, 1]", std::to_string(c.r2));
+      if (c.configs < 2 || c.graphs < 1) {
+        throw InputError("", "model_json.calibration.configs", "at least 2 configs in at least 1 graph",
+                         std::to_string(c.configs) + " configs in " + std::to_string(c.graphs) + " graphs");
+      }
+    }
     for (auto& p : model.parameters_) {
       const NpyArray* array = npz.find("param/" + p->name);
       if (array == nullptr) throw InputError("", "param/" + p->name, "present", "missing");

@@ -13,6 +13,7 @@
 // A batch of B configurations of one graph is stacked as B x nodes rows.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,6 +60,23 @@ PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector
 // Name, rows and cols of every parameter a config implies, in creation order.
 std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config);
 
+// How predicted costs map to runtimes. The model is trained to rank, so its cost is a score, not
+// a time; a least-squares fit of log runtime on the score within each labelled graph (pooled over
+// graphs, after training, on the validation graphs) turns score differences into predicted
+// speedups: config b over config a is exp(log_runtime_per_score * (cost_a - cost_b)). `r2` is the
+// share of the within-graph log-runtime variance the fit explains: a weak ranker gets a small slope,
+// so its predicted speedups stay near 1x.
+struct RuntimeCalibration {
+  double log_runtime_per_score = 0;  // > 0 when fitted
+  double r2 = 0;
+  int64_t configs = 0;
+  int64_t graphs = 0;
+  bool fitted() const { return log_runtime_per_score > 0 && configs > 0; }
+  double predicted_speedup(float cost_from, float cost_to) const {  // of cost_to's config over cost_from's
+    return std::exp(log_runtime_per_score * (static_cast<double>(cost_from) - static_cast<double>(cost_to)));
+  }
+};
+
 class CostModel {
  public:
   CostModel(ModelConfig config, FeatureStatistics statistics);
@@ -69,6 +87,8 @@ class CostModel {
   // The parameter called `name` (names as in parameter_shapes); std::logic_error if absent.
   const nn::Parameter& parameter(const std::string& name) const;
   size_t parameter_count() const;
+  const RuntimeCalibration& calibration() const { return calibration_; }
+  void set_calibration(const RuntimeCalibration& calibration) { calibration_ = calibration; }
 
   PreparedGraph prepare(const TpuGraph& graph) const;
   // Predicted costs of `configs` (B x 1) on the tape: head(sum of node_states per config, nodes).
@@ -104,6 +124,7 @@ class CostModel {
 
   ModelConfig config_;
   FeatureStatistics statistics_;
+  RuntimeCalibration calibration_;
   std::vector<std::unique_ptr<nn::Parameter>> parameters_;
 };
 

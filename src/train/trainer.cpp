@@ -204,6 +204,44 @@ double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& grap
   return evaluate_model(model, all);
 }
 
+RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs) {
+  double cross = 0, cost_square = 0, runtime_square = 0;
+  RuntimeCalibration calibration;
+  for (const GraphConfigs& item : graphs) {
+    const TpuGraph& graph = *item.graph;
+    if (graph.runtimes_hidden) continue;
+    const std::vector<int32_t> used = all_or(graph, item.configs);
+    const std::vector<double> y = targets(graph);
+    std::vector<double> log_runtime;
+    for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
+    if (used.size() < 2 || std::any_of(log_runtime.begin(), log_runtime.end(), [](double v) { return !std::isfinite(v); })) continue;
+    const std::vector<float> cost = model.predict(model.prepare(graph), used);
+    double mean_cost = 0, mean_runtime = 0;
+    for (size_t i = 0; i < used.size(); ++i) mean_cost += cost[i], mean_runtime += log_runtime[i];
+    mean_cost /= static_cast<double>(used.size());
+    mean_runtime /= static_cast<double>(used.size());
+    for (size_t i = 0; i < used.size(); ++i) {
+      const double dc = cost[i] - mean_cost, dr = log_runtime[i] - mean_runtime;
+      cross += dc * dr, cost_square += dc * dc, runtime_square += dr * dr;
+    }
+    calibration.configs += static_cast<int64_t>(used.size());
+    ++calibration.graphs;
+  }
+  if (cost_square > 0 && runtime_square > 0 && cross > 0) {
+    calibration.log_runtime_per_score = cross / cost_square;
+    calibration.r2 = std::min(1.0, cross * cross / (cost_square * runtime_square));  // rounding can pass 1
+  } else {
+    calibration = RuntimeCalibration();
+  }
+  return calibration;
+}
+
+RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
+  std::vector<GraphConfigs> all;
+  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
+  return fit_runtime_calibration(model, all);
+}
+
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
   check_loss(options);
   const std::vector<TpuGraph> train = load_collection(options.data, options.collection, options.train_split);
@@ -313,6 +351,15 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
     result.segment_counters.stale += graph.counters().stale;
     result.segment_counters.dropped += graph.counters().dropped;
     result.segment_counters.filled += graph.counters().filled;
+  }
+  if (!result.epochs.empty() && result.epochs.back().epoch == options.epochs) {
+    // Trained to the end: calibrate costs to runtimes on the validation graphs (the training
+    // graphs when none are labelled), saved with the last checkpoint.
+    RuntimeCalibration calibration = fit_runtime_calibration(model, valid);
+    if (calibration.configs == 0) calibration = fit_runtime_calibration(model, train);
+    model.set_calibration(calibration);
+    result.calibration = calibration;
+    if (!options.out.empty()) save_checkpoint(model, adam, options.epochs, random, options.out);
   }
   if (!options.out.empty() && result.epochs.empty() && !options.resume) save_checkpoint(model, adam, 0, random, options.out);
   return result;

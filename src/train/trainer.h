@@ -51,6 +51,7 @@ struct TrainResult {
   double halo_ratio = 0;
   int64_t cut_edges = 0;
   SegmentCounters segment_counters;
+  RuntimeCalibration calibration;  // fitted after the last epoch (not when stopped early)
 };
 
 // Loads the collection's train and valid splits, fits feature statistics, builds a model from
@@ -74,6 +75,12 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
 // listed configs only). Graphs whose runtimes are hidden or all equal are skipped.
 double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs);
 double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs);
+// The model's RuntimeCalibration (cost_model.h) on labelled graphs: log runtime (tile graphs:
+// runtime / normalizer) regressed on the predicted cost within each graph, pooled. Not fitted
+// (slope 0) when no graph has two configs of different runtime, or when costs do not rise with
+// runtimes.
+RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs);
+RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs);
 
 // The ranking metric of `cost` (lower = predicted faster) against `graph`'s runtimes on `configs`
 // (empty: all): Kendall tau-b for layout, the tile score for tile.

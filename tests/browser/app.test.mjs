@@ -113,6 +113,12 @@ test("a dropped real file is laid out and ranked exactly as graphcost predict ra
   console.log(`ranking: ${order.length} configs, ${swaps} positions differ only between float-tied configs, ` +
               `wasm ${s.ranking.ms.toFixed(0)} ms, layout ${s.layout.ms.toFixed(1)} ms, tau ${s.ranking.kendall_tau.toFixed(3)}`);
   assert.ok(typeof s.ranking.kendall_tau === "number");
+  // The predicted speedup of the pick over config 0 comes from the shipped model's calibration.
+  assert.ok(s.calibration.log_runtime_per_score > 0, "the shipped layout model is calibrated");
+  const expected = Math.exp(s.calibration.log_runtime_per_score * (costs[0] - costs[order[0]]));
+  assert.ok(Math.abs(s.ranking.predicted_speedup - expected) < 1e-6 * expected && s.ranking.predicted_speedup >= 1,
+            `predicted speedup ${s.ranking.predicted_speedup}, expected ${expected}`);
+  assert.ok(s.ranking.measured_speedup > 0);
   // Explain the selected (best) config: occlusion over the nodes where it differs from the base.
   await page.mouse.move(700, 450);
   await page.keyboard.press("e", { delay: 100 });

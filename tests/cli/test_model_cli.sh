@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# train -> predict -> score on a small generated tree: every step exits 0, the submission is valid.
+# train -> predict -> score on a small generated tree: every step exits 0, the submission is valid;
+# calibrate writes a calibrated model from labelled graphs and nothing from unlabelled ones.
 # Usage: test_model_cli.sh GRAPHCOST GRAPHCOST_EVAL
 set -u
 graphcost=$1 eval_tool=$2
@@ -12,6 +13,7 @@ for collection in tile:xla layout:nlp:default; do
   check "train $collection exits 0" test $status -eq 0
   check "  ...shows epoch progress" grep -q "epoch   2/2" "$out/progress.txt"
   check "  ...writes the model" test -s "$out/${collection//:/_}.npz"
+  check "  ...reports its runtime calibration" grep -q "^runtime calibration" "$out/train.txt"
 done
 "$graphcost" predict --model "$out/tile_xla.npz" --model "$out/layout_nlp_default.npz" --data "$out/data" --split test --out "$out/sub.csv" >/dev/null 2>&1; status=$?
 check "predict exits 0" test $status -eq 0
@@ -19,6 +21,10 @@ check "predict exits 0" test $status -eq 0
 check "the predicted submission is valid and scores" test $status -eq 0
 "$graphcost" evaluate-model --model "$out/tile_xla.npz" --data "$out/data" >"$out/eval.txt"; status=$?
 check "evaluate-model reports a metric" bash -c "test $status -eq 0 && grep -q 'mean tile score' '$out/eval.txt'"
+"$graphcost" calibrate --model "$out/tile_xla.npz" --data "$out/data" --split train --out "$out/calibrated.npz" >"$out/calibrate.txt"; status=$?
+check "calibrate on labelled graphs writes a calibrated model" bash -c "test $status -eq 0 && grep -q 'R^2' '$out/calibrate.txt' && test -s '$out/calibrated.npz'"
+"$graphcost" calibrate --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/unlabelled.npz" >/dev/null 2>"$out/unlabelled.txt"; status=$?
+check "calibrate on unlabelled graphs writes nothing and says so" bash -c "test $status -eq 1 && grep -q 'nothing written' '$out/unlabelled.txt' && test ! -e '$out/unlabelled.npz'"
 "$graphcost" predict --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/partial.csv" >/dev/null 2>"$out/missing.txt"; status=$?
 check "a collection without a model is an error naming it" bash -c "test $status -eq 1 && grep -q 'layout:nlp:default' '$out/missing.txt'"
 finish

@@ -499,9 +499,17 @@ nlohmann::json Viewer::state() const {
   state["layout"] = {{"done", !layout_.cancelled}, {"stopped_early", layout_.stopped_early}, {"ms", layout_ms_}, {"layers", layout_.layer_count},
                      {"width", layout_.width}, {"height", layout_.height}, {"stubs", std::count(layout_.stub.begin(), layout_.stub.end(), 1)}};
   state["model"] = model_path_;
+  if (model_->calibration().fitted()) {
+    const RuntimeCalibration& c = model_->calibration();
+    state["calibration"] = {{"log_runtime_per_score", c.log_runtime_per_score}, {"r2", c.r2}, {"configs", c.configs}, {"graphs", c.graphs}};
+  }
   state["ranking"] = {{"done", ranking_done_}, {"ms", ranking_ms_}, {"compute_ms", ranking_compute_ms_},
                       {"progress", ranking_done_ ? 1.0 : unique_configs_.empty() ? 0.0 : static_cast<double>(ranked_unique_) / unique_configs_.size()}};
   if (ranking_done_) {
+    if (model_->calibration().fitted() && !order_.empty()) {
+      state["ranking"]["predicted_speedup"] = model_->calibration().predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
+    }
+    if (labelled_ && !order_.empty()) state["ranking"]["measured_speedup"] = true_speedup_;
     state["ranking"]["order"] = order_;
     state["ranking"]["costs"] = costs_;
     if (labelled_) {

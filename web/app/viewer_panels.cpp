@@ -242,7 +242,19 @@ void Viewer::panel_ranking() {
     }
     ImGui::Text("model's pick vs config 0: %.3fx faster (measured)", true_speedup_);
   }
-  ImGui::Text("predicted: best %.4f, config 0 %.4f", costs_[static_cast<size_t>(order_.front())], costs_.front());
+  ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs_[static_cast<size_t>(order_.front())], costs_.front());
+  const RuntimeCalibration& calibration = model_->calibration();
+  if (calibration.fitted()) {
+    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)", calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]));
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("exp(%.4g x cost difference): log runtime fitted on the predicted cost within %lld labelled graphs\n"
+                        "(%lld configs, R^2 %.3f); a weak fit gives speedups near 1x",
+                        calibration.log_runtime_per_score, static_cast<long long>(calibration.graphs), static_cast<long long>(calibration.configs),
+                        calibration.r2);
+    }
+  } else {
+    ImGui::TextDisabled("predicted speedup: the model has no runtime calibration (graphcost calibrate)");
+  }
   const int columns = labelled_ ? 5 : 3;
   if (ImGui::BeginTable("configs", columns, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
