@@ -147,8 +147,13 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   if (!calibration.fitted()) throw std::runtime_error("nothing written: the model is not calibrated on these graphs");
   model.set_calibration(calibration);
   const std::string out = options.out.empty() ? options.model : options.out;
+  // Everything else the file holds (a checkpoint's training state) is kept, so --resume still works.
+  std::vector<std::pair<std::string, NpyArray>> kept;
+  for (const auto& [name, array] : read_npz_file(options.model).arrays) {
+    if (name != "model_json" && name.rfind("param/", 0) != 0) kept.emplace_back(name, array);
+  }
   const std::string temporary = out + ".partial";
-  model.save(temporary);  // then renamed: the model file is never half-written
+  model.save(temporary, kept);  // then renamed: the model file is never half-written
   if (std::rename(temporary.c_str(), out.c_str()) != 0) throw std::runtime_error("cannot rename " + temporary + " to " + out);
   std::printf("wrote %s\n", out.c_str());
   return 0;

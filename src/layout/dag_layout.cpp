@@ -314,7 +314,7 @@ DagLayout layout_dag(int32_t nodes, const std::vector<std::pair<int32_t, int32_t
   DagLayoutJob job(nodes, edges, options);
   while (!job.done()) {
     job.step();
-    if (progress && !progress(job.fraction(), job.stage())) {
+    if (progress && !progress(job.fraction(), job.stage()) && !job.done()) {  // a late "stop" changes nothing
       DagLayout cancelled;
       cancelled.cancelled = true;
       return cancelled;

@@ -19,8 +19,9 @@ namespace {
 
 constexpr int kLayoutValues = 7;  // -1..5
 constexpr float kNormEpsilon = 1e-5f;
-// The state tables of one scratch hold at most this many floats (128 MB); past it they are
-// cleared and refilled, which costs time, never correctness.
+// The state tables of one scratch (values, products and keys) hold at most this many 4-byte words
+// (128 MB); past it they are cleared and refilled, which costs time, never correctness. A
+// LayoutInference keeps one scratch per thread that has used it, until it is destroyed.
 constexpr size_t kStateFloatBudget = size_t{32} << 20;
 
 }  // namespace
@@ -54,6 +55,7 @@ class StateIndex {
     }
   }
   size_t size() const { return starts_.size(); }
+  size_t memory_words() const { return words_.size() + 2 * starts_.size() + 2 * slots_.size(); }  // 4-byte words held
 
  private:
   struct Slot {
@@ -103,7 +105,6 @@ struct StateTable {
 // state ids.
 struct LayoutInference::Scratch {
   std::vector<StateTable> states;          // per layer (layers + 1)
-  size_t state_floats = 0;                 // floats held by the tables (bounded by kStateFloatBudget)
   std::vector<std::vector<int32_t>> rows;  // per layer: the rows that differ from the base
   std::vector<std::vector<int32_t>> ids;   // per layer: their state ids
   std::vector<int32_t> index;              // per view row: its state id in the current layer, or -1 (the base)
@@ -265,7 +266,6 @@ void LayoutInference::run_layer_delta(int layer, Scratch& scratch) const {
     const bool last = layer + 1 == layers_;
     out_states.values.resize(out_states.ids.size() * static_cast<size_t>(h));
     if (!last) out_states.products.resize(out_states.ids.size() * 3 * static_cast<size_t>(h));
-    scratch.state_floats += scratch.fresh.size() * static_cast<size_t>(last ? h : 4 * h);
     const nn::Matrix& base_message = base_messages_[l];
     const nn::Matrix& base_in = base_[l];
     scratch.message.resize(static_cast<Eigen::Index>(scratch.fresh.size()), h);
@@ -332,9 +332,10 @@ void LayoutInference::finish_layer(int layer, const std::vector<const float*>& i
 float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const {
   const int h = hidden_;
   const int32_t configurable = graph_.graph->configurable_count();
-  if (scratch.state_floats > kStateFloatBudget) {  // full: start the tables again
+  size_t held = 0;  // 4-byte words in the state tables, keys included
+  for (const StateTable& table : scratch.states) held += table.values.size() + table.products.size() + table.ids.memory_words();
+  if (held > kStateFloatBudget) {  // full: start the tables again
     for (StateTable& table : scratch.states) table = StateTable();
-    scratch.state_floats = 0;
   }
   auto begin_list = [&]() {
     if (++scratch.stamp == 0) {  // wrapped: clear the marks once every 2^32 lists
@@ -370,7 +371,6 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
   }
   if (!scratch.fresh.empty() && layers_ > 0) {
     inputs.products.resize(inputs.ids.size() * 3 * static_cast<size_t>(h));
-    scratch.state_floats += scratch.fresh.size() * 4 * static_cast<size_t>(h);
     store_products(0, scratch.fresh, first, first_ids, scratch);
   }
   scratch.recomputed[0] += static_cast<double>(first.size());
@@ -483,7 +483,6 @@ void LayoutInference::give_back(std::unique_ptr<Scratch> scratch) const {
 
 void LayoutInference::reset(Scratch& scratch) const {
   scratch.states.assign(static_cast<size_t>(layers_) + 1, StateTable());
-  scratch.state_floats = 0;
   scratch.rows.assign(static_cast<size_t>(layers_) + 1, {});
   scratch.ids.assign(static_cast<size_t>(layers_) + 1, {});
   scratch.mark.assign(static_cast<size_t>(view_rows_), 0u);

@@ -30,7 +30,10 @@ class LayoutInference {
   ~LayoutInference();
 
   // Predicted cost of each config in `configs` (lower = faster). `threads` > 1 splits the configs
-  // between worker threads (each with its own scratch space); results do not depend on it.
+  // between worker threads (each with its own scratch space and state tables). Natively the
+  // results may differ with it, and with earlier calls, in the last float bits: a row state is
+  // computed in the batch of new states that first meets it, and Eigen's product can round a row
+  // differently in another batch (the WebAssembly kernel does not).
   // `progress(done, total)` is called from the calling thread now and then; returning false stops
   // early (the remaining costs are NaN).
   std::vector<float> predict(const std::vector<int32_t>& configs, int threads = 1,
@@ -60,18 +63,18 @@ class LayoutInference {
   // before bias and activation.
   void run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch,
                  nn::Matrix* raw_messages = nullptr) const;
-  // The same for a config, on compact rows: scratch.rows[layer] differ from the base, with their
-  // activations in scratch.values[layer]; computes scratch.rows[layer + 1] (those and their
-  // neighbours, whose messages change) into scratch.values[layer + 1]. Base messages plus the
-  // deltas' products.
+  // The same for a config: scratch.rows[layer] differ from the base, with state ids
+  // scratch.ids[layer]; finds the states of scratch.rows[layer + 1] (those and their neighbours,
+  // whose messages change), computing only states not seen before: base messages plus the
+  // stored delta products.
   void run_layer_delta(int layer, Scratch& scratch) const;
-  // Bias, GELU, layer norm and residual for the messages in scratch.message (a row per entry of
-  // in_rows / out_rows): out = in + layer_norm(gelu(message + bias)).
   // For the new states of `layer` at `positions` of rows / ids: their delta products.
   void store_products(int layer, const std::vector<int32_t>& positions, const std::vector<int32_t>& rows,
                       const std::vector<int32_t>& ids, Scratch& scratch) const;
   std::unique_ptr<Scratch> take_scratch() const;  // a spare one if there is one (its states stay valid)
   void give_back(std::unique_ptr<Scratch> scratch) const;
+  // Bias, GELU, layer norm and residual for the messages in scratch.message (a row per entry of
+  // in_rows / out_rows): out = in + layer_norm(gelu(message + bias)).
   void finish_layer(int layer, const std::vector<const float*>& in_rows, const std::vector<float*>& out_rows, Scratch& scratch) const;
 
   const CostModel& model_;

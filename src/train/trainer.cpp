@@ -355,8 +355,10 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
   if (!result.epochs.empty() && result.epochs.back().epoch == options.epochs) {
     // Trained to the end: calibrate costs to runtimes on the validation graphs (the training
     // graphs when none are labelled), saved with the last checkpoint.
-    RuntimeCalibration calibration = fit_runtime_calibration(model, valid);
-    if (calibration.configs == 0) calibration = fit_runtime_calibration(model, train);
+    const bool labelled_valid = std::any_of(valid.begin(), valid.end(), [](const GraphConfigs& item) {
+      return !item.graph->runtimes_hidden && item.graph->config_count >= 2;
+    });
+    const RuntimeCalibration calibration = fit_runtime_calibration(model, labelled_valid ? valid : train);
     model.set_calibration(calibration);
     result.calibration = calibration;
     if (!options.out.empty()) save_checkpoint(model, adam, options.epochs, random, options.out);

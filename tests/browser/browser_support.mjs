@@ -67,19 +67,31 @@ export async function launchChromium() {
 }
 
 // A private X server for Firefox: Xvfb picks a free display and writes its number to stdout.
+// It is stopped by stop(), and in any case when this process exits.
 async function startXvfb() {
   const xvfb = spawn("Xvfb", ["-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"], { stdio: ["ignore", "pipe", "pipe"] });
-  const display = await new Promise((done, fail) => {
-    let text = "", errors = "";
-    xvfb.stdout.on("data", (chunk) => {
-      text += chunk;
-      if (text.includes("\n")) done(`:${text.trim()}`);
+  const stop = () => { if (xvfb.exitCode === null) xvfb.kill(); };
+  process.on("exit", stop);
+  try {
+    const display = await new Promise((done, fail) => {
+      let text = "", errors = "";
+      const timer = setTimeout(() => fail(new Error(`Xvfb gave no display number in 20 s: ${errors.trim()}`)), 20000);
+      xvfb.stdout.on("data", (chunk) => {
+        text += chunk;
+        if (text.includes("\n")) {
+          clearTimeout(timer);
+          done(`:${text.trim()}`);
+        }
+      });
+      xvfb.stderr.on("data", (chunk) => { errors += chunk; });
+      xvfb.on("error", (error) => { clearTimeout(timer); fail(new Error(`Xvfb: ${error.message} (scripts/setup.sh installs xvfb)`)); });
+      xvfb.on("exit", (code) => { clearTimeout(timer); fail(new Error(`Xvfb exited with ${code}: ${errors.trim()}`)); });
     });
-    xvfb.stderr.on("data", (chunk) => { errors += chunk; });
-    xvfb.on("error", (error) => fail(new Error(`Xvfb: ${error.message} (scripts/setup.sh installs xvfb)`)));
-    xvfb.on("exit", (code) => fail(new Error(`Xvfb exited with ${code}: ${errors.trim()}`)));
-  });
-  return { display, stop: () => xvfb.kill() };
+    return { display, stop };
+  } catch (error) {
+    stop();
+    throw error;
+  }
 }
 
 async function launchFirefox() {
@@ -100,8 +112,11 @@ async function launchFirefox() {
       return playwrightShaped(page, deviceScaleFactor);
     },
     close: async () => {
-      await browser.close();
-      xvfb.stop();
+      try {
+        await browser.close();
+      } finally {
+        xvfb.stop();
+      }
     },
   };
 }

@@ -23,6 +23,9 @@ check "the predicted submission is valid and scores" test $status -eq 0
 check "evaluate-model reports a metric" bash -c "test $status -eq 0 && grep -q 'mean tile score' '$out/eval.txt'"
 "$graphcost" calibrate --model "$out/tile_xla.npz" --data "$out/data" --split train --out "$out/calibrated.npz" >"$out/calibrate.txt"; status=$?
 check "calibrate on labelled graphs writes a calibrated model" bash -c "test $status -eq 0 && grep -q 'R^2' '$out/calibrate.txt' && test -s '$out/calibrated.npz'"
+cp "$out/tile_xla.npz" "$out/checkpoint.npz"
+"$graphcost" calibrate --model "$out/checkpoint.npz" --data "$out/data" --split train >/dev/null; status=$?
+check "calibrate in place keeps a checkpoint's training state" bash -c "test $status -eq 0 && python3 -c \"import sys, zipfile; sys.exit('train_state_json.npy' not in zipfile.ZipFile('$out/checkpoint.npz').namelist())\""
 "$graphcost" calibrate --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/unlabelled.npz" >/dev/null 2>"$out/unlabelled.txt"; status=$?
 check "calibrate on unlabelled graphs writes nothing and says so" bash -c "test $status -eq 1 && grep -q 'nothing written' '$out/unlabelled.txt' && test ! -e '$out/unlabelled.npz'"
 "$graphcost" predict --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/partial.csv" >/dev/null 2>"$out/missing.txt"; status=$?

@@ -37,7 +37,8 @@ class Viewer {
   // A layout in progress: `keep_rough` ends it now with the layout so far (DagLayoutJob::
   // finish_early) and shows the graph; otherwise the file is dropped and the current graph stays.
   void stop_layout(bool keep_rough);
-  // Holds a layout in progress at its current unit (tests and demos of the progress window).
+  // Holds layouts in progress (this one and later ones) at their current unit until released
+  // (tests and demos of the progress window).
   void hold_layout(bool hold) { layout_held_ = hold; }
   // One frame: background work within a time budget, input, panels, graph. Sizes in device pixels.
   void frame(int width, int height, float pixel_ratio);

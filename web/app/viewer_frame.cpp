@@ -63,7 +63,7 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
 
 void Viewer::handle_keys() {
   ImGuiIO& io = ImGui::GetIO();
-  if (pending_ && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) {
+  if (pending_ && !io.WantCaptureKeyboard && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) {
     stop_layout(false);
     return;
   }
