@@ -28,6 +28,14 @@ int drawn_input_events = -1;
 double last_draw = 0;       // when the last drawn frame started (ms)
 double draw_cost = 0;       // how long that frame took, measured at the next callback (ms)
 bool measure_draw = false;
+// Idle frames are not drawn: WebGL keeps showing the last one. A frame is drawn when there is
+// input (and a few frames after it: ImGui shows hover and active states a frame late), when a JS
+// API call changed something, when background work ends, and when the canvas size changes.
+int settle_frames = 0;
+bool page_changed = true;
+bool was_busy = false;
+int drawn_width = 0, drawn_height = 0;
+float drawn_ratio = 0;
 
 void count_input() { ++input_events; }
 void on_cursor(GLFWwindow*, double, double) { count_input(); }
@@ -53,6 +61,7 @@ void build_fonts(float ratio) {
 }
 
 void on_drop(GLFWwindow*, int count, const char** paths) {
+  count_input();
   if (count > 0 && viewer) {  // Emscripten puts dropped files in MEMFS under /.glfw_dropped_files/
     const std::string path = paths[0];
     viewer->open(path, path.substr(path.find_last_of('/') + 1));
@@ -67,19 +76,30 @@ void frame() {
     draw_cost = now - last_draw;
     measure_draw = false;
   }
-  if (viewer->busy() && input_events == drawn_input_events && now - last_draw < std::max(500.0, 5 * draw_cost)) {
+  const bool busy = viewer->busy();
+  const bool input = input_events != drawn_input_events;
+  if (busy && !input && now - last_draw < std::max(500.0, 5 * draw_cost)) {
     viewer->work(40);
+    was_busy = true;
     return;
   }
-  drawn_input_events = input_events;
-  last_draw = now;
-  measure_draw = true;
   // The canvas fills the page by CSS; its backing store follows in device pixels.
   double css_width = 0, css_height = 0;
   emscripten_get_element_css_size("#canvas", &css_width, &css_height);
   const float ratio = static_cast<float>(emscripten_get_device_pixel_ratio());
   const int width = std::max(1, static_cast<int>(std::lround(css_width * ratio)));
   const int height = std::max(1, static_cast<int>(std::lround(css_height * ratio)));
+  const bool resized = width != drawn_width || height != drawn_height || ratio != drawn_ratio;
+  const bool* keys = ImGui::GetIO().KeysDown;  // arrows held pan every frame, between key repeats too
+  const bool panning = keys[GLFW_KEY_LEFT] || keys[GLFW_KEY_RIGHT] || keys[GLFW_KEY_UP] || keys[GLFW_KEY_DOWN];
+  if (!busy && !was_busy && !input && !page_changed && !resized && !panning && settle_frames == 0) return;  // idle: keep the last frame
+  settle_frames = input ? 3 : std::max(0, settle_frames - 1);
+  was_busy = busy;
+  page_changed = false;
+  drawn_input_events = input_events;
+  drawn_width = width, drawn_height = height, drawn_ratio = ratio;
+  last_draw = now;
+  measure_draw = true;
   int current_width = 0, current_height = 0;
   emscripten_get_canvas_element_size("#canvas", &current_width, &current_height);
   // Not glfwSetWindowSize: Emscripten's GLFW asks for fullscreen when the size equals the screen's.
@@ -105,6 +125,7 @@ extern "C" {
 // Opens a file already in the in-memory file system (the page writes picked and fetched files
 // there). Returns 1 on success; on failure the app shows the error and keeps the previous graph.
 EMSCRIPTEN_KEEPALIVE int graphcost_app_open(const char* path, const char* display_name) {
+  page_changed = true;
   return viewer && viewer->open(path, display_name ? display_name : "") ? 1 : 0;
 }
 
@@ -125,21 +146,28 @@ EMSCRIPTEN_KEEPALIVE const char* graphcost_app_node_position_json(int node) {
 }
 
 EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
+  page_changed = true;
   if (viewer) viewer->select_config(config);
 }
 
 // A layout in progress: 1 shows the graph now with the layout so far, 0 cancels the file.
 EMSCRIPTEN_KEEPALIVE void graphcost_app_stop_layout(int keep_rough) {
+  page_changed = true;
   if (viewer) viewer->stop_layout(keep_rough != 0);
 }
 
 // 1 holds a layout in progress at its current unit (the progress window stays), 0 lets it go on.
 EMSCRIPTEN_KEEPALIVE void graphcost_app_hold_layout(int hold) {
+  page_changed = true;
   if (viewer) viewer->hold_layout(hold != 0);
 }
 
+// Draws the next frame even if nothing changed (benchmarks of the frame time).
+EMSCRIPTEN_KEEPALIVE void graphcost_app_redraw() { page_changed = true; }
+
 // The demo list the page read from demos/index.json: [{"name": ..., "url": ...}].
 EMSCRIPTEN_KEEPALIVE void graphcost_app_set_demos(const char* json) {
+  page_changed = true;
   if (viewer) viewer->set_demos(nlohmann::json::parse(json, nullptr, false));
 }
 
