@@ -69,19 +69,12 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 }
 
 void frame() {
-  // Busy and nobody touching the page: work instead of redrawing, but redraw at least twice a
-  // second so progress shows. WebGL keeps showing the last frame when nothing is drawn.
+  // Busy and nobody touching or resizing the page: work instead of redrawing, but redraw at least
+  // twice a second so progress shows. WebGL keeps showing the last frame when nothing is drawn.
   const double now = emscripten_get_now();
   if (measure_draw) {  // the previous callback drew: its cost includes the browser's GL work
     draw_cost = now - last_draw;
     measure_draw = false;
-  }
-  const bool busy = viewer->busy();
-  const bool input = input_events != drawn_input_events;
-  if (busy && !input && now - last_draw < std::max(500.0, 5 * draw_cost)) {
-    viewer->work(40);
-    was_busy = true;
-    return;
   }
   // The canvas fills the page by CSS; its backing store follows in device pixels.
   double css_width = 0, css_height = 0;
@@ -90,6 +83,13 @@ void frame() {
   const int width = std::max(1, static_cast<int>(std::lround(css_width * ratio)));
   const int height = std::max(1, static_cast<int>(std::lround(css_height * ratio)));
   const bool resized = width != drawn_width || height != drawn_height || ratio != drawn_ratio;
+  const bool busy = viewer->busy();
+  const bool input = input_events != drawn_input_events;
+  if (busy && !input && !resized && now - last_draw < std::max(500.0, 5 * draw_cost)) {
+    viewer->work(40);
+    was_busy = true;
+    return;
+  }
   const bool* keys = ImGui::GetIO().KeysDown;  // arrows held pan every frame, between key repeats too
   const bool panning = keys[GLFW_KEY_LEFT] || keys[GLFW_KEY_RIGHT] || keys[GLFW_KEY_UP] || keys[GLFW_KEY_DOWN];
   if (!busy && !was_busy && !input && !page_changed && !resized && !panning && settle_frames == 0) return;  // idle: keep the last frame
