@@ -122,28 +122,45 @@ int run_predict_command(const PredictCommandOptions& options) {
   return 0;
 }
 
+namespace {
+
+// A model file and the graphs of a collection (`collection`, or the model's own) and split.
+struct ModelAndGraphs {
+  CostModel model;
+  std::string collection;
+  std::vector<TpuGraph> graphs;
+  std::vector<const TpuGraph*> pointers() const {
+    std::vector<const TpuGraph*> result;
+    for (const TpuGraph& g : graphs) result.push_back(&g);
+    return result;
+  }
+};
+
+ModelAndGraphs load_model_and_graphs(const std::string& model_path, const std::string& data, const std::string& collection,
+                                     const std::string& split) {
+  CostModel model = CostModel::load(model_path);
+  const std::string chosen = collection.empty() ? model.config().collection : collection;
+  std::vector<TpuGraph> graphs = load_collection(data, chosen, split);
+  return {std::move(model), chosen, std::move(graphs)};
+}
+
+}  // namespace
+
 int run_evaluate_model_command(const EvaluateCommandOptions& options) {
-  CostModel model = CostModel::load(options.model);
-  const std::string collection = options.collection.empty() ? model.config().collection : options.collection;
-  const std::vector<TpuGraph> graphs = load_collection(options.data, collection, options.split);
-  std::vector<const TpuGraph*> pointers;
-  for (const TpuGraph& g : graphs) pointers.push_back(&g);
-  const double metric = evaluate_model(model, pointers);
-  std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), collection.c_str(), graphs.size(),
-              options.split.c_str(), model.config().kind == "tile" ? "mean tile score" : "mean Kendall tau-b",
+  ModelAndGraphs loaded = load_model_and_graphs(options.model, options.data, options.collection, options.split);
+  const double metric = evaluate_model(loaded.model, loaded.pointers());
+  std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), loaded.collection.c_str(), loaded.graphs.size(),
+              options.split.c_str(), loaded.model.config().kind == "tile" ? "mean tile score" : "mean Kendall tau-b",
               std::isnan(metric) ? "- (no labelled graphs)" : std::to_string(metric).c_str());
   return 0;
 }
 
 int run_calibrate_command(const CalibrateCommandOptions& options) {
-  CostModel model = CostModel::load(options.model);
-  const std::string collection = options.collection.empty() ? model.config().collection : options.collection;
-  const std::vector<TpuGraph> graphs = load_collection(options.data, collection, options.split);
-  std::vector<const TpuGraph*> pointers;
-  for (const TpuGraph& g : graphs) pointers.push_back(&g);
-  const RuntimeCalibration calibration = fit_runtime_calibration(model, pointers);
-  std::printf("%s on %s (%zu files, split %s): %s\n", options.model.c_str(), collection.c_str(), graphs.size(), options.split.c_str(),
-              describe(calibration).c_str());
+  ModelAndGraphs loaded = load_model_and_graphs(options.model, options.data, options.collection, options.split);
+  CostModel& model = loaded.model;
+  const RuntimeCalibration calibration = fit_runtime_calibration(model, loaded.pointers());
+  std::printf("%s on %s (%zu files, split %s): %s\n", options.model.c_str(), loaded.collection.c_str(), loaded.graphs.size(),
+              options.split.c_str(), describe(calibration).c_str());
   if (!calibration.fitted()) throw std::runtime_error("nothing written: the model is not calibrated on these graphs");
   model.set_calibration(calibration);
   const std::string out = options.out.empty() ? options.model : options.out;
