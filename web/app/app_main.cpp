@@ -41,7 +41,10 @@ void count_input() { ++input_events; }
 void on_cursor(GLFWwindow*, double, double) { count_input(); }
 void on_button(GLFWwindow*, int, int, int) { count_input(); }
 void on_scroll(GLFWwindow*, double, double) { count_input(); }
-void on_key(GLFWwindow*, int, int, int, int) { count_input(); }
+void on_key(GLFWwindow*, int key, int, int action, int) {
+  count_input();
+  if (action == GLFW_PRESS && viewer) viewer->note_key_press(key);
+}
 void on_char(GLFWwindow*, unsigned) { count_input(); }
 
 void build_fonts(float ratio) {

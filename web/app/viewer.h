@@ -40,6 +40,8 @@ class Viewer {
   // Holds layouts in progress (this one and later ones) at their current unit until released
   // (tests and demos of the progress window).
   void hold_layout(bool hold) { layout_held_ = hold; }
+  // A key went down (from the GLFW key callback): seen by the next frame even if it is already up.
+  void note_key_press(int key) { key_presses_.push_back(key); }
   // One frame: background work within a time budget, input, panels, graph. Sizes in device pixels.
   void frame(int width, int height, float pixel_ratio);
 
@@ -165,6 +167,7 @@ class Viewer {
   double frame_ms_ = 0;
   std::chrono::steady_clock::time_point last_frame_{};
   bool focus_search_ = false;
+  std::vector<int> key_presses_;  // since the last frame
 
   // Explanations, what-if and search.
   std::unique_ptr<ContributionJob> explain_job_;

@@ -63,30 +63,36 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
 
 void Viewer::handle_keys() {
   ImGuiIO& io = ImGui::GetIO();
-  if (pending_ && !io.WantCaptureKeyboard && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) {
+  // Pressed since the last frame: ImGui 1.86 compares key state between frames, so a press and
+  // release that both fall between two slow frames (software GL) would be lost; the GLFW key
+  // callback records presses too (note_key_press).
+  std::vector<int> presses;
+  presses.swap(key_presses_);
+  auto pressed = [&](int key) { return ImGui::IsKeyPressed(key) || std::find(presses.begin(), presses.end(), key) != presses.end(); };
+  if (pending_ && !io.WantCaptureKeyboard && pressed(GLFW_KEY_ESCAPE)) {
     stop_layout(false);
     return;
   }
   if (io.WantCaptureKeyboard || !graph_) return;
   const float pan = 80.0f * pixel_ratio_ / camera_.scale;
-  if (ImGui::IsKeyPressed(GLFW_KEY_F)) fit_view();
-  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) select_node(-1);
-  if (ImGui::IsKeyPressed(GLFW_KEY_SLASH)) focus_search_ = true;
-  if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) camera_.scale *= 1.25f;
-  if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) camera_.scale /= 1.25f;
+  if (pressed(GLFW_KEY_F)) fit_view();
+  if (pressed(GLFW_KEY_ESCAPE)) select_node(-1);
+  if (pressed(GLFW_KEY_SLASH)) focus_search_ = true;
+  if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD)) camera_.scale *= 1.25f;
+  if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) camera_.scale /= 1.25f;
   if (ImGui::IsKeyDown(GLFW_KEY_LEFT)) camera_.centre_x -= pan * 0.2f;
   if (ImGui::IsKeyDown(GLFW_KEY_RIGHT)) camera_.centre_x += pan * 0.2f;
   if (ImGui::IsKeyDown(GLFW_KEY_UP)) camera_.centre_y -= pan * 0.2f;
   if (ImGui::IsKeyDown(GLFW_KEY_DOWN)) camera_.centre_y += pan * 0.2f;
-  if (ImGui::IsKeyPressed(GLFW_KEY_C)) {
+  if (pressed(GLFW_KEY_C)) {
     colouring_ = colouring_ == Colouring::Configurable ? Colouring::Opcode : Colouring::Configurable;
     recolour();
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_L)) show_labels_ = !show_labels_;
-  if (ImGui::IsKeyPressed(GLFW_KEY_M)) show_minimap_ = !show_minimap_;
-  if (ImGui::IsKeyPressed(GLFW_KEY_G)) show_edges_ = !show_edges_;
-  if (ImGui::IsKeyPressed(GLFW_KEY_E)) start_explain();
-  if (ImGui::IsKeyPressed(GLFW_KEY_S)) set_grouped(!grouped_);
+  if (pressed(GLFW_KEY_L)) show_labels_ = !show_labels_;
+  if (pressed(GLFW_KEY_M)) show_minimap_ = !show_minimap_;
+  if (pressed(GLFW_KEY_G)) show_edges_ = !show_edges_;
+  if (pressed(GLFW_KEY_E)) start_explain();
+  if (pressed(GLFW_KEY_S)) set_grouped(!grouped_);
 }
 
 void Viewer::handle_mouse(int width, int height) {
