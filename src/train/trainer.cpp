@@ -30,6 +30,13 @@ std::vector<double> targets(const TpuGraph& graph) {
   return y;
 }
 
+// Every config of each graph.
+std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs) {
+  std::vector<GraphConfigs> all;
+  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
+  return all;
+}
+
 }  // namespace
 
 std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split) {
@@ -198,11 +205,7 @@ double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs)
   return counted > 0 ? total / counted : std::numeric_limits<double>::quiet_NaN();
 }
 
-double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
-  std::vector<GraphConfigs> all;
-  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
-  return evaluate_model(model, all);
-}
+double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) { return evaluate_model(model, whole_graphs(graphs)); }
 
 RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs) {
   double cross = 0, cost_square = 0, runtime_square = 0;
@@ -227,19 +230,15 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<G
     calibration.configs += static_cast<int64_t>(used.size());
     ++calibration.graphs;
   }
-  if (cost_square > 0 && runtime_square > 0 && cross > 0) {
+  if (cost_square > 0 && runtime_square > 0 && cross > 0) {  // else not fitted (slope 0); the counts stay
     calibration.log_runtime_per_score = cross / cost_square;
     calibration.r2 = std::min(1.0, cross * cross / (cost_square * runtime_square));  // rounding can pass 1
-  } else {
-    calibration = RuntimeCalibration();
   }
   return calibration;
 }
 
 RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
-  std::vector<GraphConfigs> all;
-  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
-  return fit_runtime_calibration(model, all);
+  return fit_runtime_calibration(model, whole_graphs(graphs));
 }
 
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
@@ -355,10 +354,8 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
   if (!result.epochs.empty() && result.epochs.back().epoch == options.epochs) {
     // Trained to the end: calibrate costs to runtimes on the validation graphs (the training
     // graphs when none are labelled), saved with the last checkpoint.
-    const bool labelled_valid = std::any_of(valid.begin(), valid.end(), [](const GraphConfigs& item) {
-      return !item.graph->runtimes_hidden && item.graph->config_count >= 2;
-    });
-    const RuntimeCalibration calibration = fit_runtime_calibration(model, labelled_valid ? valid : train);
+    RuntimeCalibration calibration = fit_runtime_calibration(model, valid);
+    if (calibration.graphs == 0) calibration = fit_runtime_calibration(model, train);
     model.set_calibration(calibration);
     result.calibration = calibration;
     if (!options.out.empty()) save_checkpoint(model, adam, options.epochs, random, options.out);

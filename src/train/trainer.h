@@ -78,7 +78,7 @@ double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& grap
 // The model's RuntimeCalibration (cost_model.h) on labelled graphs: log runtime (tile graphs:
 // runtime / normalizer) regressed on the predicted cost within each graph, pooled. Not fitted
 // (slope 0) when no graph has two configs of different runtime, or when costs do not rise with
-// runtimes.
+// runtimes; `graphs` and `configs` count the labelled graphs used either way.
 RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs);
 RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs);
 
