@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Checks README command 1 end to end: `GRAPHCOST_DEMO_SERVE=0 scripts/demo.sh` prepares everything,
+# then a second run serves on a free loopback port, and the pages a visitor opens must answer 200.
+# .ci/run runs it in the fresh Debian root after the tests. Prints the time of both runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=$(date +%s)
+GRAPHCOST_DEMO_SERVE=0 bash scripts/demo.sh
+prepared=$(( $(date +%s) - started ))
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+log=$(mktemp)
+started=$(date +%s)
+GRAPHCOST_DEMO_PORT=$port setsid bash scripts/demo.sh > "$log" 2>&1 &
+server=$!
+stop_server() { kill -- -"$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"; }
+trap stop_server EXIT
+
+paths=(/ /app/ /app/graphcost_app.wasm /app/demos/index.json /leaderboard/ /leaderboard/data/leaderboard.json)
+deadline=$(( $(date +%s) + 300 ))
+until curl -fsS -o /dev/null "http://127.0.0.1:$port/"; do
+  if ! kill -0 "$server" 2>/dev/null || [ "$(date +%s)" -gt "$deadline" ]; then
+    echo "demo-check: the demo did not serve on 127.0.0.1:$port; its output:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  sleep 1
+done
+serving=$(( $(date +%s) - started ))
+failed=0
+for path in "${paths[@]}"; do
+  code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$path" || true)
+  echo "demo-check: GET $path -> $code"
+  [ "$code" = 200 ] || failed=1
+done
+echo "demo-check: prepared in $prepared s (GRAPHCOST_DEMO_SERVE=0); second run serving after $serving s"
+[ "$failed" = 0 ] || { echo "demo-check: some pages did not answer 200" >&2; exit 1; }
+echo "demo-check: all ${#paths[@]} pages answered 200"
