@@ -113,23 +113,35 @@ if [ ! -f "$source_list" ] || [ "$(cat "$source_list")" != "$derived" ]; then
   apt_update
 fi
 
-# Each source package at the version of the installed -dev package built from it, re-fetched when
-# that version changes (an apt upgrade), recorded in third_party/NAME.version.
+# Each source package at the version of the installed -dev package built from it, or, when the
+# mirror does not hold that version's source (security updates' sources may be missing), the newest
+# version it does hold. third_party/NAME.version records "installed-version fetched-version"; a
+# change of the installed version (an apt upgrade) fetches again.
 mkdir -p third_party
 fetch_source() {  # $1 = source package, $2 = the installed binary package built from it
-  local package=$1 binary=$2 version
-  version=$(dpkg-query -W -f='${source:Version}' "$binary")
-  if [ ! -e "third_party/$package" ] || [ "$(cat "third_party/$package.version" 2>/dev/null)" != "$version" ]; then
+  local package=$1 binary=$2 installed stamp version fetched=
+  installed=$(dpkg-query -W -f='${source:Version}' "$binary")
+  stamp=$(cat "third_party/$package.version" 2>/dev/null || true)
+  [ -e "third_party/$package" ] && [ "${stamp%% *}" = "$installed" ] && return 0
+  rm -rf "third_party/$package" "third_party/$package.version" third_party/"$package"-[0-9]* \
+    third_party/"$package"_*
+  for version in "$installed" $(apt-cache showsrc "$package" 2>/dev/null | awk '/^Version:/ {print $2}' | sort -urV); do
     echo "setup: fetching Debian source package $package $version"
-    rm -rf "third_party/$package" "third_party/$package".version third_party/"$package"-[0-9]* \
-      third_party/"$package"_*
-    (cd third_party && apt-get source -qq -o APT::Sandbox::User=root "$package=$version" >/dev/null)
-    local dir
-    dir=$(cd third_party && ls -d "$package"-[0-9]*/ | head -1)
-    ln -sfn "${dir%/}" "third_party/$package"
-    echo "$version" > "third_party/$package.version"
-    stage_done "source package $package fetched"
+    if (cd third_party && apt-get source -qq -o APT::Sandbox::User=root "$package=$version" >/dev/null 2>&1); then
+      fetched=$version
+      break
+    fi
+  done
+  if [ -z "$fetched" ]; then
+    echo "setup: no version of the source package $package could be fetched (deb-src: $source_list)" >&2
+    exit 1
   fi
+  [ "$fetched" = "$installed" ] || echo "setup: the mirror has no source of $package $installed; using $fetched"
+  local dir
+  dir=$(cd third_party && ls -d "$package"-[0-9]*/ | head -1)
+  ln -sfn "${dir%/}" "third_party/$package"
+  echo "$installed $fetched" > "third_party/$package.version"
+  stage_done "source package $package fetched"
 }
 fetch_source imgui libimgui-dev
 fetch_source zlib zlib1g-dev
