@@ -125,7 +125,7 @@ fetch_source() {  # $1 = source package, $2 = the installed binary package built
   [ -e "third_party/$package" ] && [ "${stamp%% *}" = "$installed" ] && return 0
   rm -rf "third_party/$package" "third_party/$package.version" third_party/"$package"-[0-9]* \
     third_party/"$package"_*
-  for version in "$installed" $(apt-cache showsrc "$package" 2>/dev/null | awk '/^Version:/ {print $2}' | sort -urV); do
+  for version in "$installed" $(apt-cache showsrc "$package" 2>/dev/null | awk -v skip="$installed" '/^Version:/ && $2 != skip {print $2}' | sort -urV); do
     echo "setup: fetching Debian source package $package $version"
     if (cd third_party && apt-get source -qq -o APT::Sandbox::User=root "$package=$version" >/dev/null 2>&1); then
       fetched=$version
