@@ -329,9 +329,7 @@ NpyArray NpyArray::parse(const std::vector<uint8_t>& bytes, const std::string& n
   return parse(ByteBuffer(bytes.data(), bytes.size()), name);
 }
 
-NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
-  const uint8_t* bytes = buffer.data();
-  const size_t size = buffer.size();
+NpyHeader NpyArray::parse_header(const uint8_t* bytes, size_t size, const std::string& name) {
   const std::string prefix = name + ": npy ";
   if (size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0) {
     throw InputError("", prefix + "magic", "\\x93NUMPY followed by a version",
@@ -354,29 +352,33 @@ NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
                   (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24);
     header_start = 12;
   }
+  if (header_size > kMaxHeaderBytes) {
+    throw InputError("", prefix + "header length", "at most " + std::to_string(kMaxHeaderBytes) + " bytes",
+                     std::to_string(header_size));
+  }
   if (header_size > size - header_start) {
     throw InputError("", prefix + "header length",
                      "at most the " + std::to_string(size - header_start) + " bytes present",
                      std::to_string(header_size));
   }
-  const std::string header(bytes + header_start, bytes + header_start + header_size);
-  const auto entries = HeaderParser(header, name).parse_dict();
+  const std::string text(bytes + header_start, bytes + header_start + header_size);
+  const auto entries = HeaderParser(text, name).parse_dict();
 
-  NpyArray array;
+  NpyHeader header;
   bool has_descr = false, has_order = false, has_shape = false;
   for (const auto& [key, value] : entries) {
     const std::string field = prefix + "header " + quote(key);
     if (key == "descr") {
       if (value.kind != HeaderParser::Value::String) throw InputError("", field, "a string", value.text);
-      array.dtype_ = parse_descr(value.text, name);
+      header.dtype = parse_descr(value.text, name);
       has_descr = true;
     } else if (key == "fortran_order") {
       if (value.kind != HeaderParser::Value::Bool) throw InputError("", field, "True or False", value.text);
-      array.fortran_order_ = value.flag;
+      header.fortran_order = value.flag;
       has_order = true;
     } else if (key == "shape") {
       if (value.kind != HeaderParser::Value::Tuple) throw InputError("", field, "a tuple", value.text);
-      array.shape_ = value.items;
+      header.shape = value.items;
       has_shape = true;
     } else {
       throw InputError("", prefix + "header", "only the keys 'descr', 'fortran_order', 'shape'",
@@ -388,25 +390,41 @@ NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
                      std::string("missing ") + (!has_descr ? "'descr'" : !has_order ? "'fortran_order'" : "'shape'"));
   }
   int64_t count = 1;
-  for (int64_t dim : array.shape_) {
+  for (int64_t dim : header.shape) {
     if (!checked_multiply(count, dim, count)) {
-      throw InputError("", prefix + "header 'shape'", "an element count below 2^63",
-                       array.shape_text());
+      NpyArray shown;
+      shown.shape_ = header.shape;
+      throw InputError("", prefix + "header 'shape'", "an element count below 2^63", shown.shape_text());
     }
   }
   int64_t data_bytes = 0;
-  const size_t data_offset = header_start + header_size;
-  if (!checked_multiply(count, static_cast<int64_t>(dtype_size(array.dtype_)), data_bytes) ||
-      static_cast<uint64_t>(data_bytes) != size - data_offset) {
-    throw InputError("", prefix + "data",
-                     std::to_string(count) + " elements of " + dtype_name(array.dtype_) +
-                         " for shape " + array.shape_text() + " (" +
-                         (data_bytes > 0 || count == 0 ? std::to_string(data_bytes) : std::string("overflowing")) +
+  if (!checked_multiply(count, static_cast<int64_t>(dtype_size(header.dtype)), data_bytes)) {
+    NpyArray shown;
+    shown.shape_ = header.shape;
+    throw InputError("", prefix + "header 'shape'", "a size below 2^63 bytes",
+                     shown.shape_text() + " of " + dtype_name(header.dtype));
+  }
+  header.data_offset = header_start + header_size;
+  header.data_bytes = static_cast<uint64_t>(data_bytes);
+  return header;
+}
+
+NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
+  const NpyHeader header = parse_header(buffer.data(), buffer.size(), name);
+  NpyArray array;
+  array.dtype_ = header.dtype;
+  array.shape_ = header.shape;
+  array.fortran_order_ = header.fortran_order;
+  const size_t size = buffer.size();
+  if (header.data_bytes != size - header.data_offset) {
+    throw InputError("", name + ": npy data",
+                     std::to_string(array.element_count()) + " elements of " + dtype_name(array.dtype_) +
+                         " for shape " + array.shape_text() + " (" + std::to_string(header.data_bytes) +
                          " bytes)",
-                     std::to_string(size - data_offset) + " bytes of data");
+                     std::to_string(size - header.data_offset) + " bytes of data");
   }
   array.storage_ = std::move(buffer);
-  array.data_offset_ = data_offset;
+  array.data_offset_ = header.data_offset;
   return array;
 }
 

@@ -27,9 +27,25 @@ size_t dtype_size(DType dtype);        // bytes per element
 template <typename T>
 DType dtype_of();  // DType for bool, uint8_t, int8_t, int16_t, int32_t, int64_t, float, double
 
+// What a .npy header declares: enough to know an array's size before any of its data is read.
+struct NpyHeader {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+  bool fortran_order = false;
+  size_t data_offset = 0;    // bytes of magic, version, length and dict before the data
+  uint64_t data_bytes = 0;   // element count x dtype size (checked for overflow)
+  uint64_t total_bytes() const { return data_offset + data_bytes; }
+};
+
 class NpyArray {
  public:
   NpyArray() = default;
+
+  // Parses the header at the start of `bytes` (a prefix of a .npy file suffices: kMaxHeaderBytes
+  // more than the header is never needed). Throws InputError naming `name` and the header field.
+  static NpyHeader parse_header(const uint8_t* bytes, size_t size, const std::string& name);
+  // Headers longer than this are refused (numpy's own reader refuses those over 10,000 bytes).
+  static constexpr size_t kMaxHeaderBytes = 1u << 20;
 
   // Parses a whole .npy file or zip member; `name` labels errors (e.g. "node_feat.npy").
   // Takes ownership of the bytes: the data is not copied.

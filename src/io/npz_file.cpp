@@ -1,6 +1,9 @@
 #include "io/npz_file.h"
 
+#include <algorithm>
+
 #include "common/input_error.h"
+#include "common/memory_limit.h"
 
 namespace graphcost {
 
@@ -11,23 +14,67 @@ const NpyArray* NpzFile::find(const std::string& array_name) const {
   return nullptr;
 }
 
-NpzFile read_npz(ByteSource source) {
+NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
   const std::string name = source.name();
+  const uint64_t limit = options.memory_limit != 0 ? options.memory_limit : input_memory_limit();
   try {
     ZipReader archive(std::move(source));
     NpzFile file;
     file.source_name = name;
     file.arrays.reserve(archive.members().size());
+    const std::string suffix = ".npy";
     for (const ZipMember& member : archive.members()) {
-      const std::string suffix = ".npy";
       if (member.name.size() <= suffix.size() ||
           member.name.compare(member.name.size() - suffix.size(), suffix.size(), suffix) != 0) {
         throw InputError(name, "member '" + member.name + "'", "a .npy member (an .npz archive)",
                          "another kind of member");
       }
-      NpyArray array = NpyArray::parse(archive.read(member), member.name);
-      file.arrays.emplace_back(member.name.substr(0, member.name.size() - suffix.size()),
-                               std::move(array));
+      file.names.push_back(member.name.substr(0, member.name.size() - suffix.size()));
+    }
+    uint64_t charged = 0;
+    for (size_t index = 0; index < archive.members().size(); ++index) {
+      const ZipMember& member = archive.members()[index];
+      const std::string& array_name = file.names[index];
+      if (!options.only.empty() &&
+          std::find(options.only.begin(), options.only.end(), array_name) == options.only.end()) {
+        continue;  // never inflated
+      }
+      const std::string field = "member '" + member.name + "'";
+      const ByteBuffer prefix = archive.read_prefix(member, NpyArray::kMaxHeaderBytes + 16);
+      const NpyHeader header = NpyArray::parse_header(prefix.data(), prefix.size(), member.name);
+      if (header.total_bytes() != member.uncompressed_size) {
+        std::string shape;
+        for (const int64_t dim : header.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
+        throw InputError(name, field,
+                         "the " + std::to_string(header.total_bytes()) + " bytes its npy header declares (shape (" +
+                             shape + ") of " + dtype_name(header.dtype) + " + " + std::to_string(header.data_offset) +
+                             " header bytes) as its zip size",
+                         std::to_string(member.uncompressed_size) + " bytes in the zip directory");
+      }
+      if (options.check_header) {
+        try {
+          options.check_header(array_name, header);
+        } catch (const InputError& error) {
+          throw error.within(name, field);
+        }
+      }
+      charged += member.uncompressed_size;
+      if (charged > limit) {
+        throw InputError(name, field,
+                         "at most " + format_byte_size(limit) +
+                             " of arrays in all (the input memory limit: GRAPHCOST_MEMORY_LIMIT, "
+                             "default half of physical memory)",
+                         format_byte_size(member.uncompressed_size) + " for this array, " +
+                             format_byte_size(charged) + " with the arrays before it");
+      }
+      ByteBuffer bytes;
+      try {
+        bytes = archive.read(member);
+      } catch (const std::bad_alloc&) {
+        throw InputError(name, field, "memory for its " + format_byte_size(member.uncompressed_size),
+                         "an allocation failure (out of memory or under ulimit -v)");
+      }
+      file.arrays.emplace_back(array_name, NpyArray::parse(std::move(bytes), member.name));
     }
     return file;
   } catch (const InputError& error) {
@@ -35,7 +82,9 @@ NpzFile read_npz(ByteSource source) {
   }
 }
 
-NpzFile read_npz_file(const std::string& path) { return read_npz(ByteSource::open_file(path)); }
+NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options) {
+  return read_npz(ByteSource::open_file(path), options);
+}
 
 void write_npz(const std::string& path,
                const std::vector<std::pair<std::string, const NpyArray*>>& arrays,

@@ -2,6 +2,7 @@
 // Member "node_feat.npy" is the array "node_feat". Every member must be a .npy file.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,14 +15,28 @@ namespace graphcost {
 
 struct NpzFile {
   std::string source_name;  // path or label of the archive, for error messages
-  std::vector<std::pair<std::string, NpyArray>> arrays;
+  std::vector<std::pair<std::string, NpyArray>> arrays;  // the arrays read
+  std::vector<std::string> names;                        // every array in the archive
 
   const NpyArray* find(const std::string& array_name) const;
 };
 
-// Reads every array; throws InputError naming the archive, the member and the field.
-NpzFile read_npz(ByteSource source);
-NpzFile read_npz_file(const std::string& path);
+// Memory policy (docs/architecture.md): only the arrays named in `only` are inflated (all when it
+// is empty); each must inflate to exactly the size its npy header declares (header + data), and
+// the declared sizes of the arrays read must add up to at most `memory_limit` bytes. All three are
+// checked from the zip directory and each member's first bytes, before its data is inflated.
+struct NpzReadOptions {
+  std::vector<std::string> only;
+  uint64_t memory_limit = 0;  // 0: input_memory_limit() (common/memory_limit.h)
+  // Called with each array's header before its data is inflated; may throw InputError (a loader
+  // that knows the shapes it expects refuses a wrong one without inflating it).
+  std::function<void(const std::string& array_name, const NpyHeader& header)> check_header;
+};
+
+// Reads the arrays; throws InputError naming the archive, the member and the field (also when
+// memory runs out: the error names the member and its size).
+NpzFile read_npz(ByteSource source, const NpzReadOptions& options = {});
+NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options = {});
 
 // Writes arrays as "<name>.npy" members (stored or deflated) via ZipWriter: atomically, loadable by
 // numpy.load. Throws std::runtime_error on I/O failure.
