@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
@@ -24,16 +25,6 @@ Solution load_solution(const SolutionSource& source) {
     return solution_from_tree(source.path, source.split, source.seed, source.public_fraction);
   }
   return read_solution(source.path);
-}
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    out << text;
-    if (!out.flush()) throw std::runtime_error(partial + ": write failed");
-  }
-  std::filesystem::rename(partial, path);
 }
 
 }  // namespace
@@ -59,7 +50,7 @@ int run_score(const ScoreOptions& options) {
     if (!options.json_out.empty()) {
       nlohmann::json errors = nlohmann::json::array();
       for (const SubmissionError& e : check.errors) errors.push_back({{"line", e.line}, {"column", e.column}, {"message", e.message}});
-      write_text_atomically(options.json_out,
+      write_file_atomically(options.json_out,
                             nlohmann::json({{"status", "invalid"}, {"error_count", check.error_count}, {"errors", errors}})
                                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
@@ -70,7 +61,7 @@ int run_score(const ScoreOptions& options) {
   if (!options.json_out.empty()) {
     nlohmann::json json = score_report_json(report);
     json["status"] = "scored";
-    write_text_atomically(options.json_out, json.dump(2) + "\n");
+    write_file_atomically(options.json_out, json.dump(2) + "\n");
   }
   return 0;
 }
@@ -83,12 +74,15 @@ int run_leaderboard(const LeaderboardCommandOptions& options) {
   board_options.final_board = options.final_board;
   board_options.daily_cap = options.daily_cap;
   const Leaderboard leaderboard = build_leaderboard(solution, board_options);
+  for (const std::string& skipped : leaderboard.skipped) {
+    std::fprintf(stderr, "warning: skipped %s\n", printable(skipped).c_str());
+  }
   write_leaderboard(leaderboard, options.out);
   std::printf("%s board: %zu teams, %zu submissions -> %s/leaderboard.json\n",
               options.final_board ? "private" : "public", leaderboard.standings.size(),
               leaderboard.submissions.size(), options.out.c_str());
   for (const TeamStanding& team : leaderboard.standings) {
-    std::printf("%4d  %-32s %s  (%d entries)\n", team.rank, team.team.c_str(),
+    std::printf("%4d  %-32s %s  (%d entries)\n", team.rank, printable(team.team).c_str(),
                 std::isnan(team.score) ? "       -" : std::to_string(team.score).c_str(), team.entries);
   }
   return 0;
@@ -96,9 +90,11 @@ int run_leaderboard(const LeaderboardCommandOptions& options) {
 
 int run_baseline(const BaselineOptions& options) {
   std::vector<SubmissionRow> rows;
-  for (const std::string& path : find_npz_files(options.data)) {
-    const DatasetPath location = parse_dataset_path(path);
-    if (!location.in_tree() || !split_in_list(location.split, options.split)) continue;
+  const std::vector<SplitFile> files = find_split_files(options.data, options.split);
+  std::vector<std::string> inputs;
+  for (const SplitFile& file : files) inputs.push_back(file.path);
+  check_output_path(options.out, inputs);
+  for (const auto& [path, location] : files) {
     const TpuGraph graph = load_tpu_graph(path);
     rows.push_back({location.kaggle_id(), baseline_order(graph, options.strategy, options.seed)});
   }

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/input_error.h"
 #include "eval_commands.h"
 #include "scoring/baseline_order.h"
 
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
     if (leaderboard_command->parsed()) return graphcost::run_leaderboard(leaderboard);
     if (baseline_command->parsed()) return graphcost::run_baseline(baseline);
   } catch (const std::exception& error) {  // InputError included: its message names file and field
-    std::fprintf(stderr, "error: %s\n", error.what());
+    std::fprintf(stderr, "error: %s\n", graphcost::printable(error.what()).c_str());
     return 1;
   }
   return 1;

@@ -47,6 +47,56 @@ TEST_CASE("timestamps in file names", "[leaderboard]") {
   CHECK(parse_submission_timestamp("20231130T170500Z") == "2023-11-30T17:05:00Z");
   CHECK(parse_submission_timestamp("2023-13-30T17-05-00Z").empty());
   CHECK(parse_submission_timestamp("final").empty());
+  // Only real UTC times of 2000-2099: the site's Date.parse fails on the others, and a year 0000
+  // entry would win every tie.
+  CHECK(parse_submission_timestamp("2023-11-30T17-05-60Z").empty());
+  CHECK(parse_submission_timestamp("2023-02-31T10-00-00Z").empty());
+  CHECK(parse_submission_timestamp("2023-02-29T10-00-00Z").empty());
+  CHECK(parse_submission_timestamp("2024-02-29T10-00-00Z") == "2024-02-29T10:00:00Z");
+  CHECK(parse_submission_timestamp("2100-02-29T10-00-00Z").empty());
+  CHECK(parse_submission_timestamp("0000-01-01T00-00-00Z").empty());
+  CHECK(parse_submission_timestamp("9999-01-01T00-00-00Z").empty());
+  CHECK(parse_submission_timestamp("2023-04-31T00-00-00Z").empty());
+  CHECK(parse_submission_timestamp("2023-04-30T23-59-59Z") == "2023-04-30T23:59:59Z");
+}
+
+TEST_CASE("links in the submissions folder are skipped, never followed", "[leaderboard]") {
+  const fs::path root = testing::scratch_dir("leaderboard_links");
+  submit(root, "alpha", "2023-11-29T10-00-00Z", "0", "0;1;2");
+  const fs::path outside = testing::scratch_dir("leaderboard_links_outside");
+  submit(outside, "secret", "2023-11-29T10-00-00Z", "0", "0;1;2");
+  fs::create_directories(root / "eve");
+  fs::create_symlink(outside / "secret" / "2023-11-29T10-00-00Z.csv", root / "eve" / "2023-11-29T11-00-00Z.csv");
+  fs::create_directory_symlink(outside / "secret", root / "mallory");
+  LeaderboardOptions options;
+  options.submissions_dir = root.string();
+  const Leaderboard board = build_leaderboard(board_solution(), options);
+  REQUIRE(board.submissions.size() == 1);
+  CHECK(board.submissions[0].team == "alpha");
+  REQUIRE(board.skipped.size() == 2);
+  for (const std::string& skipped : board.skipped) CHECK(skipped.find("(a symbolic link)") != std::string::npos);
+}
+
+TEST_CASE("a public board written over a final one leaves no private details", "[leaderboard]") {
+  const fs::path root = testing::scratch_dir("leaderboard_stale");
+  submit(root, "alpha", "2023-11-29T10-00-00Z", "0", "0;1;2");
+  submit(root, "beta", "2023-11-29T11-00-00Z", "1;2;3;4;5", "2;1;0");
+  const std::string out = testing::scratch_dir("leaderboard_stale_out");
+  LeaderboardOptions options;
+  options.submissions_dir = root.string();
+  options.final_board = true;
+  write_leaderboard(build_leaderboard(board_solution(), options), out);
+  CHECK(fs::exists(out + "/details/2.json"));
+  fs::remove_all(root / "beta");
+  std::ofstream(out + "/details/notes.txt") << "kept: not a detail file";
+  options.final_board = false;
+  write_leaderboard(build_leaderboard(board_solution(), options), out);
+  CHECK(fs::exists(out + "/details/1.json"));
+  CHECK_FALSE(fs::exists(out + "/details/2.json"));
+  CHECK(fs::exists(out + "/details/notes.txt"));
+  std::ifstream detail(out + "/details/1.json");
+  const std::string text((std::istreambuf_iterator<char>(detail)), std::istreambuf_iterator<char>());
+  CHECK(text.find("private") == std::string::npos);
 }
 
 TEST_CASE("best entry per team, ties to the earlier submission, daily cap, failed not counted", "[leaderboard]") {

@@ -11,6 +11,7 @@
 #include "cli/layout_command.h"
 #include "cli/model_commands.h"
 #include "common/heap_tuning.h"
+#include "common/input_error.h"
 #include "data/dataset_path.h"
 
 int main(int argc, char** argv) {
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
   } catch (const std::exception& error) {  // InputError included: its message names file and field
-    std::fprintf(stderr, "error: %s\n", error.what());
+    std::fprintf(stderr, "error: %s\n", graphcost::printable(error.what()).c_str());
     return 1;
   }
   return 2;

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "data/tpu_graph.h"
 #include "layout/dag_layout.h"
 
@@ -21,6 +22,7 @@ int run_layout_command(const LayoutCommandOptions& options) {
     if (!options.quiet) std::fprintf(stderr, "\rlayout: %3.0f%% %-20s", fraction * 100, stage);
     return true;
   };
+  if (!options.out.empty()) check_output_path(options.out, {options.path});
   DagLayout layout;
   std::vector<double> seconds;
   for (int i = 0; i < std::max(1, options.repeat); ++i) {
@@ -35,18 +37,14 @@ int run_layout_command(const LayoutCommandOptions& options) {
               options.path.c_str(), graph.node_count, graph.edges.size(), layout.layer_count, layout.width, layout.height, stubs,
               static_cast<long long>(layout.ignored_edges), seconds[seconds.size() / 2] * 1e3, seconds.size());
   if (!options.out.empty()) {
-    const std::string temporary = options.out + ".partial";
-    {
-      std::ofstream csv(temporary);
-      csv << "node,layer,position,x,y,stub\n";
-      for (int32_t v = 0; v < graph.node_count; ++v) {
-        const size_t i = static_cast<size_t>(v);
-        csv << v << ',' << layout.layer[i] << ',' << layout.position[i] << ',' << layout.x[i] << ',' << layout.y[i] << ','
-            << int(layout.stub[i]) << '\n';
-      }
-      if (!csv) throw std::runtime_error("cannot write " + temporary);
+    std::ostringstream csv;
+    csv << "node,layer,position,x,y,stub\n";
+    for (int32_t v = 0; v < graph.node_count; ++v) {
+      const size_t i = static_cast<size_t>(v);
+      csv << v << ',' << layout.layer[i] << ',' << layout.position[i] << ',' << layout.x[i] << ',' << layout.y[i] << ','
+          << int(layout.stub[i]) << '\n';
     }
-    if (std::rename(temporary.c_str(), options.out.c_str()) != 0) throw std::runtime_error("cannot rename " + temporary + " to " + options.out);
+    write_file_atomically(options.out, csv.str(), {options.path});
     std::printf("wrote %s\n", options.out.c_str());
   }
   return 0;

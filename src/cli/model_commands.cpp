@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
@@ -98,17 +99,24 @@ int run_predict_command(const PredictCommandOptions& options) {
     return nullptr;
   };
   std::vector<SubmissionRow> rows;
-  const std::vector<std::string> files = find_npz_files(options.data);
+  const std::vector<SplitFile> files = find_split_files(options.data, options.split);
+  std::vector<std::string> inputs = options.models;
+  for (const SplitFile& file : files) inputs.push_back(file.path);
+  check_output_path(options.out, inputs);
   size_t done = 0;
-  for (const std::string& path : files) {
-    const DatasetPath location = parse_dataset_path(path);
-    if (!location.in_tree() || !split_in_list(location.split, options.split)) continue;
+  for (const auto& [path, location] : files) {
     CostModel* model = model_for(location.collection);
     if (model == nullptr) {
       throw InputError(path, "collection " + location.collection, "a --model trained for it (or for its kind)", "none given");
     }
     const TpuGraph graph = load_tpu_graph(path);
     const std::vector<float> cost = model->predict(model->prepare(graph), options.batch, options.threads);
+    for (size_t i = 0; i < cost.size(); ++i) {
+      if (!std::isfinite(cost[i])) {
+        throw InputError(path, "predicted cost of config " + std::to_string(i),
+                         "a finite number (values in the file or the model out of range)", std::to_string(cost[i]));
+      }
+    }
     std::vector<int32_t> order(cost.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
@@ -169,9 +177,7 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   for (const auto& [name, array] : read_npz_file(options.model).arrays) {
     if (name != "model_json" && name.rfind("param/", 0) != 0) kept.emplace_back(name, array);
   }
-  const std::string temporary = out + ".partial";
-  model.save(temporary, kept);  // then renamed: the model file is never half-written
-  if (std::rename(temporary.c_str(), out.c_str()) != 0) throw std::runtime_error("cannot rename " + temporary + " to " + out);
+  model.save(out, kept);  // atomic: the model file is never half-written
   std::printf("wrote %s\n", out.c_str());
   return 0;
 }

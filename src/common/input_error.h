@@ -27,4 +27,8 @@ class InputError : public std::runtime_error {
   std::string file_, field_, expected_, actual_;
 };
 
+// `text` with control bytes (below 0x20, and 0x7f) written as \xNN: for printing names that come
+// from files (zip members, team names, paths) to a terminal, where ESC sequences would act.
+std::string printable(const std::string& text);
+
 }  // namespace graphcost

@@ -1,6 +1,9 @@
 #include "data/dataset_path.h"
 
+#include <cstdio>
 #include <vector>
+
+#include "common/input_error.h"
 
 namespace graphcost {
 namespace {
@@ -41,6 +44,22 @@ DatasetPath parse_dataset_path(const std::string& path) {
     location.split = parts[n - 2];
   }
   return location;
+}
+
+void check_id_stem(const std::string& path, const DatasetPath& location) {
+  if (location.stem.empty()) {
+    throw InputError(path, "file name", "a non-empty name before .npz (a Kaggle ID)", "an empty name");
+  }
+  for (size_t i = 0; i < location.stem.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(location.stem[i]);
+    if (c <= 0x20 || c >= 0x7f || c == ',' || c == '"' || c == ':') {
+      char shown[8];
+      std::snprintf(shown, sizeof shown, "0x%02x", c);
+      throw InputError(path, "file name",
+                       "printable ASCII without ',', '\"', ':' or spaces (it becomes a Kaggle ID in CSV files)",
+                       std::string("byte ") + shown + " at position " + std::to_string(i));
+    }
+  }
 }
 
 bool split_in_list(const std::string& split, const std::string& split_list) {

@@ -21,6 +21,11 @@ struct DatasetPath {
 
 DatasetPath parse_dataset_path(const std::string& path);
 
+// Kaggle IDs are written into CSV files unquoted, so a file whose name becomes one must have a stem
+// of printable ASCII without ',', '"', ':', spaces or control bytes. Throws InputError naming the
+// file and the offending byte.
+void check_id_stem(const std::string& path, const DatasetPath& location);
+
 // Whether `split` is one of `split_list`, a comma-separated list such as "train,valid".
 bool split_in_list(const std::string& split, const std::string& split_list);
 

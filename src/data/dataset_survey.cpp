@@ -45,6 +45,22 @@ std::vector<std::string> find_npz_files(const std::string& root) {
   return files;
 }
 
+std::vector<SplitFile> find_split_files(const std::string& root, const std::string& split_list) {
+  std::vector<SplitFile> files;
+  std::map<std::string, std::string> path_of_id;
+  for (const std::string& path : find_npz_files(root)) {
+    const DatasetPath location = parse_dataset_path(path);
+    if (!location.in_tree() || !split_in_list(location.split, split_list)) continue;
+    check_id_stem(path, location);
+    const auto [seen, inserted] = path_of_id.emplace(location.kaggle_id(), path);
+    if (!inserted) {
+      throw InputError(path, "Kaggle ID", "one file per ID", "a second file for " + location.kaggle_id() + " (first: " + seen->second + ")");
+    }
+    files.push_back({path, location});
+  }
+  return files;
+}
+
 DatasetSurvey survey_dataset(const std::string& root, const SurveyProgress& progress) {
   DatasetSurvey survey;
   survey.root = root;
@@ -109,7 +125,7 @@ std::string format_dataset_survey(const DatasetSurvey& survey) {
   }
   if (!survey.errors.empty()) {
     out += std::to_string(survey.errors.size()) + " file(s) failed the schema checks:\n";
-    for (const SurveyError& error : survey.errors) out += "  " + error.message + "\n";
+    for (const SurveyError& error : survey.errors) out += "  " + printable(error.message) + "\n";
   }
   return out;
 }

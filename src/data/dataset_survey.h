@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/dataset_path.h"
+
 namespace graphcost {
 
 struct SurveyRow {
@@ -32,6 +34,15 @@ struct DatasetSurvey {
 
 // Every *.npz below `root`, sorted. Throws InputError if `root` is not a readable directory.
 std::vector<std::string> find_npz_files(const std::string& root);
+
+// The files of the official tree below `root` whose split is in `split_list` ("test",
+// "train,valid"), each with its place in the tree. Their Kaggle IDs are checked: usable in CSV
+// (check_id_stem) and unique; otherwise InputError names the file.
+struct SplitFile {
+  std::string path;
+  DatasetPath location;
+};
+std::vector<SplitFile> find_split_files(const std::string& root, const std::string& split_list);
 
 // Called after each file; return false to stop early (the survey then covers the files done).
 using SurveyProgress = std::function<bool(size_t done, size_t total, const std::string& file)>;

@@ -34,7 +34,7 @@ class SchemaReader {
     const NpyArray* array = npz_.find(key);
     if (array == nullptr) {
       std::string present;
-      for (const auto& entry : npz_.arrays) present += (present.empty() ? "" : ", ") + entry.first;
+      for (const std::string& name : npz_.names) present += (present.empty() ? "" : ", ") + name;
       throw InputError(file_, "key '" + key + "'",
                        std::string("present in a ") + graph_kind_name(kind_) + " file",
                        "missing (keys: " + (present.empty() ? std::string("none") : present) + ")");
@@ -137,6 +137,9 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   const int64_t n = node_feat.shape()[0];
   if (n == 0) reader.fail("node_feat", "at least one node", "shape " + node_feat.shape_text());
   graph.node_count = static_cast<int32_t>(n);
+  // Shapes before values: a file whose arrays disagree is refused before any is converted (a copy
+  // as large as the array itself).
+  const NpyArray& node_opcode = reader.require("node_opcode", {n}, {"n"});
   graph.node_features = reader.values<float>(node_feat, "node_feat");
   for (size_t i = 0; i < graph.node_features.size(); ++i) {
     if (!std::isfinite(graph.node_features[i])) {
@@ -147,7 +150,6 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
     }
   }
 
-  const NpyArray& node_opcode = reader.require("node_opcode", {n}, {"n"});
   graph.node_opcodes = reader.values<uint8_t>(node_opcode, "node_opcode");
   for (size_t i = 0; i < graph.node_opcodes.size(); ++i) {
     if (graph.node_opcodes[i] >= kOpcodeVocabulary) {
@@ -173,6 +175,13 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
     const int64_t c = config_feat.shape()[0];
     graph.config_count = static_cast<int32_t>(c);
     graph.tile_config_features = reader.values<float>(config_feat, "config_feat");
+    for (size_t i = 0; i < graph.tile_config_features.size(); ++i) {
+      if (!std::isfinite(graph.tile_config_features[i])) {
+        reader.fail("config_feat", "finite values",
+                    std::to_string(graph.tile_config_features[i]) + " at config " + std::to_string(i / kTileConfigFeatureCount) +
+                        ", column " + std::to_string(i % kTileConfigFeatureCount));
+      }
+    }
     const NpyArray& runtime = reader.require("config_runtime", {c}, {"c"});
     graph.config_runtime_ns = reader.values<int64_t>(runtime, "config_runtime");
     const NpyArray& normalizers = reader.require("config_runtime_normalizers", {c}, {"c"});
@@ -236,7 +245,19 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   return graph;
 }
 
-TpuGraph load_tpu_graph(const std::string& path) { return tpu_graph_from_npz(read_npz_file(path), path); }
+TpuGraph load_tpu_graph(const std::string& path) {
+  // Only the schema's keys are inflated (the memory policy in docs/architecture.md).
+  NpzReadOptions options;
+  options.only = {"node_feat",        "node_opcode",    "edge_index",
+                  "config_feat",      "config_runtime", "config_runtime_normalizers",
+                  "node_config_ids",  "node_config_feat", "node_splits"};
+  try {
+    return tpu_graph_from_npz(read_npz_file(path, options), path);
+  } catch (const std::bad_alloc&) {
+    throw InputError(path, "", "memory to load it (arrays and their converted copies)",
+                     "an allocation failure (out of memory or under ulimit -v)");
+  }
+}
 
 void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
   const int64_t n = graph.node_count, c = graph.config_count;

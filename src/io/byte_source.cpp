@@ -11,6 +11,17 @@
 
 namespace graphcost {
 
+const char* file_type_name(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "a special file";
+}
+
 struct ByteSource::FileHandle {
   int descriptor = -1;
   ~FileHandle() {
@@ -22,13 +33,18 @@ ByteSource ByteSource::open_file(const std::string& path) {
   ByteSource source;
   source.name_ = path;
   source.file_ = std::make_shared<FileHandle>();
-  source.file_->descriptor = ::open(path.c_str(), O_RDONLY);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. It changes
+  // nothing for the regular files that pass the check below.
+  source.file_->descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (source.file_->descriptor < 0) {
     throw InputError(path, "", "a readable file", std::strerror(errno));
   }
   struct stat status {};
-  if (::fstat(source.file_->descriptor, &status) != 0 || !S_ISREG(status.st_mode)) {
-    throw InputError(path, "", "a regular file", "a directory or special file");
+  if (::fstat(source.file_->descriptor, &status) != 0) {
+    throw InputError(path, "", "a readable file", std::strerror(errno));
+  }
+  if (!S_ISREG(status.st_mode)) {
+    throw InputError(path, "", "a regular file", file_type_name(status.st_mode));
   }
   source.size_ = static_cast<uint64_t>(status.st_size);
   return source;

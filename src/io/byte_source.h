@@ -11,6 +11,9 @@
 
 namespace graphcost {
 
+// "a regular file", "a directory", "a FIFO (named pipe)", ... for a stat st_mode: for messages.
+const char* file_type_name(unsigned mode);
+
 class ByteSource {
  public:
   // Opens a file for reading (throws InputError if it cannot be opened or is not a regular file).

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 
 namespace graphcost {
@@ -279,7 +280,7 @@ ByteBuffer ZipReader::read(const ZipMember& member) const {
                      std::to_string(member.uncompressed_size) + " bytes declared");
   }
   const uint64_t offset = data_offset(member);
-  if (member.method == 8) return inflate_member(member, offset);
+  if (member.method == 8) return inflate_member(member, offset, member.uncompressed_size);
   ByteBuffer bytes(static_cast<size_t>(member.compressed_size));  // inside the file: checked above
   source_.read(offset, bytes.size(), bytes.data(), "stored member data");
   const uint32_t crc = static_cast<uint32_t>(crc32_z(crc32(0, nullptr, 0), bytes.data(), bytes.size()));
@@ -290,7 +291,16 @@ ByteBuffer ZipReader::read(const ZipMember& member) const {
   return bytes;
 }
 
-ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset) const {
+ByteBuffer ZipReader::read_prefix(const ZipMember& member, size_t max_bytes) const {
+  const uint64_t offset = data_offset(member);
+  const size_t wanted = static_cast<size_t>(std::min<uint64_t>(max_bytes, member.uncompressed_size));
+  if (member.method == 8) return inflate_member(member, offset, wanted);
+  ByteBuffer bytes(std::min<size_t>(wanted, static_cast<size_t>(member.compressed_size)));
+  source_.read(offset, bytes.size(), bytes.data(), "stored member data");
+  return bytes;
+}
+
+ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset, uint64_t stop_after) const {
   const std::string field = "member '" + member.name + "'";
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw std::bad_alloc();
@@ -302,7 +312,7 @@ ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset) c
   const uint64_t declared = member.uncompressed_size;
   const uint64_t first_room = std::max(kMinimumInflateRoom,
                                        member.compressed_size * kInflateRoomPerCompressedByte);
-  ByteBuffer out(static_cast<size_t>(std::min(declared, first_room)));
+  ByteBuffer out(static_cast<size_t>(std::min({declared, first_room, std::max<uint64_t>(stop_after, 1)})));
   std::vector<uint8_t> chunk(static_cast<size_t>(
       std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
   uint64_t compressed_left = member.compressed_size;
@@ -340,6 +350,10 @@ ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset) c
       crc = crc32_z(crc, out.data() + produced, written);
       produced += written;
     }
+    if (produced >= stop_after && stop_after < declared) {  // a prefix: no size or CRC check
+      out.resize(static_cast<size_t>(stop_after));
+      return out;
+    }
     if (status == Z_STREAM_END) break;
     if (status == Z_NEED_DICT || status == Z_DATA_ERROR || status == Z_STREAM_ERROR) {
       throw InputError(source_.name(), field, "a valid deflate stream",
@@ -371,26 +385,12 @@ ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset) c
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-ZipWriter::ZipWriter(std::string path) : path_(std::move(path)), partial_path_(path_ + ".partial") {
-  file_ = std::fopen(partial_path_.c_str(), "wb");
-  if (file_ == nullptr) {
-    throw std::runtime_error(partial_path_ + ": cannot create file: " + std::strerror(errno));
-  }
-}
+ZipWriter::ZipWriter(std::string path, const std::vector<std::string>& inputs)
+    : file_(std::make_unique<AtomicFile>(std::move(path), inputs)) {}
 
-ZipWriter::~ZipWriter() {
-  if (file_ != nullptr) {
-    std::fclose(file_);
-    std::remove(partial_path_.c_str());
-  }
-}
+ZipWriter::~ZipWriter() = default;
 
-void ZipWriter::write_bytes(const void* data, size_t size) {
-  if (size > 0 && std::fwrite(data, 1, size, file_) != size) {
-    throw std::runtime_error(partial_path_ + ": write failed: " + std::strerror(errno));
-  }
-  written_ += size;
-}
+void ZipWriter::write_bytes(const void* data, size_t size) { file_->write(data, size); }
 
 namespace {
 
@@ -484,11 +484,7 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
   member.compressed_size = position() - data_start;
 
   header = local_header(member);
-  if (fseeko(file_, static_cast<off_t>(header_offset), SEEK_SET) != 0 ||
-      std::fwrite(header.data(), 1, header.size(), file_) != header.size() ||
-      fseeko(file_, 0, SEEK_END) != 0) {
-    throw std::runtime_error(partial_path_ + ": seek/write failed: " + std::strerror(errno));
-  }
+  file_->overwrite(header_offset, header.data(), header.size());
   members_.push_back(std::move(member));
 }
 
@@ -548,14 +544,8 @@ void ZipWriter::finish() {
   put_u16(out, 0);
   write_bytes(out.data(), out.size());
 
-  const bool flushed = std::fflush(file_) == 0;
-  const bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  if (!flushed || !closed || std::rename(partial_path_.c_str(), path_.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(partial_path_.c_str());
-    throw std::runtime_error(path_ + ": could not finish writing: " + reason);
-  }
+  file_->commit();
+  file_.reset();
 }
 
 }  // namespace graphcost

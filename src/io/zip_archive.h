@@ -8,15 +8,16 @@
 // merely declares: inflated output grows only as real data arrives.
 //
 // ZipWriter writes members with zip64 extras and a zip64 end record (as numpy does), a fixed
-// 1980-01-01 timestamp (same input, same bytes), into "<path>.partial", renamed onto <path> only by
-// finish(): an interrupted write never leaves a half file under the final name.
+// 1980-01-01 timestamp (same input, same bytes), through an AtomicFile: an interrupted write never
+// leaves a half file under the final name, nor a partial file beside it.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "io/byte_buffer.h"
 #include "io/byte_source.h"
 
@@ -42,10 +43,14 @@ class ZipReader {
 
   // The member's uncompressed bytes, CRC- and size-checked.
   ByteBuffer read(const ZipMember& member) const;
+  // Its first min(max_bytes, uncompressed size) bytes, inflating no more than that (unchecked:
+  // for reading a header before deciding whether to read the rest).
+  ByteBuffer read_prefix(const ZipMember& member, size_t max_bytes) const;
 
  private:
   uint64_t data_offset(const ZipMember& member) const;
-  ByteBuffer inflate_member(const ZipMember& member, uint64_t offset) const;
+  // Inflates until `stop_after` bytes (the declared size for a whole, checked member).
+  ByteBuffer inflate_member(const ZipMember& member, uint64_t offset, uint64_t stop_after) const;
 
   ByteSource source_;
   std::vector<ZipMember> members_;
@@ -60,7 +65,8 @@ struct ByteSpan {
 
 class ZipWriter {
  public:
-  explicit ZipWriter(std::string path);
+  // `inputs`: files this one must not replace (common/atomic_file.h).
+  explicit ZipWriter(std::string path, const std::vector<std::string>& inputs = {});
   ~ZipWriter();
   ZipWriter(const ZipWriter&) = delete;
   ZipWriter& operator=(const ZipWriter&) = delete;
@@ -74,11 +80,9 @@ class ZipWriter {
 
  private:
   void write_bytes(const void* data, size_t size);
-  uint64_t position() const { return written_; }
+  uint64_t position() const { return file_->written(); }
 
-  std::string path_, partial_path_;
-  std::FILE* file_ = nullptr;
-  uint64_t written_ = 0;
+  std::unique_ptr<AtomicFile> file_;  // null after finish()
   std::vector<ZipMember> members_;
 };
 

@@ -1,6 +1,7 @@
 #include "model/cost_model.h"
 
 #include <cmath>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
@@ -23,6 +24,10 @@ int config_width(const ModelConfig& config) {
   return config.kind == "tile" ? kTileConfigFeatureCount : kLayoutConfigFeatureCount * config.config_embedding;
 }
 
+// Trained weights stay far below this; larger ones (or NaN, Inf) would make every cost NaN or
+// infinite, and a ranking of NaNs is the identity order.
+constexpr float kMaxParameterMagnitude = 1e6f;
+
 int get_int(const nlohmann::json& json, const char* key, int low, int high) {
   if (!json.contains(key) || !json[key].is_number_integer()) {
     throw InputError("", std::string("model config.") + key, "an integer", json.contains(key) ? json[key].dump() : "missing");
@@ -31,7 +36,7 @@ int get_int(const nlohmann::json& json, const char* key, int low, int high) {
   const int value = static_cast<int>(std::max<int64_t>(std::min<int64_t>(wide, high + int64_t(1)), low - int64_t(1)));
   if (wide < low || wide > high) {
     throw InputError("", std::string("model config.") + key, "a value in [" + std::to_string(low) + ", " + std::to_string(high) + "]",
-                     std::to_string(value));
+                     json[key].dump());
   }
   return value;
 }
@@ -289,10 +294,15 @@ void CostModel::save(const std::string& path, const std::vector<std::pair<std::s
   write_npz(path, named, ZipCompression::Deflate);
 }
 
-CostModel CostModel::load(const std::string& path) {
-  const NpzFile npz = read_npz_file(path);
+CostModel CostModel::load(const std::string& path) { return load(ByteSource::open_file(path)); }
+
+CostModel CostModel::load(const ByteSource& source) {
+  const std::string& path = source.name();
+  NpzReadOptions meta_only;
+  meta_only.only = {"model_json"};
+  const NpzFile meta_npz = read_npz(source, meta_only);
   try {
-    const NpyArray* meta_array = npz.find("model_json");
+    const NpyArray* meta_array = meta_npz.find("model_json");
     if (meta_array == nullptr) throw InputError("", "model_json", "a graphcost model file", "no model_json member");
     const std::vector<uint8_t> bytes = meta_array->to_vector<uint8_t>(path, "model_json");
     const nlohmann::json meta = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
@@ -302,8 +312,25 @@ CostModel CostModel::load(const std::string& path) {
       throw InputError("", "model_json.version", std::to_string(kFormatVersion), std::to_string(meta.value("version", 0)));
     }
     const ModelConfig config = ModelConfig::from_json(meta.at("config"));
-    // Every parameter the config implies must be present with its shape before anything is
-    // allocated: a few bytes of JSON must not be able to demand gigabytes.
+    // Only the parameters the config implies are inflated, each after its npy header shows the
+    // shape the config gives it: neither a few bytes of JSON nor a member's header can demand
+    // gigabytes, and members the model does not use (a checkpoint's state) stay compressed.
+    NpzReadOptions parameters_only;
+    std::map<std::string, std::pair<int64_t, int64_t>> expected;
+    for (const auto& [name, rows, cols] : parameter_shapes(config)) {
+      parameters_only.only.push_back("param/" + name);
+      expected["param/" + name] = {rows, cols};
+    }
+    parameters_only.check_header = [&](const std::string& name, const NpyHeader& header) {
+      const auto& [rows, cols] = expected.at(name);
+      if (header.shape != std::vector<int64_t>{rows, cols}) {
+        std::string shape;
+        for (const int64_t dim : header.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
+        throw InputError("", name, "shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")",
+                         "shape (" + shape + ") in its npy header");
+      }
+    };
+    const NpzFile npz = read_npz(source, parameters_only);
     for (const auto& [name, rows, cols] : parameter_shapes(config)) {
       const NpyArray* array = npz.find("param/" + name);
       if (array == nullptr) throw InputError("", "param/" + name, "present", "missing");
@@ -338,6 +365,14 @@ CostModel CostModel::load(const std::string& path) {
                          "shape " + array->shape_text());
       }
       const std::vector<float> values = array->to_vector<float>(path, "param/" + p->name);
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (!(std::fabs(values[i]) <= kMaxParameterMagnitude)) {  // also NaN
+          throw InputError("", "param/" + p->name,
+                           "finite values of magnitude at most " + std::to_string(static_cast<int64_t>(kMaxParameterMagnitude)),
+                           std::to_string(values[i]) + " at row " + std::to_string(i / static_cast<size_t>(p->value.cols())) +
+                               ", column " + std::to_string(i % static_cast<size_t>(p->value.cols())));
+        }
+      }
       p->value = Eigen::Map<const nn::Matrix>(values.data(), p->value.rows(), p->value.cols());
     }
     return model;

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/tpu_graph.h"
+#include "io/byte_source.h"
 #include "io/npy_array.h"
 #include "model/feature_encoder.h"
 #include "model/graph_view.h"
@@ -117,6 +118,8 @@ class CostModel {
   // ignores members it does not know).
   void save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const;
   static CostModel load(const std::string& path);
+  // The same from bytes (a memory source, for the fuzzer and the browser); errors name source.name().
+  static CostModel load(const ByteSource& source);
 
  private:
   nn::Parameter& add_parameter(const std::string& name, int rows, int cols, float scale);

@@ -20,7 +20,14 @@ std::vector<float> read_floats(const nlohmann::json& json, const char* key, size
   std::vector<float> values;
   for (const auto& value : json[key]) {
     if (!value.is_number()) throw InputError("", std::string("feature_statistics.") + key, "numbers", value.dump().substr(0, 20));
-    values.push_back(value.get<float>());
+    // Means and scales of signed-log features: a scale is at most 1/sqrt(1e-12) (finish below).
+    const double number = value.get<double>();
+    if (!(std::fabs(number) <= 1e6) || (std::string(key).find("scale") != std::string::npos && number < 0)) {
+      throw InputError("", std::string("feature_statistics.") + key,
+                       "finite numbers of magnitude at most 1e6 (scales not negative)",
+                       value.dump().substr(0, 24) + " at index " + std::to_string(values.size()));
+    }
+    values.push_back(static_cast<float>(number));
   }
   return values;
 }

@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 
@@ -32,16 +34,9 @@ bool better(double a, const std::string& time_a, double b, const std::string& ti
 }
 
 void write_json_file(const nlohmann::json& json, const fs::path& path) {
-  const fs::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    if (!out) throw std::runtime_error(partial.string() + ": cannot create file");
-    // Team names come from folder names, which need not be UTF-8: replace invalid bytes with
-    // U+FFFD rather than failing the whole board.
-    out << json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out.flush()) throw std::runtime_error(partial.string() + ": write failed");
-  }
-  fs::rename(partial, path);
+  // Team names come from folder names, which need not be UTF-8: replace invalid bytes with U+FFFD
+  // rather than failing the whole board.
+  write_file_atomically(path.string(), json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 nlohmann::json number_or_null(double value) { return std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value); }
@@ -50,7 +45,7 @@ struct PendingSubmission {
   std::string team, timestamp, file;
 };
 
-std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& options) {
+std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& options, std::vector<std::string>& skipped) {
   std::vector<PendingSubmission> pending;
   if (!options.manifest.empty()) {
     std::ifstream in(options.manifest);
@@ -79,10 +74,20 @@ std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& option
   if (!fs::is_directory(options.submissions_dir, error)) {
     throw InputError(options.submissions_dir, "", "a folder of <team>/<UTC timestamp>.csv", "not a directory");
   }
+  // symlink_status, never status: a link is reported and skipped, not followed.
   for (const auto& team_dir : fs::directory_iterator(options.submissions_dir)) {
-    if (!team_dir.is_directory()) continue;
+    const fs::file_type team_type = team_dir.symlink_status().type();
+    if (team_type != fs::file_type::directory) {
+      if (team_type == fs::file_type::symlink) skipped.push_back(team_dir.path().string() + " (a symbolic link)");
+      continue;
+    }
     for (const auto& file : fs::directory_iterator(team_dir.path())) {
-      if (!file.is_regular_file() || file.path().extension() != ".csv") continue;
+      if (file.path().extension() != ".csv") continue;
+      const fs::file_type type = file.symlink_status().type();
+      if (type != fs::file_type::regular) {
+        skipped.push_back(file.path().string() + (type == fs::file_type::symlink ? " (a symbolic link)" : " (not a regular file)"));
+        continue;
+      }
       pending.push_back({team_dir.path().filename().string(), parse_submission_timestamp(file.path().stem().string()),
                          file.path().string()});
     }
@@ -103,20 +108,24 @@ std::string parse_submission_timestamp(const std::string& name) {
     digits = name.substr(0, 8) + name.substr(9, 6);
   }
   if (!all_digits(digits)) return "";
+  const int year = std::stoi(digits.substr(0, 4));
   const int month = std::stoi(digits.substr(4, 2)), day = std::stoi(digits.substr(6, 2));
   const int hour = std::stoi(digits.substr(8, 2)), minute = std::stoi(digits.substr(10, 2)),
             second = std::stoi(digits.substr(12, 2));
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return "";
+  if (year < 2000 || year > 2099 || month < 1 || month > 12) return "";
+  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+  const int days_in_month[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (day < 1 || day > days_in_month[month - 1] || hour > 23 || minute > 59 || second > 59) return "";
   return digits.substr(0, 4) + "-" + digits.substr(4, 2) + "-" + digits.substr(6, 2) + "T" + digits.substr(8, 2) +
          ":" + digits.substr(10, 2) + ":" + digits.substr(12, 2) + "Z";
 }
 
 Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options) {
-  std::vector<PendingSubmission> pending = list_submissions(options);
+  Leaderboard leaderboard;
+  std::vector<PendingSubmission> pending = list_submissions(options, leaderboard.skipped);
   std::stable_sort(pending.begin(), pending.end(), [](const PendingSubmission& a, const PendingSubmission& b) {
     return a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.team < b.team;
   });
-  Leaderboard leaderboard;
   leaderboard.final_board = options.final_board;
   std::map<std::pair<std::string, std::string>, int> scored_per_day;  // (team, date) -> count
   for (const PendingSubmission& item : pending) {
@@ -127,7 +136,7 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
     record.file = item.file;
     if (item.timestamp.empty()) {
       record.status = "invalid";
-      record.message = "file name is not a UTC timestamp (expected e.g. 2023-11-30T17-05-00Z.csv)";
+      record.message = "file name is not a UTC timestamp of 2000-2099 (expected e.g. 2023-11-30T17-05-00Z.csv)";
     } else if (scored_per_day[{item.team, item.timestamp.substr(0, 10)}] >= options.daily_cap) {
       record.status = "over daily cap";
       record.message = "more than " + std::to_string(options.daily_cap) + " scored submissions on " +
@@ -223,8 +232,10 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
 void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir) {
   const fs::path out(out_dir);
   fs::create_directories(out / "details");
+  std::set<std::string> written;
   for (const SubmissionRecord& record : leaderboard.submissions) {
     if (record.status != "scored") continue;
+    written.insert(std::to_string(record.number) + ".json");
     nlohmann::json detail = score_report_json(record.report, leaderboard.final_board);
     detail["number"] = record.number;
     detail["team"] = record.team;
@@ -232,6 +243,13 @@ void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_di
     write_json_file(detail, out / "details" / (std::to_string(record.number) + ".json"));
   }
   write_json_file(leaderboard_json(leaderboard), out / "leaderboard.json");
+  // Details of an earlier run that this one did not write: only files named <number>.json.
+  for (const auto& entry : fs::directory_iterator(out / "details")) {
+    const std::string name = entry.path().filename().string();
+    const bool numbered = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
+                          all_digits(name.substr(0, name.size() - 5));
+    if (numbered && !written.count(name)) fs::remove(entry.path());
+  }
 }
 
 }  // namespace graphcost

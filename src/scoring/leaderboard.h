@@ -56,15 +56,22 @@ struct Leaderboard {
   bool final_board = false;
   std::vector<TeamStanding> standings;
   std::vector<SubmissionRecord> submissions;
+  // Entries of the submissions folder that were not read: symbolic links (never followed, so no
+  // byte from outside the folder reaches a board) and other non-regular files.
+  std::vector<std::string> skipped;
 };
 
 // Throws InputError for an unreadable submissions folder or manifest; bad submissions are records.
 Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options);
-// Writes OUT/leaderboard.json and OUT/details/<number>.json (atomically each).
+// Writes OUT/leaderboard.json and OUT/details/<number>.json (atomically each), and removes any
+// other <number>.json left in OUT/details by an earlier run (a --final board's private scores must
+// not outlive it under a public one).
 void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir);
 nlohmann::json leaderboard_json(const Leaderboard& leaderboard);
 
-// "2023-11-30T17:05:00Z" from the accepted file-name forms; "" if `name` is none of them.
+// "2023-11-30T17:05:00Z" from the accepted file-name forms; "" if `name` is none of them or not a
+// real UTC time: calendar dates only (leap years counted), seconds 0-59, years 2000-2099 (a year
+// 0000 entry would win every tie).
 std::string parse_submission_timestamp(const std::string& name);
 
 }  // namespace graphcost

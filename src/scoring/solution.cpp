@@ -5,14 +5,16 @@
 #include <cstring>
 #include <string_view>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <random>
 #include <stdexcept>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "data/tpu_graph.h"
+#include "io/byte_source.h"
 
 namespace graphcost {
 namespace {
@@ -81,9 +83,7 @@ void Solution::rebuild_index() {
 Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed,
                             double public_fraction) {
   Solution solution;
-  for (const std::string& path : find_npz_files(data_dir)) {
-    const DatasetPath location = parse_dataset_path(path);
-    if (!location.in_tree() || !split_in_list(location.split, split)) continue;
+  for (const auto& [path, location] : find_split_files(data_dir, split)) {
     const TpuGraph graph = load_tpu_graph(path);
     if (graph.runtimes_hidden) {
       throw InputError(path, "config_runtime", "measured runtimes (a labelled split)",
@@ -94,12 +94,9 @@ Solution solution_from_tree(const std::string& data_dir, const std::string& spli
     entry.collection = location.collection;
     entry.runtime_ns = graph.config_runtime_ns;
     entry.normalizer_ns = graph.config_runtime_normalizers_ns;
-    if (solution.find(entry.id) != nullptr) {
-      throw InputError(path, "Kaggle ID", "one file per ID", "a second file for " + entry.id);
-    }
     solution.entries.push_back(std::move(entry));
-    solution.rebuild_index();
   }
+  solution.rebuild_index();
   if (solution.entries.empty()) {
     throw InputError(data_dir, "split '" + split + "'", "labelled .npz files in the TpuGraphs tree",
                      "none found");
@@ -127,23 +124,19 @@ void assign_usage(Solution& solution, uint64_t seed, double public_fraction) {
 }
 
 void write_solution(const Solution& solution, const std::string& path) {
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    if (!out) throw std::runtime_error(partial + ": cannot create file");
-    out << "ID,Usage,Runtimes,Normalizers\n";
-    for (const SolutionEntry& entry : solution.entries) {
-      out << entry.id << ',' << usage_name(entry.usage) << ',' << join(entry.runtime_ns) << ','
-          << join(entry.normalizer_ns) << '\n';
-    }
-    if (!out.flush()) throw std::runtime_error(partial + ": write failed");
+  std::string text = "ID,Usage,Runtimes,Normalizers\n";
+  for (const SolutionEntry& entry : solution.entries) {
+    text += entry.id + ',' + usage_name(entry.usage) + ',' + join(entry.runtime_ns) + ',' + join(entry.normalizer_ns) + '\n';
   }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot move into place");
+  write_file_atomically(path, text);
 }
 
 Solution read_solution(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "a readable solution file", "cannot open");
+  // Through ByteSource: a regular file only (a FIFO would block; common/byte_source.h).
+  const ByteSource source = ByteSource::open_file(path);
+  std::string bytes(static_cast<size_t>(source.size()), '\0');
+  source.read(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data()), "solution");
+  std::istringstream in(std::move(bytes));
   std::string line;
   if (!std::getline(in, line) || (line != "ID,Usage,Runtimes,Normalizers" && line != "ID,Usage,Runtimes,Normalizers\r")) {
     throw InputError(path, "line 1", "the header 'ID,Usage,Runtimes,Normalizers'", "'" + line.substr(0, 60) + "'");

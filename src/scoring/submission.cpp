@@ -7,6 +7,10 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "common/atomic_file.h"
+#include "common/input_error.h"
+#include "io/byte_source.h"
+
 namespace graphcost {
 namespace {
 
@@ -269,24 +273,25 @@ SubmissionCheck check_submission_text(const std::string& text, const Solution& s
 }
 
 SubmissionCheck check_submission_file(const std::string& path, const Solution& solution) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
+  auto refused = [](std::string message) {
     SubmissionCheck check;
-    check.errors.push_back({0, 0, "cannot open the file"});
+    check.errors.push_back({0, 0, std::move(message)});
     check.error_count = 1;
     return check;
+  };
+  std::string text;
+  try {
+    // A regular file only: a FIFO would block, a directory has no bytes (common/byte_source.h).
+    const ByteSource source = ByteSource::open_file(path);
+    if (source.size() > kMaxSubmissionBytes) {
+      return refused("file of " + std::to_string(source.size()) + " bytes exceeds the " +
+                     std::to_string(kMaxSubmissionBytes >> 20) + " MiB limit");
+    }
+    text.resize(static_cast<size_t>(source.size()));
+    source.read(0, text.size(), reinterpret_cast<uint8_t*>(text.data()), "submission");
+  } catch (const InputError& error) {
+    return refused("cannot read the file: expected " + error.expected() + ", got " + error.actual());
   }
-  const std::streamoff size = in.tellg();
-  if (size < 0 || static_cast<uint64_t>(size) > kMaxSubmissionBytes) {
-    SubmissionCheck check;
-    check.errors.push_back({0, 0, "file of " + std::to_string(size) + " bytes exceeds the " +
-                                      std::to_string(kMaxSubmissionBytes >> 20) + " MiB limit"});
-    check.error_count = 1;
-    return check;
-  }
-  std::string text(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  in.read(text.data(), size);
   return check_submission_text(text, solution);
 }
 
@@ -296,24 +301,18 @@ namespace graphcost {
 
 void write_submission_file(const std::string& path, std::vector<SubmissionRow> rows) {
   std::sort(rows.begin(), rows.end(), [](const SubmissionRow& a, const SubmissionRow& b) { return a.id < b.id; });
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    if (!out) throw std::runtime_error(partial + ": cannot create file");
-    out << "ID,TopConfigs\n";
-    for (const SubmissionRow& row : rows) {
-      const bool tile = row.id.rfind("tile:", 0) == 0;
-      const size_t count = tile ? std::min<size_t>(5, row.predicted_order.size()) : row.predicted_order.size();
-      out << row.id << ',';
-      for (size_t i = 0; i < count; ++i) {
-        if (i > 0) out << ';';
-        out << row.predicted_order[i];
-      }
-      out << '\n';
+  std::string text = "ID,TopConfigs\n";
+  for (const SubmissionRow& row : rows) {
+    const bool tile = row.id.rfind("tile:", 0) == 0;
+    const size_t count = tile ? std::min<size_t>(5, row.predicted_order.size()) : row.predicted_order.size();
+    text += row.id + ',';
+    for (size_t i = 0; i < count; ++i) {
+      if (i > 0) text += ';';
+      text += std::to_string(row.predicted_order[i]);
     }
-    if (!out.flush()) throw std::runtime_error(partial + ": write failed");
+    text += '\n';
   }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot move into place");
+  write_file_atomically(path, text);
 }
 
 }  // namespace graphcost

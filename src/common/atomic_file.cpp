@@ -1,0 +1,81 @@
+#include "common/atomic_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/input_error.h"
+
+namespace graphcost {
+
+void check_output_path(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat target {};
+  if (::stat(output.c_str(), &target) != 0) return;  // does not exist yet: nothing to compare
+  if (S_ISDIR(target.st_mode)) {
+    throw InputError(output, "", "a file path to write", "a directory");
+  }
+  for (const std::string& input : inputs) {
+    struct stat source {};
+    if (::stat(input.c_str(), &source) == 0 && source.st_dev == target.st_dev && source.st_ino == target.st_ino) {
+      throw InputError(output, "", "an output path other than the inputs",
+                       input == output ? "the input file itself" : "the input file " + input);
+    }
+  }
+}
+
+AtomicFile::AtomicFile(std::string path, const std::vector<std::string>& inputs)
+    : path_(std::move(path)), partial_path_(path_ + ".partial") {
+  check_output_path(path_, inputs);
+  file_ = std::fopen(partial_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw std::runtime_error(partial_path_ + ": cannot create file: " + std::strerror(errno));
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    std::remove(partial_path_.c_str());
+  }
+}
+
+void AtomicFile::write(const void* data, size_t size) {
+  if (size > 0 && std::fwrite(data, 1, size, file_) != size) {
+    throw std::runtime_error(partial_path_ + ": write failed: " + std::strerror(errno));
+  }
+  written_ += size;
+}
+
+void AtomicFile::overwrite(uint64_t offset, const void* data, size_t size) {
+  if (offset + size > written_ || fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 ||
+      std::fwrite(data, 1, size, file_) != size || fseeko(file_, 0, SEEK_END) != 0) {
+    throw std::runtime_error(partial_path_ + ": seek/write failed: " + std::strerror(errno));
+  }
+}
+
+void AtomicFile::commit() {
+  const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  const int error = errno;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!flushed || !closed) {
+    std::remove(partial_path_.c_str());
+    throw std::runtime_error(partial_path_ + ": write failed: " + std::strerror(flushed ? errno : error));
+  }
+  if (std::rename(partial_path_.c_str(), path_.c_str()) != 0) {
+    const int rename_error = errno;
+    std::remove(partial_path_.c_str());
+    throw std::runtime_error(path_ + ": cannot move " + partial_path_ + " into place: " + std::strerror(rename_error));
+  }
+}
+
+void write_file_atomically(const std::string& path, std::string_view bytes, const std::vector<std::string>& inputs) {
+  AtomicFile file(path, inputs);
+  file.write(bytes);
+  file.commit();
+}
+
+}  // namespace graphcost
