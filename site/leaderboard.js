@@ -25,6 +25,19 @@ function svgEl(tag, attributes = {}, text) {
   return node;
 }
 
+// Math.min(...values) passes every value as an argument: past ~100k values it overflows the call
+// stack ("Maximum call stack size exceeded"). These loop instead.
+function minOf(values, start = Infinity) {
+  let result = start;
+  for (const v of values) if (v < result) result = v;
+  return result;
+}
+function maxOf(values, start = -Infinity) {
+  let result = start;
+  for (const v of values) if (v > result) result = v;
+  return result;
+}
+
 function formatScore(value) {
   return value === null || value === undefined ? "–" : value.toFixed(4);
 }
@@ -102,13 +115,16 @@ function renderStandings(board) {
 
 function renderHistory(board) {
   const scoreKey = board.board === "private" ? "private" : "public";
-  const scored = board.submissions.filter((s) => s.status === "scored" && s[scoreKey] !== null);
+  // A timestamp that does not parse (the evaluator refuses them; older or foreign data may hold
+  // one) is left out of the chart rather than turning every coordinate into NaN.
+  const scored = board.submissions.filter((s) => s.status === "scored" && s[scoreKey] !== null &&
+    Number.isFinite(Date.parse(s.timestamp)));
   if (scored.length === 0) return;
   const teams = board.teams.filter((t) => t.entries > 0).slice(0, PALETTE.length).map((t) => t.team);
   const times = scored.map((s) => Date.parse(s.timestamp));
-  const t0 = Math.min(...times), t1 = Math.max(...times, t0 + 1);
+  const t0 = minOf(times), t1 = maxOf(times, t0 + 1);
   const values = scored.map((s) => s[scoreKey]);
-  let lo = Math.min(...values), hi = Math.max(...values);
+  let lo = minOf(values), hi = maxOf(values);
   if (hi - lo < 1e-9) { lo -= 0.5; hi += 0.5; }
   const W = 900, H = 300, left = 60, right = 180, top = 15, bottom = 35;
   const x = (t) => left + (W - left - right) * (t - t0) / (t1 - t0);
@@ -187,7 +203,7 @@ async function renderSpread(number) {
   const graphs = detail.graphs.filter((g) => !g.skipped);
   const collections = [...new Set(graphs.map((g) => g.collection))];
   const values = graphs.map((g) => g.score);
-  let lo = Math.min(...values, 0), hi = Math.max(...values, 1);
+  let lo = minOf(values, 0), hi = maxOf(values, 1);
   const W = 900, rowH = 44, left = 170, right = 20, H = 30 + rowH * Math.max(1, collections.length);
   const x = (v) => left + (W - left - right) * (v - lo) / (hi - lo);
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "per-graph scores" });
@@ -248,11 +264,18 @@ async function main() {
   }
   document.getElementById("board-summary").textContent =
     `${board.board === "private" ? "Private (final)" : "Public"} board · ${board.teams.length} teams · ${board.submissions.length} submissions`;
-  renderStandings(board);
-  renderHistory(board);
-  renderCollectionTops(board);
-  await renderSpreadSelector(board);
-  window.leaderboardState = { loaded: true, teams: board.teams.length };
+  // Each section on its own: one that fails on odd data must not take the others with it.
+  const failed = [];
+  for (const [name, render] of [["standings", renderStandings], ["history", renderHistory],
+    ["collections", renderCollectionTops], ["spread", renderSpreadSelector]]) {
+    try {
+      await render(board);
+    } catch (error) {
+      failed.push(`${name}: ${error.message}`);
+    }
+  }
+  if (failed.length) showMessage(`Some sections could not be drawn (${failed.join("; ")}).`);
+  window.leaderboardState = { loaded: true, teams: board.teams.length, failed };
 }
 
 main();

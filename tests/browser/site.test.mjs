@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { artifactsDir, launchChromium, repoRoot, serveStatic } from "./browser_support.mjs";
@@ -126,5 +126,30 @@ test("missing data gives a clear message", async () => {
   assert.equal(await page.isVisible("#message"), true);
   assert.match(await page.textContent("#message"), /No leaderboard data could be loaded from missing\/leaderboard\.json/);
   assert.equal(await page.isVisible("#standings-section"), false);
+  await page.close();
+});
+
+test("a board of 150,000 submissions with a bad timestamp draws every section", async () => {
+  // Math.min(...values) overflowed the call stack past ~100k values, and one unparsable timestamp
+  // hid the history and everything after it.
+  const teams = Array.from({ length: 50 }, (_, i) => ({
+    rank: i + 1, team: `team-${i}`, score: 0.5 - i / 1000, collections: {}, entries: 3000, failed: 0,
+    last_submission: "2023-11-30T00:00:00Z", best_submission: i + 1,
+  }));
+  const submissions = Array.from({ length: 150000 }, (_, i) => ({
+    number: i + 1, team: `team-${i % 50}`, status: "scored", public: (i % 997) / 2000,
+    timestamp: new Date(Date.UTC(2023, 10, 1) + i * 1000).toISOString().replace(/\.\d+Z$/, "Z"),
+  }));
+  submissions[7].timestamp = "0000-02-31T00:00:60Z";
+  mkdirSync(join(work, "data", "big"), { recursive: true });
+  writeFileSync(join(work, "data", "big", "leaderboard.json"), JSON.stringify({
+    format: "graphcost-leaderboard-1", board: "public", collections: board.collections, teams, submissions,
+  }));
+  mkdirSync(join(work, "data", "big", "details"), { recursive: true });
+  writeFileSync(join(work, "data", "big", "details", "1.json"), JSON.stringify({ graphs: [] }));
+  const { page, problems } = await openPage("?data=data/big/leaderboard.json");
+  assert.deepEqual(await page.evaluate(() => window.leaderboardState), { loaded: true, teams: 50, failed: [] });
+  assert.deepEqual(problems, []);
+  assert.equal(await page.locator("#history-chart svg polyline").count() > 0, true);
   await page.close();
 });
