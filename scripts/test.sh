@@ -36,8 +36,8 @@ stage "native release build"
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release
 
-stage "native release tests (all)"
-ctest --preset native-release -j2
+stage "native release tests (all but the slow label)"
+ctest --preset native-release -j2 -LE slow
 
 stage "sanitizer build (ASan + UBSan)"
 cmake --preset native-debug-sanitize >/dev/null
