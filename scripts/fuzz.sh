@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# Runs a libFuzzer target for a number of seconds (not part of the default test run).
-# Usage: scripts/fuzz.sh [TARGET=fuzz_npz_reader|fuzz_submission_parser] [SECONDS=60]
+# Runs libFuzzer targets for a number of seconds each (not part of the default test run).
+# Usage: scripts/fuzz.sh [TARGET=all|fuzz_npz_reader|fuzz_submission_parser|fuzz_model_loader] [SECONDS=60]
+# "all" (the default) runs every target in turn, SECONDS each, and stops at the first failure.
 # The corpus lives in build/fuzz/corpus/TARGET, seeded with the small shared TpuGraphs files
-# (npz reader) or with small valid and broken submissions (submission parser).
+# (npz reader), small valid and broken submissions (submission parser) or the shipped models
+# (model loader).
 # Crashes are written to build/fuzz/crashes/. Allocations over 100 MB count as failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:-fuzz_npz_reader}
+target=${1:-all}
 seconds=${2:-60}
+if [ "$target" = all ]; then
+  for each in fuzz_npz_reader fuzz_submission_parser fuzz_model_loader; do
+    echo "=== $each, $seconds s ==="
+    bash "$0" "$each" "$seconds"
+  done
+  exit 0
+fi
 data=${GRAPHCOST_DATA:-$(cd .. && pwd)/shared/data}
 bash scripts/setup.sh >/dev/null
 cmake --preset fuzz >/dev/null
@@ -21,7 +30,9 @@ if [ -z "$(ls -A "$corpus")" ]; then
     fuzz_submission_parser)
       printf 'ID,TopConfigs\ntile:xla:a,3;1;0;2;4\nlayout:xla:default:b,5;4;3;2;1;0\nlayout:nlp:random:c,0;1;2\n' >"$corpus/valid.csv"
       printf '\xef\xbb\xbfID,TopConfigs\r\n"tile:xla:a","1"\r\nlayout:nlp:random:c,2;1\r\n' >"$corpus/broken.csv" ;;
+    fuzz_model_loader)
+      cp models/*.npz "$corpus/" ;;
   esac
 fi
-exec "build/fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -malloc_limit_mb=100 \
+"build/fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -malloc_limit_mb=100 \
   -rss_limit_mb=2048 -timeout=10 -artifact_prefix=build/fuzz/crashes/ -print_final_stats=1
