@@ -69,3 +69,20 @@ TEST_CASE("npy headers are read from a prefix, with the total size they declare"
   CHECK(parsed.total_bytes() == header.size() + 160);
   CHECK_THROWS_WITH(NpyArray::parse_header(header.data(), 20, "a.npy"), Catch::Contains("header length"));
 }
+
+TEST_CASE("npz: a member whose npy header is longer than the first read still loads", "[npz]") {
+  // A version 2.0 header padded to 6,000 bytes: more than the 4 KiB first read of each member.
+  std::string dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }";
+  dict += std::string(6000 - 12 - dict.size() - 1, ' ') + "\n";
+  std::string member = std::string("\x93NUMPY\x02\x00", 8);
+  for (int shift = 0; shift < 32; shift += 8) member += static_cast<char>((dict.size() >> shift) & 0xff);
+  member += dict;
+  for (const int64_t value : {7, 8, 9}) member.append(reinterpret_cast<const char*>(&value), 8);
+  const std::string path = testing::scratch_dir("npz_long_header") + "/long.npz";
+  ZipWriter writer(path);
+  writer.add("values.npy", {{reinterpret_cast<const uint8_t*>(member.data()), member.size()}}, ZipCompression::Deflate);
+  writer.finish();
+  const NpzFile npz = read_npz_file(path);
+  REQUIRE(npz.find("values") != nullptr);
+  CHECK(npz.find("values")->to_vector<int64_t>("long.npz", "values") == std::vector<int64_t>{7, 8, 9});
+}

@@ -329,6 +329,13 @@ NpyArray NpyArray::parse(const std::vector<uint8_t>& bytes, const std::string& n
   return parse(ByteBuffer(bytes.data(), bytes.size()), name);
 }
 
+size_t NpyArray::header_bytes_needed(const uint8_t* bytes, size_t size) {
+  if (size < 12 || std::memcmp(bytes, kMagic, kMagicSize) != 0) return 0;
+  if (bytes[6] == 1) return 10 + (bytes[8] | (bytes[9] << 8));
+  return 12 + (static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) |
+               (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24));
+}
+
 NpyHeader NpyArray::parse_header(const uint8_t* bytes, size_t size, const std::string& name) {
   const std::string prefix = name + ": npy ";
   if (size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0) {

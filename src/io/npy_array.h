@@ -44,6 +44,9 @@ class NpyArray {
   // Parses the header at the start of `bytes` (a prefix of a .npy file suffices: kMaxHeaderBytes
   // more than the header is never needed). Throws InputError naming `name` and the header field.
   static NpyHeader parse_header(const uint8_t* bytes, size_t size, const std::string& name);
+  // How many leading bytes hold the whole header, from the first 12 (0 when they are too few or
+  // not an npy start: parse_header then says what is wrong).
+  static size_t header_bytes_needed(const uint8_t* bytes, size_t size);
   // Headers longer than this are refused (numpy's own reader refuses those over 10,000 bytes).
   static constexpr size_t kMaxHeaderBytes = 1u << 20;
 

@@ -40,7 +40,10 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
         continue;  // never inflated
       }
       const std::string field = "member '" + member.name + "'";
-      const ByteBuffer prefix = archive.read_prefix(member, NpyArray::kMaxHeaderBytes + 16);
+      // Headers are ~128 bytes: 4 KiB almost always holds one; a longer one is read again whole.
+      ByteBuffer prefix = archive.read_prefix(member, 4096);
+      const size_t needed = NpyArray::header_bytes_needed(prefix.data(), prefix.size());
+      if (needed > prefix.size()) prefix = archive.read_prefix(member, std::min(needed, NpyArray::kMaxHeaderBytes + 16));
       const NpyHeader header = NpyArray::parse_header(prefix.data(), prefix.size(), member.name);
       if (header.total_bytes() != member.uncompressed_size) {
         std::string shape;
