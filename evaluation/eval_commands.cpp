@@ -46,7 +46,7 @@ int run_score(const ScoreOptions& options) {
   const SubmissionCheck check = check_submission_file(options.submission, solution);
   if (!check.valid()) {
     std::fprintf(stderr, "invalid submission: %zu error%s\n%s", check.error_count, check.error_count == 1 ? "" : "s",
-                 check.format_errors(options.submission).c_str());
+                 check.format_errors(printable(options.submission)).c_str());
     if (!options.json_out.empty()) {
       nlohmann::json errors = nlohmann::json::array();
       for (const SubmissionError& e : check.errors) errors.push_back({{"line", e.line}, {"column", e.column}, {"message", e.message}});
