@@ -315,15 +315,17 @@ int64_t NpyArray::element_count() const {
   return count;
 }
 
-std::string NpyArray::shape_text() const {
+std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "(";
-  for (size_t k = 0; k < shape_.size(); ++k) {
+  for (size_t k = 0; k < shape.size(); ++k) {
     if (k > 0) text += ", ";
-    text += std::to_string(shape_[k]);
+    text += std::to_string(shape[k]);
   }
-  if (shape_.size() == 1) text += ",";
+  if (shape.size() == 1) text += ",";
   return text + ")";
 }
+
+std::string NpyArray::shape_text() const { return graphcost::shape_text(shape_); }
 
 NpyArray NpyArray::parse(const std::vector<uint8_t>& bytes, const std::string& name) {
   return parse(ByteBuffer(bytes.data(), bytes.size()), name);
@@ -399,17 +401,13 @@ NpyHeader NpyArray::parse_header(const uint8_t* bytes, size_t size, const std::s
   int64_t count = 1;
   for (int64_t dim : header.shape) {
     if (!checked_multiply(count, dim, count)) {
-      NpyArray shown;
-      shown.shape_ = header.shape;
-      throw InputError("", prefix + "header 'shape'", "an element count below 2^63", shown.shape_text());
+      throw InputError("", prefix + "header 'shape'", "an element count below 2^63", graphcost::shape_text(header.shape));
     }
   }
   int64_t data_bytes = 0;
   if (!checked_multiply(count, static_cast<int64_t>(dtype_size(header.dtype)), data_bytes)) {
-    NpyArray shown;
-    shown.shape_ = header.shape;
     throw InputError("", prefix + "header 'shape'", "a size below 2^63 bytes",
-                     shown.shape_text() + " of " + dtype_name(header.dtype));
+                     graphcost::shape_text(header.shape) + " of " + dtype_name(header.dtype));
   }
   header.data_offset = header_start + header_size;
   header.data_bytes = static_cast<uint64_t>(data_bytes);

@@ -27,6 +27,9 @@ size_t dtype_size(DType dtype);        // bytes per element
 template <typename T>
 DType dtype_of();  // DType for bool, uint8_t, int8_t, int16_t, int32_t, int64_t, float, double
 
+// "(21918, 140)", "(3,)": a shape as numpy prints it.
+std::string shape_text(const std::vector<int64_t>& shape);
+
 // What a .npy header declares: enough to know an array's size before any of its data is read.
 struct NpyHeader {
   DType dtype = DType::Float32;

@@ -46,11 +46,9 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
       if (needed > prefix.size()) prefix = archive.read_prefix(member, std::min(needed, NpyArray::kMaxHeaderBytes + 16));
       const NpyHeader header = NpyArray::parse_header(prefix.data(), prefix.size(), member.name);
       if (header.total_bytes() != member.uncompressed_size) {
-        std::string shape;
-        for (const int64_t dim : header.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
         throw InputError(name, field,
-                         "the " + std::to_string(header.total_bytes()) + " bytes its npy header declares (shape (" +
-                             shape + ") of " + dtype_name(header.dtype) + " + " + std::to_string(header.data_offset) +
+                         "the " + std::to_string(header.total_bytes()) + " bytes its npy header declares (shape " +
+                             shape_text(header.shape) + " of " + dtype_name(header.dtype) + " + " + std::to_string(header.data_offset) +
                              " header bytes) as its zip size",
                          std::to_string(member.uncompressed_size) + " bytes in the zip directory");
       }

@@ -324,10 +324,8 @@ CostModel CostModel::load(const ByteSource& source) {
     parameters_only.check_header = [&](const std::string& name, const NpyHeader& header) {
       const auto& [rows, cols] = expected.at(name);
       if (header.shape != std::vector<int64_t>{rows, cols}) {
-        std::string shape;
-        for (const int64_t dim : header.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
         throw InputError("", name, "shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")",
-                         "shape (" + shape + ") in its npy header");
+                         "shape " + shape_text(header.shape) + " in its npy header");
       }
     };
     const NpzFile npz = read_npz(source, parameters_only);
