@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
     }
   }
   if (file.empty()) {
-    std::fprintf(stderr, "usage: bench_model FILE.npz [--model M | --hidden H --layers L --hops K] [--repeat R] [--sample S] [--configs B]\n");
+    std::fprintf(stderr,
+                 "usage: bench_model FILE.npz [--model M | --hidden H --layers L --hops K] [--repeat R] [--sample S] [--configs B]\n");
     return 2;
   }
   try {
@@ -88,10 +89,11 @@ int main(int argc, char** argv) {
         model.forward(tape, prepared, chunk);
       }
     });
-    std::printf("{\"file\": \"%s\", \"view_rows\": %d, \"configs\": %d, \"hidden\": %d, \"layers\": %d, \"hops\": %d, \"prepare_ms\": %.3f, "
-                "\"forward_per_1000_configs_ms\": %.3f",
-                file.c_str(), prepared.view.size(), graph.config_count, model.config().hidden, model.config().layers,
-                model.config().hops, prepare_s * 1e3, forward_s / static_cast<double>(sampled.size()) * 1000 * 1e3);
+    std::printf(
+        "{\"file\": \"%s\", \"view_rows\": %d, \"configs\": %d, \"hidden\": %d, \"layers\": %d, \"hops\": %d, \"prepare_ms\": %.3f, "
+        "\"forward_per_1000_configs_ms\": %.3f",
+        file.c_str(), prepared.view.size(), graph.config_count, model.config().hidden, model.config().layers, model.config().hops,
+        prepare_s * 1e3, forward_s / static_cast<double>(sampled.size()) * 1000 * 1e3);
     if (graph.kind == GraphKind::Layout && what != "train") {
       std::vector<double> rows;
       double setup_s = 0;

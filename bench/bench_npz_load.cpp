@@ -46,9 +46,9 @@ int main(int argc, char** argv) {
   std::sort(seconds.begin(), seconds.end());
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
-  std::printf("{\"median_ms\": %.3f, \"min_ms\": %.3f, \"peak_rss_kib\": %ld, \"baseline_rss_kib\": %ld, "
-              "\"array_bytes\": %zu, \"repeat\": %d}\n",
-              seconds[seconds.size() / 2] * 1e3, seconds.front() * 1e3, usage.ru_maxrss, baseline_kib,
-              total_bytes, repeat);
+  std::printf(
+      "{\"median_ms\": %.3f, \"min_ms\": %.3f, \"peak_rss_kib\": %ld, \"baseline_rss_kib\": %ld, "
+      "\"array_bytes\": %zu, \"repeat\": %d}\n",
+      seconds[seconds.size() / 2] * 1e3, seconds.front() * 1e3, usage.ru_maxrss, baseline_kib, total_bytes, repeat);
   return 0;
 }

@@ -56,7 +56,8 @@ int make(const std::string& dir, uint64_t seed) {
     solution.entries.push_back(std::move(entry));
     rows.push_back({id, order});
   };
-  for (int i = 0; i < 844; ++i) add("tile:xla:t" + std::to_string(i), static_cast<int>(std::exp(std::log(10.0) + (random() % 1000) / 1000.0 * std::log(300.0))));
+  for (int i = 0; i < 844; ++i)
+    add("tile:xla:t" + std::to_string(i), static_cast<int>(std::exp(std::log(10.0) + (random() % 1000) / 1000.0 * std::log(300.0))));
   for (const char* search : {"default", "random"}) {
     for (int i = 0; i < 8; ++i) add(std::string("layout:xla:") + search + ":x" + std::to_string(i), 1000);
     for (int i = 0; i < 17; ++i) add(std::string("layout:nlp:") + search + ":n" + std::to_string(i), 1000);

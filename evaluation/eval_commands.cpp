@@ -30,14 +30,13 @@ Solution load_solution(const SolutionSource& source) {
 }  // namespace
 
 int run_make_solution(const MakeSolutionOptions& options) {
-  const Solution solution = solution_from_tree(options.source.path, options.source.split, options.source.seed,
-                                               options.source.public_fraction);
+  const Solution solution =
+      solution_from_tree(options.source.path, options.source.split, options.source.seed, options.source.public_fraction);
   write_solution(solution, options.out);
   size_t public_count = 0;
   for (const SolutionEntry& entry : solution.entries) public_count += entry.usage == Usage::Public;
-  std::printf("wrote %s: %zu graphs of split '%s' (%zu Public, %zu Private)\n", options.out.c_str(),
-              solution.entries.size(), options.source.split.c_str(), public_count,
-              solution.entries.size() - public_count);
+  std::printf("wrote %s: %zu graphs of split '%s' (%zu Public, %zu Private)\n", options.out.c_str(), solution.entries.size(),
+              options.source.split.c_str(), public_count, solution.entries.size() - public_count);
   return 0;
 }
 
@@ -52,7 +51,8 @@ int run_score(const ScoreOptions& options) {
       for (const SubmissionError& e : check.errors) errors.push_back({{"line", e.line}, {"column", e.column}, {"message", e.message}});
       write_file_atomically(options.json_out,
                             nlohmann::json({{"status", "invalid"}, {"error_count", check.error_count}, {"errors", errors}})
-                                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+                                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                "\n");
     }
     return 2;
   }
@@ -78,9 +78,8 @@ int run_leaderboard(const LeaderboardCommandOptions& options) {
     std::fprintf(stderr, "warning: skipped %s\n", printable(skipped).c_str());
   }
   write_leaderboard(leaderboard, options.out);
-  std::printf("%s board: %zu teams, %zu submissions -> %s/leaderboard.json\n",
-              options.final_board ? "private" : "public", leaderboard.standings.size(),
-              leaderboard.submissions.size(), options.out.c_str());
+  std::printf("%s board: %zu teams, %zu submissions -> %s/leaderboard.json\n", options.final_board ? "private" : "public",
+              leaderboard.standings.size(), leaderboard.submissions.size(), options.out.c_str());
   for (const TeamStanding& team : leaderboard.standings) {
     std::printf("%4d  %-32s %s  (%d entries)\n", team.rank, printable(team.team).c_str(),
                 std::isnan(team.score) ? "       -" : std::to_string(team.score).c_str(), team.entries);

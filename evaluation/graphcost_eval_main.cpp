@@ -41,11 +41,13 @@ int main(int argc, char** argv) {
   CLI::App* leaderboard_command = app.add_subcommand("leaderboard", "Score every team's submissions into leaderboard JSON for site/");
   add_solution_options(leaderboard_command, leaderboard.solution, "--solution");
   auto* dir_option = leaderboard_command->add_option("--submissions", leaderboard.submissions_dir, "folder of <team>/<UTC timestamp>.csv");
-  auto* manifest_option = leaderboard_command->add_option("--manifest", leaderboard.manifest, "CSV team,timestamp,path instead of a folder");
+  auto* manifest_option =
+      leaderboard_command->add_option("--manifest", leaderboard.manifest, "CSV team,timestamp,path instead of a folder");
   dir_option->excludes(manifest_option);
   leaderboard_command->add_option("--out", leaderboard.out, "output folder (leaderboard.json, details/)")->required();
   leaderboard_command->add_flag("--final", leaderboard.final_board, "the private board (end of competition)");
-  leaderboard_command->add_option("--daily-cap", leaderboard.daily_cap, "scored submissions per team and UTC day")->check(CLI::PositiveNumber);
+  leaderboard_command->add_option("--daily-cap", leaderboard.daily_cap, "scored submissions per team and UTC day")
+      ->check(CLI::PositiveNumber);
 
   graphcost::BaselineOptions baseline;
   CLI::App* baseline_command = app.add_subcommand("baseline", "Write a valid submission from a model-free strategy");

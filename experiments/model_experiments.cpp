@@ -61,7 +61,8 @@ using Results = std::map<std::string, std::vector<double>>;
 
 // Trains and scores every method once: fit on `train`, metric averaged over `tests`.
 void run_methods(const std::string& name, const std::string& collection, const std::vector<GraphConfigs>& train,
-                 const std::vector<GraphConfigs>& tests, ConfigEncoding encoding, const Settings& settings, uint64_t seed, Results& results) {
+                 const std::vector<GraphConfigs>& tests, ConfigEncoding encoding, const Settings& settings, uint64_t seed,
+                 Results& results) {
   std::map<std::string, double> sums;
   auto add = [&](const std::string& method, const GraphConfigs& test, const std::vector<float>& cost) {
     sums[method] += ranking_metric(*test.graph, test.configs, cost) / static_cast<double>(tests.size());
@@ -88,8 +89,8 @@ void run_methods(const std::string& name, const std::string& collection, const s
     models.emplace_back(options.model, fit_feature_statistics(train_graphs));
     const auto start = std::chrono::steady_clock::now();
     fit_model(models.back(), train, {}, options);
-    std::fprintf(stderr, "  (%s) seed %llu  %d-layer model trained in %.1f s\n", name.c_str(), static_cast<unsigned long long>(seed), layers,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::fprintf(stderr, "  (%s) seed %llu  %d-layer model trained in %.1f s\n", name.c_str(), static_cast<unsigned long long>(seed),
+                 layers, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   for (const GraphConfigs& test : tests) {
     add(kMethods[0], test, order_costs(baseline_order(*test.graph, "random", seed), test.configs));
@@ -171,15 +172,18 @@ int run_generated(const Settings& settings) {
       if (!g.runtimes_hidden && g.config_count >= 2) valid.push_back({&g, all});
     }
     if (train.empty() || valid.empty()) {
-      std::fprintf(stderr, "model_experiments: %s has no labelled train or valid files under %s; skipped\n", collection, settings.data.c_str());
+      std::fprintf(stderr, "model_experiments: %s has no labelled train or valid files under %s; skipped\n", collection,
+                   settings.data.c_str());
       continue;
     }
     for (int s = 0; s < settings.seeds; ++s) {
-      run_methods(collection, collection, train, valid, ConfigEncoding::Histogram, settings, static_cast<uint64_t>(s) + 1, by_collection[collection]);
+      run_methods(collection, collection, train, valid, ConfigEncoding::Histogram, settings, static_cast<uint64_t>(s) + 1,
+                  by_collection[collection]);
     }
   }
   std::printf("| method |");
-  for (const auto& [collection, results] : by_collection) std::printf(" %s (%s) |", collection.c_str(), collection == "tile:xla" ? "tile score" : "tau-b");
+  for (const auto& [collection, results] : by_collection)
+    std::printf(" %s (%s) |", collection.c_str(), collection == "tile:xla" ? "tile score" : "tau-b");
   std::printf("\n|---|");
   for (size_t i = 0; i < by_collection.size(); ++i) std::printf("---|");
   std::printf("\n");
@@ -238,10 +242,11 @@ int main(int argc, char** argv) {
   }
   try {
     const int status = settings.mode == "real" ? run_real(settings) : run_generated(settings);
-    std::printf("\n%d seeds; models: hidden %d, layout value embedding %d, 1-hop pruning (layout), %d epochs x %d steps x %d configs, "
-                "loss %s, learning rate %g\n",
-                settings.seeds, settings.train.model.hidden, settings.train.model.config_embedding, settings.train.epochs,
-                settings.train.steps_per_epoch, settings.train.configs_per_step, settings.train.loss.c_str(), settings.train.learning_rate);
+    std::printf(
+        "\n%d seeds; models: hidden %d, layout value embedding %d, 1-hop pruning (layout), %d epochs x %d steps x %d configs, "
+        "loss %s, learning rate %g\n",
+        settings.seeds, settings.train.model.hidden, settings.train.model.config_embedding, settings.train.epochs,
+        settings.train.steps_per_epoch, settings.train.configs_per_step, settings.train.loss.c_str(), settings.train.learning_rate);
     return status;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "model_experiments: %s\n", error.what());

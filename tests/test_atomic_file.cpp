@@ -25,7 +25,7 @@ TEST_CASE("atomic files appear whole on commit and not at all otherwise", "[atom
     AtomicFile file(path);
     file.write("two\n");
     CHECK(text_of(path) == "one\n");  // the old content until commit
-  }  // abandoned: no commit
+  }                                   // abandoned: no commit
   CHECK(text_of(path) == "one\n");
   CHECK_FALSE(fs::exists(path + ".partial"));
   AtomicFile file(path);

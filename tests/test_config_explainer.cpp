@@ -66,11 +66,13 @@ TEST_CASE("occlusion and compare contributions are the cost changes of single-no
 
 TEST_CASE("greedy search reports a config it really predicts, no worse than its start", "[model][explain]") {
   Fixture f("explain_search");
-  const std::vector<float> costs = f.inference->predict([&] {
-    std::vector<int32_t> all(static_cast<size_t>(f.graph.config_count));
-    std::iota(all.begin(), all.end(), 0);
-    return all;
-  }(), 1);
+  const std::vector<float> costs = f.inference->predict(
+      [&] {
+        std::vector<int32_t> all(static_cast<size_t>(f.graph.config_count));
+        std::iota(all.begin(), all.end(), 0);
+        return all;
+      }(),
+      1);
   const int32_t best_listed = static_cast<int32_t>(std::min_element(costs.begin(), costs.end()) - costs.begin());
   GreedyLayoutSearch search(*f.inference, f.graph, layout_config_values(f.graph, best_listed));
   int steps = 0;

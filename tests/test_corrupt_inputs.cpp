@@ -24,8 +24,7 @@ namespace {
 const char* kLayoutFile = "npz/layout/xla/default/test/cd708819d3f5103afd6460b15e74eaf3.npz";
 
 bool same_graph(const TpuGraph& a, const TpuGraph& b) {
-  return a.node_features == b.node_features && a.node_opcodes == b.node_opcodes &&
-         a.edges.size() == b.edges.size() &&
+  return a.node_features == b.node_features && a.node_opcodes == b.node_opcodes && a.edges.size() == b.edges.size() &&
          std::memcmp(a.edges.data(), b.edges.data(), a.edges.size() * sizeof(Edge)) == 0 &&
          a.layout_config_features == b.layout_config_features && a.configurable_nodes == b.configurable_nodes &&
          a.config_runtime_ns == b.config_runtime_ns && a.node_splits == b.node_splits;
@@ -37,12 +36,18 @@ enum class Outcome { Identical, Refused, Different, OutOfMemory, OtherException,
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
-    case Outcome::Identical: return "loaded identically";
-    case Outcome::Refused: return "refused with InputError";
-    case Outcome::Different: return "loaded a DIFFERENT graph";
-    case Outcome::OutOfMemory: return "allocated over the 100 MB limit";
-    case Outcome::OtherException: return "threw something other than InputError";
-    case Outcome::Crashed: return "crashed";
+    case Outcome::Identical:
+      return "loaded identically";
+    case Outcome::Refused:
+      return "refused with InputError";
+    case Outcome::Different:
+      return "loaded a DIFFERENT graph";
+    case Outcome::OutOfMemory:
+      return "allocated over the 100 MB limit";
+    case Outcome::OtherException:
+      return "threw something other than InputError";
+    case Outcome::Crashed:
+      return "crashed";
   }
   return "?";
 }
@@ -54,14 +59,11 @@ struct LoadResult {
 
 // Loads `bytes` as a TpuGraph in a child process with at most 100 MB more address space; a loaded
 // graph is compared with `reference` (if given).
-LoadResult load_in_child(const std::vector<uint8_t>& bytes, const std::string& name,
-                         const TpuGraph* reference = nullptr) {
+LoadResult load_in_child(const std::vector<uint8_t>& bytes, const std::string& name, const TpuGraph* reference = nullptr) {
   const testing::ChildResult child = testing::run_in_child(kAllocationLimit, [&](std::string& message) {
     try {
-      const TpuGraph graph =
-          tpu_graph_from_npz(read_npz(ByteSource::view_memory(name, bytes.data(), bytes.size())), name);
-      return static_cast<int>(reference == nullptr || same_graph(graph, *reference) ? Outcome::Identical
-                                                                                    : Outcome::Different);
+      const TpuGraph graph = tpu_graph_from_npz(read_npz(ByteSource::view_memory(name, bytes.data(), bytes.size())), name);
+      return static_cast<int>(reference == nullptr || same_graph(graph, *reference) ? Outcome::Identical : Outcome::Different);
     } catch (const InputError& error) {
       message = error.what();
       return static_cast<int>(Outcome::Refused);
@@ -129,8 +131,8 @@ TEST_CASE("flipped bytes give an error or, in unchecked fields, the identical gr
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<uint8_t> flipped = bytes;
     // Half the flips land in the last 2 KB (central directory and end records), half anywhere.
-    const size_t position = trial % 2 == 0 ? random() % flipped.size()
-                                           : flipped.size() - 1 - random() % std::min<size_t>(2048, flipped.size());
+    const size_t position =
+        trial % 2 == 0 ? random() % flipped.size() : flipped.size() - 1 - random() % std::min<size_t>(2048, flipped.size());
     flipped[position] ^= static_cast<uint8_t>(1 + random() % 255);
     INFO("flipped byte " << position);
     const LoadResult result = load_in_child(flipped, "flipped.npz", &original);
@@ -184,8 +186,7 @@ TEST_CASE("an npy header claiming 1e12 elements is refused before allocating", "
     for (const auto& [name, array] : real.arrays) {
       if (name == "node_feat") continue;
       const std::vector<uint8_t> header = array.header_bytes();
-      writer.add(name + ".npy", {{header.data(), header.size()}, {array.data(), array.byte_size()}},
-                 ZipCompression::Deflate);
+      writer.add(name + ".npy", {{header.data(), header.size()}, {array.data(), array.byte_size()}}, ZipCompression::Deflate);
     }
     writer.finish();
   }

@@ -45,7 +45,8 @@ double tau_of(CostModel& model, const TpuGraph& graph) {
   const std::vector<float> cost = model.predict(model.prepare(graph));
   std::vector<int32_t> order(cost.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
   return layout_kendall_tau(runtimes_of(graph), order);
 }
 
@@ -142,15 +143,16 @@ TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
 
   // A model file whose JSON claims another format version is refused, naming the field.
   rewrite_model_json(dir + "/model.npz", dir + "/future.npz", [](nlohmann::json& meta) { meta["version"] = 99; });
-  CHECK_THROWS_WITH(CostModel::load(dir + "/future.npz"), Catch::Contains("future.npz") && Catch::Contains("model_json.version") &&
-                                                               Catch::Contains("99"));
+  CHECK_THROWS_WITH(CostModel::load(dir + "/future.npz"),
+                    Catch::Contains("future.npz") && Catch::Contains("model_json.version") && Catch::Contains("99"));
   CHECK_THROWS_AS(CostModel::load(testing::real_file("npz/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz")), InputError);
 
   // A tiny file whose JSON asks for a huge model is refused before anything is allocated.
-  nlohmann::json huge = {{"format", "graphcost-model"}, {"version", 1},
-                         {"config", {{"kind", "layout"}, {"opcode_embedding", 16}, {"config_embedding", 4},
-                                     {"hidden", 4096}, {"layers", 64}, {"hops", 1}}},
-                         {"feature_statistics", model.statistics().to_json()}};
+  nlohmann::json huge = {
+      {"format", "graphcost-model"},
+      {"version", 1},
+      {"config", {{"kind", "layout"}, {"opcode_embedding", 16}, {"config_embedding", 4}, {"hidden", 4096}, {"layers", 64}, {"hops", 1}}},
+      {"feature_statistics", model.statistics().to_json()}};
   const std::string text = huge.dump();
   const NpyArray meta = NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end()));
   write_npz(dir + "/huge.npz", {{"model_json", &meta}}, ZipCompression::Deflate);
@@ -223,6 +225,6 @@ TEST_CASE("the runtime calibration recovers a known law, round-trips, and refuse
 
   // An R^2 outside [0, 1] in the file is refused, naming the field and the value.
   rewrite_model_json(dir + "/calibrated.npz", dir + "/bad.npz", [](nlohmann::json& meta) { meta["calibration"]["r2"] = 2.5; });
-  CHECK_THROWS_WITH(CostModel::load(dir + "/bad.npz"), Catch::Contains("bad.npz") && Catch::Contains("model_json.calibration.r2") &&
-                                                           Catch::Contains("2.5"));
+  CHECK_THROWS_WITH(CostModel::load(dir + "/bad.npz"),
+                    Catch::Contains("bad.npz") && Catch::Contains("model_json.calibration.r2") && Catch::Contains("2.5"));
 }

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 #include "data/tpu_graph.h"
 #include "layout/dag_layout.h"
@@ -72,9 +72,9 @@ TEST_CASE("a small DAG is layered, ordered and spaced", "[layout]") {
 TEST_CASE("high fan-out producers become stubs placed above their first use", "[layout]") {
   LayoutOptions options;
   options.stub_fanout = 3;
-  Edges edges = {{1, 10}};                                                    // 1 -> chain 10..15
+  Edges edges = {{1, 10}};  // 1 -> chain 10..15
   for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(i - 1, i);
-  for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(0, i);               // 0 feeds 5 of them
+  for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(0, i);  // 0 feeds 5 of them
   const DagLayout layout = layout_dag(16, edges, options);
   check_invariants(layout, 16, edges, options);
   CHECK(layout.stub[0] == 1);

@@ -97,8 +97,8 @@ TEST_CASE("the same seed gives byte-identical files, whatever the thread count",
 
 TEST_CASE("numpy reads every generated file with the real keys, dtypes and orders", "[generator][numpy]") {
   std::string output;
-  const int status = testing::run_python(testing::source_dir() + "/tests/fixtures/check_tpugraphs_tree.py",
-                                         {generated_tree("generated_numpy")}, output);
+  const int status =
+      testing::run_python(testing::source_dir() + "/tests/fixtures/check_tpugraphs_tree.py", {generated_tree("generated_numpy")}, output);
   INFO(output);
   CHECK(status == 0);
 }

@@ -23,8 +23,8 @@ TEST_CASE("collection, split, stem and Kaggle ID come from the path", "[dataset]
   const DatasetPath dotted = parse_dataset_path("layout/xla/random/valid/unet_3d.4x4.bf16.npz");
   CHECK(dotted.stem == "unet_3d.4x4.bf16");
 
-  for (const char* outside : {"alexnet.npz", "npz/layout/xla/default/x.npz", "npz/tile/nlp/train/x.npz",
-                              "layout/xla/fast/test/x.npz", "tile/xla/validation/x.npz"}) {
+  for (const char* outside : {"alexnet.npz", "npz/layout/xla/default/x.npz", "npz/tile/nlp/train/x.npz", "layout/xla/fast/test/x.npz",
+                              "tile/xla/validation/x.npz"}) {
     INFO(outside);
     CHECK_FALSE(parse_dataset_path(outside).in_tree());
     CHECK(parse_dataset_path(outside).kaggle_id().empty());

@@ -79,8 +79,8 @@ TEST_CASE("tau-b equals the naive O(n^2) counter on small random cases", "[kenda
 TEST_CASE("tau-b equals scipy.stats.kendalltau on 1,000 random cases (sizes 2 to 100,000)", "[kendall][scipy]") {
   const std::string dir = testing::scratch_dir("kendall_scipy");
   std::string output;
-  const int status = testing::run_python(testing::source_dir() + "/tests/fixtures/make_kendall_cases.py",
-                                         {dir + "/cases.npz", "1000", "1"}, output);
+  const int status =
+      testing::run_python(testing::source_dir() + "/tests/fixtures/make_kendall_cases.py", {dir + "/cases.npz", "1000", "1"}, output);
   INFO(output);
   REQUIRE(status == 0);
   const NpzFile cases = read_npz_file(dir + "/cases.npz");

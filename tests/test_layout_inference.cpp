@@ -102,7 +102,8 @@ TEST_CASE("configs given by value predict like the listed configs they copy, and
   const PreparedGraph prepared = model.prepare(graph);
   const LayoutInference inference(model, prepared);
   const size_t width = static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
-  const std::vector<int8_t> values(graph.layout_config_features.begin(), graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(3 * width));
+  const std::vector<int8_t> values(graph.layout_config_features.begin(),
+                                   graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(3 * width));
   check_same(inference.predict({0, 1, 2}, 1), inference.predict_values(values));
   // The base config itself, and config 0 with one node's values changed (a what-if edit).
   REQUIRE(inference.base_values().size() == width);

@@ -35,8 +35,8 @@ Solution board_solution() {
 void submit(const fs::path& root, const std::string& team, const std::string& stamp, const std::string& tile_order,
             const std::string& layout_order) {
   fs::create_directories(root / team);
-  std::ofstream(root / team / (stamp + ".csv")) << "ID,TopConfigs\ntile:xla:k," << tile_order
-                                                << "\nlayout:xla:random:g," << layout_order << "\n";
+  std::ofstream(root / team / (stamp + ".csv"))
+      << "ID,TopConfigs\ntile:xla:k," << tile_order << "\nlayout:xla:random:g," << layout_order << "\n";
 }
 
 }  // namespace
@@ -159,10 +159,10 @@ TEST_CASE("a team folder name that is not UTF-8 does not break the board", "[lea
 TEST_CASE("the final board scores each team's selected best-public submissions on the private split", "[leaderboard]") {
   const fs::path root = testing::scratch_dir("leaderboard_final");
   // alpha: best public has a bad private; its second-best public has the best private.
-  submit(root, "alpha", "2023-11-29T10-00-00Z", "0", "2;1;0");      // public 1.0, private -1
-  submit(root, "alpha", "2023-11-29T11-00-00Z", "1;0", "0;1;2");    // public 1.0 (0 among first five), private 1
-  submit(root, "alpha", "2023-11-29T12-00-00Z", "6;5", "0;1;2");    // public 2 - 32 < 0: not selected
-  submit(root, "delta", "2023-11-29T13-00-00Z", "0", "1;0;2");      // private 1/3
+  submit(root, "alpha", "2023-11-29T10-00-00Z", "0", "2;1;0");    // public 1.0, private -1
+  submit(root, "alpha", "2023-11-29T11-00-00Z", "1;0", "0;1;2");  // public 1.0 (0 among first five), private 1
+  submit(root, "alpha", "2023-11-29T12-00-00Z", "6;5", "0;1;2");  // public 2 - 32 < 0: not selected
+  submit(root, "delta", "2023-11-29T13-00-00Z", "0", "1;0;2");    // private 1/3
   LeaderboardOptions options;
   options.submissions_dir = root.string();
   options.final_board = true;

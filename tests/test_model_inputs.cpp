@@ -57,14 +57,14 @@ TEST_CASE("layout columns are re-padded with -1 beyond the rank, then log-transf
   float raw[140] = {};
   raw[21] = 128;  // shape (128, 64): rank 2
   raw[22] = 64;
-  raw[134] = 1;   // minor_to_major {1, 0}, then the file's 0 padding
+  raw[134] = 1;  // minor_to_major {1, 0}, then the file's 0 padding
   raw[135] = 0;
   float out[140];
   transform_node_features(raw, out);
   CHECK(out[21] == Approx(std::log1p(128.0f)));
   CHECK(out[134] == Approx(std::log1p(1.0f)));
-  CHECK(out[135] == 0.0f);                         // a real dimension index 0 stays 0
-  CHECK(out[136] == Approx(-std::log1p(1.0f)));    // padding becomes -1 -> -log 2
+  CHECK(out[135] == 0.0f);                       // a real dimension index 0 stays 0
+  CHECK(out[136] == Approx(-std::log1p(1.0f)));  // padding becomes -1 -> -log 2
   CHECK(out[139] == Approx(-std::log1p(1.0f)));
 }
 

@@ -22,8 +22,8 @@ Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rand
 
 // Checks d(loss)/d(parameter) of `build` (which returns a scalar Var) against central differences
 // for every entry of every parameter.
-void check_gradients(std::vector<Parameter*> parameters, const std::function<Var(Tape&)>& build,
-                     float step = 1e-2f, float tolerance = 3e-3f) {
+void check_gradients(std::vector<Parameter*> parameters, const std::function<Var(Tape&)>& build, float step = 1e-2f,
+                     float tolerance = 3e-3f) {
   for (Parameter* p : parameters) p->zero_grad();
   {
     Tape tape;
@@ -96,13 +96,11 @@ TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differ
     check_gradients({&spaced}, [&](Tape& t) { return project(t, segment_pool(t.parameter(spaced), 4, kind)); });
   }
   Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), bias("bias", random_matrix(1, 3, random));
-  check_gradients({&x, &gain, &bias}, [&](Tape& t) {
-    return project(t, layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias)));
-  });
+  check_gradients({&x, &gain, &bias},
+                  [&](Tape& t) { return project(t, layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, group_softmax(t.parameter(x), 2)); });
-  check_gradients({&x, &gain, &bias}, [&](Tape& t) {
-    return project(t, instance_norm(t.parameter(x), 4, t.parameter(gain), t.parameter(bias)));
-  });
+  check_gradients({&x, &gain, &bias},
+                  [&](Tape& t) { return project(t, instance_norm(t.parameter(x), 4, t.parameter(gain), t.parameter(bias))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, slice_rows(t.parameter(x), 2, 5)); });
   Parameter factor("factor", random_matrix(1, 1, random, 0.5f, 1.5f));
   check_gradients({&x, &factor}, [&](Tape& t) { return project(t, scale_by(t.parameter(x), t.parameter(factor))); });
@@ -138,7 +136,8 @@ TEST_CASE("ranking losses match finite differences and order correctly", "[nn]")
   check_gradients({&cost}, [&](Tape& t) { return listmle_loss(t.parameter(cost), runtimes); });
   check_gradients({&cost}, [&](Tape& t) { return mse_loss(t.parameter(cost), Matrix::Constant(6, 1, 0.5f)); });
   // The hinge is piecewise linear: check away from its kinks with a small step.
-  check_gradients({&cost}, [&](Tape& t) { return pairwise_hinge_loss(t.parameter(cost), runtimes, 0.37f); }, 1e-3f, 5e-3f);
+  check_gradients(
+      {&cost}, [&](Tape& t) { return pairwise_hinge_loss(t.parameter(cost), runtimes, 0.37f); }, 1e-3f, 5e-3f);
   // A perfectly ordered cost has lower loss than the reverse order.
   Matrix good(6, 1), bad(6, 1);
   for (int i = 0; i < 6; ++i) {

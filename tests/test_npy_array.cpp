@@ -65,8 +65,7 @@ TEST_CASE("npy refusals name the header key, expected and actual", "[npy]") {
   refuses("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", 8, "fortran_order", "True or False");
   refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", 8, "shape", "non-negative");
   refuses("['descr']", 8, "header", "'{'");
-  CHECK_THROWS_WITH(NpyArray::parse(std::vector<uint8_t>{'n', 'o', 't', 'n', 'p', 'y', 1, 0, 0, 0}, "x.npy"),
-                    Catch::Contains("magic"));
+  CHECK_THROWS_WITH(NpyArray::parse(std::vector<uint8_t>{'n', 'o', 't', 'n', 'p', 'y', 1, 0, 0, 0}, "x.npy"), Catch::Contains("magic"));
   std::vector<uint8_t> future = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", 0);
   future[6] = 4;
   CHECK_THROWS_WITH(NpyArray::parse(future, "x.npy"), Catch::Contains("version") && Catch::Contains("4.0"));

@@ -40,9 +40,8 @@ TEST_CASE("npz: the declared sizes are charged against the memory limit before i
   const std::string path = two_arrays("npz_limit");
   NpzReadOptions options;
   options.memory_limit = 1000000;  // the big array alone is 4,000,128 bytes with its header
-  CHECK_THROWS_WITH(read_npz_file(path, options),
-                    Catch::Contains("two.npz: member 'big.npy': expected at most 977 KiB of arrays in all") &&
-                        Catch::Contains("got 3.81 MiB for this array"));
+  CHECK_THROWS_WITH(read_npz_file(path, options), Catch::Contains("two.npz: member 'big.npy': expected at most 977 KiB of arrays in all") &&
+                                                      Catch::Contains("got 3.81 MiB for this array"));
   options.memory_limit = 5000000;
   CHECK(read_npz_file(path, options).arrays.size() == 2);
 }
@@ -55,7 +54,8 @@ TEST_CASE("npz: a header may refuse an array before its data is inflated", "[npz
     seen.push_back(name);
     if (header.data_bytes > 1000) throw InputError("", name, "at most 1000 bytes", std::to_string(header.data_bytes));
   };
-  CHECK_THROWS_WITH(read_npz_file(path, options), Catch::Contains("two.npz: member 'big.npy': big: expected at most 1000 bytes, got 4000000"));
+  CHECK_THROWS_WITH(read_npz_file(path, options),
+                    Catch::Contains("two.npz: member 'big.npy': big: expected at most 1000 bytes, got 4000000"));
   CHECK(seen == std::vector<std::string>{"small", "big"});
 }
 

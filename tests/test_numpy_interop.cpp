@@ -31,13 +31,20 @@ std::vector<uint8_t> as_bytes(const std::vector<T>& values) {
 std::vector<uint8_t> c_order_bytes(const NpyArray& array) {
   switch (array.dtype()) {
     case DType::Bool:
-    case DType::UInt8: return as_bytes(array.to_vector<uint8_t>("", ""));
-    case DType::Int8: return as_bytes(array.to_vector<int8_t>("", ""));
-    case DType::Int16: return as_bytes(array.to_vector<int16_t>("", ""));
-    case DType::Int32: return as_bytes(array.to_vector<int32_t>("", ""));
-    case DType::Int64: return as_bytes(array.to_vector<int64_t>("", ""));
-    case DType::Float32: return as_bytes(array.to_vector<float>("", ""));
-    case DType::Float64: return as_bytes(array.to_vector<double>("", ""));
+    case DType::UInt8:
+      return as_bytes(array.to_vector<uint8_t>("", ""));
+    case DType::Int8:
+      return as_bytes(array.to_vector<int8_t>("", ""));
+    case DType::Int16:
+      return as_bytes(array.to_vector<int16_t>("", ""));
+    case DType::Int32:
+      return as_bytes(array.to_vector<int32_t>("", ""));
+    case DType::Int64:
+      return as_bytes(array.to_vector<int64_t>("", ""));
+    case DType::Float32:
+      return as_bytes(array.to_vector<float>("", ""));
+    case DType::Float64:
+      return as_bytes(array.to_vector<double>("", ""));
   }
   return {};
 }
@@ -108,8 +115,7 @@ TEST_CASE("graphcost-written archives load identically in numpy", "[npz][numpy]"
   }
   REQUIRE(written == 2 * (8 * 2 * 2 + 1));
   std::string output;
-  const int status = testing::run_python(testing::source_dir() + "/tests/fixtures/check_rewritten_npz.py",
-                                         {dir, out}, output);
+  const int status = testing::run_python(testing::source_dir() + "/tests/fixtures/check_rewritten_npz.py", {dir, out}, output);
   INFO(output);
   CHECK(status == 0);
   CHECK(output.find(" 0 different") != std::string::npos);

@@ -8,8 +8,8 @@
 #include <numeric>
 
 #include "data/dataset_survey.h"
-#include "test_support.h"
 #include "scoring/baseline_order.h"
+#include "test_support.h"
 #include "train/ridge_ranker.h"
 
 using namespace graphcost;
@@ -57,7 +57,9 @@ TEST_CASE("fewest layout changes counts nodes away from their most common values
   // Make config 0 the mode everywhere (copy it into most configs), then change 2 nodes of config 1.
   const size_t width = static_cast<size_t>(nodes) * 18;
   for (int32_t c = 1; c < graph.config_count; ++c) {
-    if (c % 4 != 0) std::copy_n(graph.layout_config_features.begin(), width, graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(c * width));
+    if (c % 4 != 0)
+      std::copy_n(graph.layout_config_features.begin(), width,
+                  graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(c * width));
   }
   for (int32_t slot : {0, nodes - 1}) {
     int8_t& value = graph.layout_config_features[width + static_cast<size_t>(slot) * 18];

@@ -85,8 +85,9 @@ TEST_CASE("an induced view keeps the edges among its nodes and their configurabl
 }
 
 TEST_CASE("segments with a halo of `layers` hops sum to exactly the whole-graph forward pass", "[gst]") {
-  const auto [collection, hops] = GENERATE(std::make_pair(std::string("layout:xla:random"), -1), std::make_pair(std::string("layout:xla:random"), 1),
-                                           std::make_pair(std::string("tile:xla"), -1));
+  const auto [collection, hops] =
+      GENERATE(std::make_pair(std::string("layout:xla:random"), -1), std::make_pair(std::string("layout:xla:random"), 1),
+               std::make_pair(std::string("tile:xla"), -1));
   const PartitionMethod method = GENERATE(PartitionMethod::Metis, PartitionMethod::Contiguous);
   INFO(collection << " hops " << hops << " method " << (method == PartitionMethod::Metis ? "metis" : "contiguous"));
   const TpuGraph graph = generated_graph("gst_exact_" + collection.substr(0, 4) + std::to_string(hops), collection, 900);
@@ -154,8 +155,8 @@ TEST_CASE("graph segment training learns to rank and finetunes the head", "[gst]
   CHECK(result.segment_counters.dropped > 0);
   REQUIRE(reports.size() == static_cast<size_t>(options.epochs) + 2);  // epoch 0, epochs, head finetuning
   CHECK(reports.back().head_finetuning);
-  INFO("tau at start " << reports.front().valid_metric << ", after GST " << reports[reports.size() - 2].valid_metric << ", after finetuning "
-                       << reports.back().valid_metric);
+  INFO("tau at start " << reports.front().valid_metric << ", after GST " << reports[reports.size() - 2].valid_metric
+                       << ", after finetuning " << reports.back().valid_metric);
   if (!testing::sanitized_build()) CHECK(reports.back().valid_metric > reports.front().valid_metric + 0.1);
   // The file is an ordinary model: it loads and ranks through the whole graph.
   CostModel loaded = CostModel::load(options.out);

@@ -66,18 +66,14 @@ TEST_CASE("row and token errors carry line, column and the offending token", "[s
     CHECK_FALSE(result.valid());
     CHECK_THAT(errors_of(result), Catch::Contains(expected));
   };
-  one_error("tile:xla:a,3;-1;0\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n",
-            "sub.csv:2:14: negative config index '-1'");
+  one_error("tile:xla:a,3;-1;0\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n", "sub.csv:2:14: negative config index '-1'");
   one_error("tile:xla:a,3;99999999999;0\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n",
             "sub.csv:2:14: config index '99999999999' out of range [0, 8)");
   one_error("tile:xla:a,3;x7;0\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n",
             "sub.csv:2:14: config index is not a non-negative integer: 'x7'");
-  one_error("tile:xla:a,3;3\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n",
-            "sub.csv:2:14: config index '3' listed twice");
-  one_error("tile:xla:a,3;;1\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n",
-            "sub.csv:2:14: empty config index");
-  one_error("tile:xla:a,\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n",
-            "sub.csv:2:12: TopConfigs is empty");
+  one_error("tile:xla:a,3;3\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n", "sub.csv:2:14: config index '3' listed twice");
+  one_error("tile:xla:a,3;;1\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n", "sub.csv:2:14: empty config index");
+  one_error("tile:xla:a,\nlayout:xla:default:b,4;3;2;1;0\nlayout:nlp:random:c,0;1;2;3\n", "sub.csv:2:12: TopConfigs is empty");
   one_error("tile:xla:a,3\nlayout:xla:default:b,4;3;2;0\nlayout:nlp:random:c,0;1;2;3\n",
             "sub.csv:3:22: layout rows must list every config once: 4 of 5 listed; missing 1");
   one_error(kValidRows + "tile:xla:a,1\n", "sub.csv:5:1: duplicate ID 'tile:xla:a' (first on line 2)");

@@ -19,12 +19,9 @@ std::string source_dir() { return GRAPHCOST_SOURCE_DIR; }
 
 std::string data_dir() {
   const char* override_dir = std::getenv("GRAPHCOST_DATA");
-  const std::string dir = override_dir != nullptr && *override_dir != '\0'
-                              ? std::string(override_dir)
-                              : source_dir() + "/../shared/data";
+  const std::string dir = override_dir != nullptr && *override_dir != '\0' ? std::string(override_dir) : source_dir() + "/../shared/data";
   if (!std::filesystem::is_directory(dir + "/tpugraphs")) {
-    throw std::runtime_error("TpuGraphs test data not found at " + dir +
-                             "/tpugraphs (set GRAPHCOST_DATA to the shared data folder)");
+    throw std::runtime_error("TpuGraphs test data not found at " + dir + "/tpugraphs (set GRAPHCOST_DATA to the shared data folder)");
   }
   return dir;
 }

@@ -125,15 +125,14 @@ TEST_CASE("int32 and float64 variants load identically", "[tpu_graph][real]") {
   const std::string path = testing::real_file(kXlaDefaultTrain);
   const NpzFile npz = read_npz_file(path);
   const TpuGraph original = tpu_graph_from_npz(npz, path);
-  const NpyArray edges32 = NpyArray::from_values<int32_t>(npz.find("edge_index")->shape(),
-                                                          npz.find("edge_index")->to_vector<int32_t>("", ""));
+  const NpyArray edges32 =
+      NpyArray::from_values<int32_t>(npz.find("edge_index")->shape(), npz.find("edge_index")->to_vector<int32_t>("", ""));
   const std::vector<float> features = npz.find("node_feat")->to_vector<float>("", "");
-  const NpyArray features64 = NpyArray::from_values<double>(npz.find("node_feat")->shape(),
-                                                            std::vector<double>(features.begin(), features.end()));
-  const NpyArray ids32 = NpyArray::from_values<int32_t>(npz.find("node_config_ids")->shape(),
-                                                        npz.find("node_config_ids")->to_vector<int32_t>("", ""));
-  NpzFile variant = with_array(with_array(with_array(npz, "edge_index", &edges32), "node_feat", &features64),
-                               "node_config_ids", &ids32);
+  const NpyArray features64 =
+      NpyArray::from_values<double>(npz.find("node_feat")->shape(), std::vector<double>(features.begin(), features.end()));
+  const NpyArray ids32 =
+      NpyArray::from_values<int32_t>(npz.find("node_config_ids")->shape(), npz.find("node_config_ids")->to_vector<int32_t>("", ""));
+  NpzFile variant = with_array(with_array(with_array(npz, "edge_index", &edges32), "node_feat", &features64), "node_config_ids", &ids32);
   const TpuGraph loaded = tpu_graph_from_npz(variant, path);
   CHECK(loaded.node_features == original.node_features);
   CHECK(loaded.configurable_nodes == original.configurable_nodes);

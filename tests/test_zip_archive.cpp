@@ -11,9 +11,7 @@ using namespace graphcost;
 namespace {
 
 std::vector<uint8_t> text_bytes(const std::string& text) { return std::vector<uint8_t>(text.begin(), text.end()); }
-std::vector<uint8_t> bytes_of(const ByteBuffer& buffer) {
-  return std::vector<uint8_t>(buffer.data(), buffer.data() + buffer.size());
-}
+std::vector<uint8_t> bytes_of(const ByteBuffer& buffer) { return std::vector<uint8_t>(buffer.data(), buffer.data() + buffer.size()); }
 
 std::string write_archive(const std::string& path, ZipCompression compression) {
   ZipWriter writer(path);

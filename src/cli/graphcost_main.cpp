@@ -21,10 +21,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "graphcost 0.1.0");
 
   graphcost::InfoOptions info;
-  CLI::App* info_command = app.add_subcommand(
-      "info", "Summarise a TpuGraphs .npz file, or every file below a directory, checking the schema");
-  info_command->add_option("path", info.path, "an .npz file or a directory (e.g. $GRAPHCOST_DATA/tpugraphs)")
-      ->required();
+  CLI::App* info_command =
+      app.add_subcommand("info", "Summarise a TpuGraphs .npz file, or every file below a directory, checking the schema");
+  info_command->add_option("path", info.path, "an .npz file or a directory (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
   info_command->add_flag("--json", info.json, "print JSON instead of text");
   info_command->add_flag("-q,--quiet", info.quiet, "no progress on stderr");
 
@@ -33,13 +32,17 @@ int main(int argc, char** argv) {
   gen_command->add_option("--out", gen.generator.out, "output folder (gets npz/... and solution_test.csv)")->required();
   gen_command->add_option("--graphs", gen.generator.graphs, "number of files, spread over the collections")->check(CLI::PositiveNumber);
   gen_command->add_option("--seed", gen.generator.seed, "same seed, same bytes");
-  gen_command->add_option("--collections", gen.generator.collections, "subset of tile:xla layout:xla:random layout:xla:default layout:nlp:random layout:nlp:default")
+  gen_command
+      ->add_option("--collections", gen.generator.collections,
+                   "subset of tile:xla layout:xla:random layout:xla:default layout:nlp:random layout:nlp:default")
       ->delimiter(',');
   gen_command->add_option("--max-nodes", gen.generator.max_nodes, "largest program size (nodes)")->check(CLI::Range(200, 1000000));
-  gen_command->add_option("--min-nodes", gen.generator.min_nodes,
-                          "smallest layout program (nodes; draws sizes in [min, max], grows bert graphs to it; default none)")
+  gen_command
+      ->add_option("--min-nodes", gen.generator.min_nodes,
+                   "smallest layout program (nodes; draws sizes in [min, max], grows bert graphs to it; default none)")
       ->check(CLI::Range(0, 1000000));
-  gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file (default 1000)")->check(CLI::Range(2, 1000000));
+  gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file (default 1000)")
+      ->check(CLI::Range(2, 1000000));
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
   gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
 
@@ -55,15 +58,18 @@ int main(int argc, char** argv) {
       const std::string name = text.substr(start, comma - start);
       bool known = false;
       for (const char* collection : graphcost::kCollections) known = known || name == collection;
-      if (!known) return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
+      if (!known)
+        return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
       kinds += name.rfind("tile:", 0) == 0 ? "t" : "l";
       start = comma + 1;
     }
     if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "tile:xla cannot be mixed with other collections";
     return "";
   };
-  train_command->add_option("--collection", train.train.collection,
-                            "tile:xla, layout:xla:random, ... or a comma list of layout collections")->required()->check(collection_list);
+  train_command
+      ->add_option("--collection", train.train.collection, "tile:xla, layout:xla:random, ... or a comma list of layout collections")
+      ->required()
+      ->check(collection_list);
   train_command->add_option("--out", train.train.out, "model file to write (.npz; rewritten after every epoch)")->required();
   train_command->add_flag("--resume", train.train.resume,
                           "continue from the checkpoint in --out (model, optimizer, sampler, epoch); e.g. after Ctrl-C");
@@ -71,7 +77,8 @@ int main(int argc, char** argv) {
   train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on (default valid)");
   train_command->add_option("--epochs", train.train.epochs, "epochs (default 10)")->check(CLI::PositiveNumber);
   train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch (default 100)")->check(CLI::PositiveNumber);
-  train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")->check(CLI::Range(2, 4096));
+  train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
+      ->check(CLI::Range(2, 4096));
   train_command->add_option("--loss", train.train.loss, "listmle, hinge or mse")->check(CLI::IsMember({"listmle", "hinge", "mse"}));
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate (default 2e-3)");
   train_command->add_option("--hidden", train.train.model.hidden, "hidden width (default 64)")->check(CLI::Range(1, 4096));
@@ -80,20 +87,27 @@ int main(int argc, char** argv) {
   train_command->add_option("--seed", train.train.model.seed, "seed: same seed, same model");
   train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
                           "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
-  train_command->add_option("--segment-nodes", train.train.segments.segment_nodes,
-                            "Graph Segment Training: segments of about N nodes (default 0: whole graphs)")
+  train_command
+      ->add_option("--segment-nodes", train.train.segments.segment_nodes,
+                   "Graph Segment Training: segments of about N nodes (default 0: whole graphs)")
       ->check(CLI::Range(0, 100000000));
   train_command->add_option("--partition", train.train.segments.partition, "GST segments: metis or contiguous (default metis)")
       ->check(CLI::IsMember({"metis", "contiguous"}));
-  train_command->add_option("--segments-per-step", train.train.segments.segments_per_step,
-                            "GST: segments backpropagated per step (default 1)")->check(CLI::Range(1, 100000));
-  train_command->add_option("--stale-dropout", train.train.segments.stale_dropout,
-                            "GST: probability of dropping each historical segment embedding (default 0)")->check(CLI::Range(0.0, 0.99));
-  train_command->add_option("--max-staleness", train.train.segments.max_staleness,
-                            "GST: recompute historical embeddings older than N steps (default 0: always; -1: never)")
+  train_command
+      ->add_option("--segments-per-step", train.train.segments.segments_per_step, "GST: segments backpropagated per step (default 1)")
+      ->check(CLI::Range(1, 100000));
+  train_command
+      ->add_option("--stale-dropout", train.train.segments.stale_dropout,
+                   "GST: probability of dropping each historical segment embedding (default 0)")
+      ->check(CLI::Range(0.0, 0.99));
+  train_command
+      ->add_option("--max-staleness", train.train.segments.max_staleness,
+                   "GST: recompute historical embeddings older than N steps (default 0: always; -1: never)")
       ->check(CLI::Range(-1, 100000000));
-  train_command->add_option("--finetune-steps", train.train.segments.finetune_steps,
-                            "GST: head finetuning steps after the last epoch (default: steps per epoch)")->check(CLI::Range(0, 10000000));
+  train_command
+      ->add_option("--finetune-steps", train.train.segments.finetune_steps,
+                   "GST: head finetuning steps after the last epoch (default: steps per epoch)")
+      ->check(CLI::Range(0, 10000000));
   train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
 
   graphcost::PredictCommandOptions predict;
@@ -105,7 +119,8 @@ int main(int argc, char** argv) {
   predict_command->add_option("--threads", predict.threads, "worker threads for layout ranking (default 2)")->check(CLI::Range(1, 256));
 
   graphcost::LayoutCommandOptions layout;
-  CLI::App* layout_command = app.add_subcommand("layout", "Lay a graph out (layered, as the browser app draws it); time it; export positions");
+  CLI::App* layout_command =
+      app.add_subcommand("layout", "Lay a graph out (layered, as the browser app draws it); time it; export positions");
   layout_command->add_option("path", layout.path, "a TpuGraphs .npz file")->required();
   layout_command->add_option("--out", layout.out, "CSV of node,layer,position,x,y,stub");
   layout_command->add_option("--repeat", layout.repeat, "runs to time (median printed; default 1)")->check(CLI::Range(1, 1000));
@@ -116,7 +131,8 @@ int main(int argc, char** argv) {
   evaluate_command->add_option("--model", evaluate.model, "model file")->required();
   evaluate_command->add_option("--data", evaluate.data, "npz tree")->required();
   evaluate_command->add_option("--split", evaluate.split, "split(s) (default valid)");
-  evaluate_command->add_option("--collection", evaluate.collection, "collection(s) to score on (default: the model's own)")->check(collection_list);
+  evaluate_command->add_option("--collection", evaluate.collection, "collection(s) to score on (default: the model's own)")
+      ->check(collection_list);
 
   graphcost::CalibrateCommandOptions calibrate;
   CLI::App* calibrate_command =

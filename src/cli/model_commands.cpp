@@ -31,7 +31,8 @@ double peak_resident_mib() {
 std::string describe(const RuntimeCalibration& c) {
   if (!c.fitted()) return "runtime calibration: none (no labelled graph where predicted costs rise with runtimes)";
   char text[256];
-  std::snprintf(text, sizeof text, "runtime calibration: log runtime = %.4g x cost + c per graph (R^2 %.3f over %lld configs in %lld graphs)",
+  std::snprintf(text, sizeof text,
+                "runtime calibration: log runtime = %.4g x cost + c per graph (R^2 %.3f over %lld configs in %lld graphs)",
                 c.log_runtime_per_score, c.r2, static_cast<long long>(c.configs), static_cast<long long>(c.graphs));
   return text;
 }
@@ -64,7 +65,8 @@ int run_train_command(const TrainCommandOptions& options) {
     const SegmentCounters& c = result.segment_counters;
     std::printf("graph segment training: %zu segments (%s, halo x%.2f, %lld cut edges); %lld fresh, %lld stale, %lld dropped, %lld fills\n",
                 result.segments, options.train.segments.partition.c_str(), result.halo_ratio, static_cast<long long>(result.cut_edges),
-                static_cast<long long>(c.fresh), static_cast<long long>(c.stale), static_cast<long long>(c.dropped), static_cast<long long>(c.filled));
+                static_cast<long long>(c.fresh), static_cast<long long>(c.stale), static_cast<long long>(c.dropped),
+                static_cast<long long>(c.filled));
   }
   if (!result.epochs.empty()) {
     const EpochReport& last = result.epochs.back();
@@ -79,7 +81,8 @@ int run_train_command(const TrainCommandOptions& options) {
     }
     if (counted > 0) std::printf("mean epoch time %.2f s (training steps + validation)\n", epoch_seconds / counted);
   }
-  if (!result.epochs.empty() && result.epochs.back().epoch == options.train.epochs) std::printf("%s\n", describe(result.calibration).c_str());
+  if (!result.epochs.empty() && result.epochs.back().epoch == options.train.epochs)
+    std::printf("%s\n", describe(result.calibration).c_str());
   const double peak_mib = peak_resident_mib();
   if (peak_mib > 0) std::printf("peak resident memory %.0f MiB\n", peak_mib);
   return 0;
@@ -119,7 +122,8 @@ int run_predict_command(const PredictCommandOptions& options) {
     }
     std::vector<int32_t> order(cost.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
     rows.push_back({location.kaggle_id(), order});
     std::fprintf(stderr, "\rpredict: %zu files", ++done);
   }

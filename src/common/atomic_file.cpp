@@ -50,8 +50,8 @@ void AtomicFile::write(const void* data, size_t size) {
 }
 
 void AtomicFile::overwrite(uint64_t offset, const void* data, size_t size) {
-  if (offset + size > written_ || fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 ||
-      std::fwrite(data, 1, size, file_) != size || fseeko(file_, 0, SEEK_END) != 0) {
+  if (offset + size > written_ || fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 || std::fwrite(data, 1, size, file_) != size ||
+      fseeko(file_, 0, SEEK_END) != 0) {
     throw std::runtime_error(partial_path_ + ": seek/write failed: " + std::strerror(errno));
   }
 }

@@ -37,8 +37,7 @@ class AtomicFile {
 };
 
 // The whole of `bytes` into `path`, atomically.
-void write_file_atomically(const std::string& path, std::string_view bytes,
-                           const std::vector<std::string>& inputs = {});
+void write_file_atomically(const std::string& path, std::string_view bytes, const std::vector<std::string>& inputs = {});
 
 // Throws InputError when `output` names a directory or the same file as one of `inputs`.
 void check_output_path(const std::string& output, const std::vector<std::string>& inputs);

@@ -3,8 +3,7 @@
 namespace graphcost {
 namespace {
 
-std::string join_message(const std::string& file, const std::string& field,
-                         const std::string& expected, const std::string& actual) {
+std::string join_message(const std::string& file, const std::string& field, const std::string& expected, const std::string& actual) {
   std::string message = file.empty() ? std::string("<input>") : file;
   if (!field.empty()) message += ": " + field;
   message += ": expected " + expected + ", got " + actual;
@@ -13,8 +12,7 @@ std::string join_message(const std::string& file, const std::string& field,
 
 }  // namespace
 
-InputError::InputError(std::string file, std::string field, std::string expected,
-                       std::string actual)
+InputError::InputError(std::string file, std::string field, std::string expected, std::string actual)
     : std::runtime_error(join_message(file, field, expected, actual)),
       file_(std::move(file)),
       field_(std::move(field)),

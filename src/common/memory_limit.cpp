@@ -75,8 +75,7 @@ uint64_t input_memory_limit() {
   std::lock_guard<std::mutex> lock(limit_mutex);
   if (limit_bytes == 0) {
     const char* text = std::getenv("GRAPHCOST_MEMORY_LIMIT");
-    limit_bytes = text != nullptr && *text != '\0' ? parse_byte_size(text, "GRAPHCOST_MEMORY_LIMIT")
-                                                  : physical_memory_bytes() / 2;
+    limit_bytes = text != nullptr && *text != '\0' ? parse_byte_size(text, "GRAPHCOST_MEMORY_LIMIT") : physical_memory_bytes() / 2;
   }
   return limit_bytes;
 }

@@ -55,8 +55,7 @@ void check_id_stem(const std::string& path, const DatasetPath& location) {
     if (c <= 0x20 || c >= 0x7f || c == ',' || c == '"' || c == ':') {
       char shown[8];
       std::snprintf(shown, sizeof shown, "0x%02x", c);
-      throw InputError(path, "file name",
-                       "printable ASCII without ',', '\"', ':' or spaces (it becomes a Kaggle ID in CSV files)",
+      throw InputError(path, "file name", "printable ASCII without ',', '\"', ':' or spaces (it becomes a Kaggle ID in CSV files)",
                        std::string("byte ") + shown + " at position " + std::to_string(i));
     }
   }

@@ -30,7 +30,6 @@ void check_id_stem(const std::string& path, const DatasetPath& location);
 bool split_in_list(const std::string& split, const std::string& split_list);
 
 // The five collections of the competition, in the order the leaderboard lists them.
-constexpr const char* kCollections[] = {"tile:xla", "layout:xla:random", "layout:xla:default",
-                                        "layout:nlp:random", "layout:nlp:default"};
+constexpr const char* kCollections[] = {"tile:xla", "layout:xla:random", "layout:xla:default", "layout:nlp:random", "layout:nlp:default"};
 
 }  // namespace graphcost

@@ -23,9 +23,7 @@ int collection_rank(const std::string& collection) {
   return 5;
 }
 
-int split_rank(const std::string& split) {
-  return split == "train" ? 0 : split == "valid" ? 1 : split == "test" ? 2 : 3;
-}
+int split_rank(const std::string& split) { return split == "train" ? 0 : split == "valid" ? 1 : split == "test" ? 2 : 3; }
 
 }  // namespace
 
@@ -54,7 +52,8 @@ std::vector<SplitFile> find_split_files(const std::string& root, const std::stri
     check_id_stem(path, location);
     const auto [seen, inserted] = path_of_id.emplace(location.kaggle_id(), path);
     if (!inserted) {
-      throw InputError(path, "Kaggle ID", "one file per ID", "a second file for " + location.kaggle_id() + " (first: " + seen->second + ")");
+      throw InputError(path, "Kaggle ID", "one file per ID",
+                       "a second file for " + location.kaggle_id() + " (first: " + seen->second + ")");
     }
     files.push_back({path, location});
   }
@@ -109,18 +108,15 @@ DatasetSurvey survey_dataset(const std::string& root, const SurveyProgress& prog
 std::string format_dataset_survey(const DatasetSurvey& survey) {
   std::string out = "dataset " + survey.root + "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %-6s %6s %6s %9s %9s %9s %9s %11s %9s %7s\n", "collection",
-                "split", "files", "failed", "labelled", "hidden", "min nodes", "median", "max nodes",
-                "configs", "max cfg");
+  std::snprintf(line, sizeof line, "%-20s %-6s %6s %6s %9s %9s %9s %9s %11s %9s %7s\n", "collection", "split", "files", "failed",
+                "labelled", "hidden", "min nodes", "median", "max nodes", "configs", "max cfg");
   out += line;
   for (const SurveyRow& row : survey.rows) {
-    std::snprintf(line, sizeof line, "%-20s %-6s %6lld %6lld %9lld %9lld %9lld %9lld %11lld %9lld %7lld\n",
-                  row.collection.c_str(), row.split.empty() ? "-" : row.split.c_str(),
-                  static_cast<long long>(row.files), static_cast<long long>(row.failed),
-                  static_cast<long long>(row.labelled), static_cast<long long>(row.hidden),
-                  static_cast<long long>(row.nodes_min), static_cast<long long>(row.nodes_median),
-                  static_cast<long long>(row.nodes_max), static_cast<long long>(row.configs_total),
-                  static_cast<long long>(row.configs_max));
+    std::snprintf(line, sizeof line, "%-20s %-6s %6lld %6lld %9lld %9lld %9lld %9lld %11lld %9lld %7lld\n", row.collection.c_str(),
+                  row.split.empty() ? "-" : row.split.c_str(), static_cast<long long>(row.files), static_cast<long long>(row.failed),
+                  static_cast<long long>(row.labelled), static_cast<long long>(row.hidden), static_cast<long long>(row.nodes_min),
+                  static_cast<long long>(row.nodes_median), static_cast<long long>(row.nodes_max),
+                  static_cast<long long>(row.configs_total), static_cast<long long>(row.configs_max));
     out += line;
   }
   if (!survey.errors.empty()) {
@@ -133,10 +129,16 @@ std::string format_dataset_survey(const DatasetSurvey& survey) {
 nlohmann::json dataset_survey_json(const DatasetSurvey& survey) {
   nlohmann::json rows = nlohmann::json::array();
   for (const SurveyRow& row : survey.rows) {
-    rows.push_back({{"collection", row.collection}, {"split", row.split}, {"files", row.files},
-                    {"failed", row.failed}, {"labelled", row.labelled}, {"hidden", row.hidden},
-                    {"nodes_min", row.nodes_min}, {"nodes_median", row.nodes_median},
-                    {"nodes_max", row.nodes_max}, {"configs_total", row.configs_total},
+    rows.push_back({{"collection", row.collection},
+                    {"split", row.split},
+                    {"files", row.files},
+                    {"failed", row.failed},
+                    {"labelled", row.labelled},
+                    {"hidden", row.hidden},
+                    {"nodes_min", row.nodes_min},
+                    {"nodes_median", row.nodes_median},
+                    {"nodes_max", row.nodes_max},
+                    {"configs_total", row.configs_total},
                     {"configs_max", row.configs_max}});
   }
   nlohmann::json errors = nlohmann::json::array();

@@ -45,17 +45,15 @@ std::string duration(int64_t ns) {
 }  // namespace
 
 std::vector<int32_t> config_representatives(const TpuGraph& graph) {
-  const size_t row_bytes = graph.kind == GraphKind::Tile
-                               ? sizeof(float) * 24
-                               : static_cast<size_t>(graph.configurable_count()) * 18;
-  const char* base = graph.kind == GraphKind::Tile
-                         ? reinterpret_cast<const char*>(graph.tile_config_features.data())
-                         : reinterpret_cast<const char*>(graph.layout_config_features.data());
+  const size_t row_bytes = graph.kind == GraphKind::Tile ? sizeof(float) * 24 : static_cast<size_t>(graph.configurable_count()) * 18;
+  const char* base = graph.kind == GraphKind::Tile ? reinterpret_cast<const char*>(graph.tile_config_features.data())
+                                                   : reinterpret_cast<const char*>(graph.layout_config_features.data());
   std::unordered_map<std::string_view, int32_t> rows;
   rows.reserve(static_cast<size_t>(graph.config_count));
   std::vector<int32_t> representative(static_cast<size_t>(graph.config_count));
   for (int32_t c = 0; c < graph.config_count; ++c) {
-    representative[static_cast<size_t>(c)] = rows.emplace(std::string_view(base + static_cast<size_t>(c) * row_bytes, row_bytes), c).first->second;
+    representative[static_cast<size_t>(c)] =
+        rows.emplace(std::string_view(base + static_cast<size_t>(c) * row_bytes, row_bytes), c).first->second;
   }
   return representative;
 }
@@ -67,7 +65,8 @@ std::vector<int8_t> most_common_layout_values(const TpuGraph& graph) {
   for (int32_t slot = 0; slot < nodes; ++slot) {
     std::map<std::string_view, int32_t> counts;
     for (int32_t c = 0; c < graph.config_count; ++c) {
-      const int8_t* row = graph.layout_config_features.data() + (static_cast<size_t>(c) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
+      const int8_t* row =
+          graph.layout_config_features.data() + (static_cast<size_t>(c) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
       ++counts[std::string_view(reinterpret_cast<const char*>(row), width)];
     }
     const auto best = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -116,8 +115,7 @@ GraphSummary summarize_graph(const TpuGraph& graph) {
       s.normalized_min = 1e300;
       s.normalized_max = 0;
       for (int32_t c = 0; c < graph.config_count; ++c) {
-        const double y = static_cast<double>(graph.config_runtime_ns[c]) /
-                         static_cast<double>(graph.config_runtime_normalizers_ns[c]);
+        const double y = static_cast<double>(graph.config_runtime_ns[c]) / static_cast<double>(graph.config_runtime_normalizers_ns[c]);
         s.normalized_min = std::min(s.normalized_min, y);
         s.normalized_max = std::max(s.normalized_max, y);
       }
@@ -126,16 +124,13 @@ GraphSummary summarize_graph(const TpuGraph& graph) {
   std::map<int, int64_t> counts;
   for (uint8_t opcode : graph.node_opcodes) ++counts[opcode];
   s.opcode_counts.assign(counts.begin(), counts.end());
-  std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return s;
 }
 
 std::string format_graph_summary(const GraphSummary& s) {
   std::string out;
-  auto line = [&](const char* label, const std::string& value) {
-    out += format("%-20s %s\n", label, value.c_str());
-  };
+  auto line = [&](const char* label, const std::string& value) { out += format("%-20s %s\n", label, value.c_str()); };
   line("file", s.file);
   line("kind", s.kind);
   line("collection", s.collection.empty() ? "- (outside the TpuGraphs tree)" : s.collection + " (" + s.split + ")");
@@ -159,8 +154,8 @@ std::string format_graph_summary(const GraphSummary& s) {
   }
   out += "opcodes (nodes):\n";
   for (const auto& [opcode, count] : s.opcode_counts) {
-    out += format("  %3d %-28s %10s  %5.1f%%\n", opcode, opcode_name(opcode).c_str(),
-                  with_thousands(count).c_str(), 100.0 * static_cast<double>(count) / static_cast<double>(s.nodes));
+    out += format("  %3d %-28s %10s  %5.1f%%\n", opcode, opcode_name(opcode).c_str(), with_thousands(count).c_str(),
+                  100.0 * static_cast<double>(count) / static_cast<double>(s.nodes));
   }
   return out;
 }
@@ -170,13 +165,20 @@ nlohmann::json graph_summary_json(const GraphSummary& s) {
   for (const auto& [opcode, count] : s.opcode_counts) {
     opcodes.push_back({{"id", opcode}, {"name", opcode_name(opcode)}, {"nodes", count}});
   }
-  nlohmann::json json = {
-      {"file", s.file}, {"kind", s.kind}, {"collection", s.collection}, {"split", s.split},
-      {"kaggle_id", s.kaggle_id}, {"nodes", s.nodes}, {"edges", s.edges},
-      {"configurable_nodes", s.configurable_nodes}, {"computations", s.computations},
-      {"configs", s.configs}, {"distinct_configs", s.distinct_configs},
-      {"topologically_ordered", s.topologically_ordered}, {"labelled", s.labelled},
-      {"opcodes", opcodes}};
+  nlohmann::json json = {{"file", s.file},
+                         {"kind", s.kind},
+                         {"collection", s.collection},
+                         {"split", s.split},
+                         {"kaggle_id", s.kaggle_id},
+                         {"nodes", s.nodes},
+                         {"edges", s.edges},
+                         {"configurable_nodes", s.configurable_nodes},
+                         {"computations", s.computations},
+                         {"configs", s.configs},
+                         {"distinct_configs", s.distinct_configs},
+                         {"topologically_ordered", s.topologically_ordered},
+                         {"labelled", s.labelled},
+                         {"opcodes", opcodes}};
   if (s.labelled) {
     json["runtime_min_ns"] = s.runtime_min_ns;
     json["runtime_max_ns"] = s.runtime_max_ns;

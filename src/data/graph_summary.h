@@ -22,10 +22,10 @@ struct GraphSummary {
   int64_t nodes = 0, edges = 0, configurable_nodes = 0, computations = 0;
   int64_t configs = 0, distinct_configs = 0;
   bool topologically_ordered = true;  // every edge has consumer > producer
-  bool labelled = false;               // false: runtimes hidden (all zero)
+  bool labelled = false;              // false: runtimes hidden (all zero)
   int64_t runtime_min_ns = 0, runtime_max_ns = 0;
-  double relative_spread = 0;          // (max - min) / min of the runtimes; 0 when hidden
-  double normalized_min = 0, normalized_max = 0;  // tile: runtime / normalizer
+  double relative_spread = 0;                          // (max - min) / min of the runtimes; 0 when hidden
+  double normalized_min = 0, normalized_max = 0;       // tile: runtime / normalizer
   std::vector<std::pair<int, int64_t>> opcode_counts;  // (opcode id, nodes), most frequent first
 };
 

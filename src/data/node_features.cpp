@@ -15,16 +15,16 @@ void add_dims(std::vector<std::string>& names, const std::string& prefix, int di
 
 std::vector<std::string> build_node_feature_names() {
   std::vector<std::string> names = {"is_root", "element_size_in_bits"};
-  for (const char* type : {"invalid", "pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64",
-                           "f16", "f32", "f64", "bf16", "c64", "c128", "tuple", "opaque", "token"}) {
+  for (const char* type : {"invalid", "pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bf16", "c64",
+                           "c128", "tuple", "opaque", "token"}) {
     names.push_back(std::string("shape_element_type_is_") + type);
   }
   add_dims(names, "shape_dimensions", 6, true);
   names.push_back("shape_tuple_shapes_size");
   names.push_back("parameter_number");
   add_dims(names, "dimensions", 6, false);
-  for (const char* window : {"window_size", "window_stride", "window_padding_low",
-                             "window_padding_high", "window_dilation", "window_base_dilation"}) {
+  for (const char* window :
+       {"window_size", "window_stride", "window_padding_low", "window_padding_high", "window_dilation", "window_base_dilation"}) {
     add_dims(names, window, 6, true);
   }
   add_dims(names, "window_reversal", 6, false);
@@ -41,9 +41,8 @@ std::vector<std::string> build_node_feature_names() {
   names.push_back(conv + "output_feature_dim");
   names.push_back("feature_group_count");
   names.push_back("batch_group_count");
-  for (const char* block : {"slice_dims_start", "slice_dims_stride", "slice_dims_limit",
-                            "dynamic_slice_sizes", "padding_config_edge_padding_low",
-                            "padding_config_edge_padding_high"}) {
+  for (const char* block : {"slice_dims_start", "slice_dims_stride", "slice_dims_limit", "dynamic_slice_sizes",
+                            "padding_config_edge_padding_low", "padding_config_edge_padding_high"}) {
     add_dims(names, block, 2, true);
   }
   names.push_back("is_stable");

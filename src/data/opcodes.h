@@ -14,8 +14,8 @@ int opcode_id(const std::string& name);
 
 // Ids the rest of the code refers to by meaning.
 namespace opcode {
-constexpr int kBroadcast = 13, kConvolution = 26, kCopy = 27, kDot = 34, kFusion = 41, kGetTupleElement = 45,
-              kMultiply = 59, kParameter = 63, kReshape = 75, kTuple = 100, kWhile = 102;
+constexpr int kBroadcast = 13, kConvolution = 26, kCopy = 27, kDot = 34, kFusion = 41, kGetTupleElement = 45, kMultiply = 59,
+              kParameter = 63, kReshape = 75, kTuple = 100, kWhile = 102;
 }  // namespace opcode
 
 }  // namespace graphcost

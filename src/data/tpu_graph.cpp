@@ -25,18 +25,15 @@ std::string shape_pattern(const std::vector<int64_t>& dims, const std::vector<st
 // Reads keys of one npz with uniform, precise errors.
 class SchemaReader {
  public:
-  SchemaReader(const NpzFile& npz, std::string file, GraphKind kind)
-      : npz_(npz), file_(std::move(file)), kind_(kind) {}
+  SchemaReader(const NpzFile& npz, std::string file, GraphKind kind) : npz_(npz), file_(std::move(file)), kind_(kind) {}
 
   // `dims`: expected sizes, kAnyDimension for a size named in `names` that is free here.
-  const NpyArray& require(const std::string& key, std::vector<int64_t> dims,
-                          std::vector<std::string> names) const {
+  const NpyArray& require(const std::string& key, std::vector<int64_t> dims, std::vector<std::string> names) const {
     const NpyArray* array = npz_.find(key);
     if (array == nullptr) {
       std::string present;
       for (const std::string& name : npz_.names) present += (present.empty() ? "" : ", ") + name;
-      throw InputError(file_, "key '" + key + "'",
-                       std::string("present in a ") + graph_kind_name(kind_) + " file",
+      throw InputError(file_, "key '" + key + "'", std::string("present in a ") + graph_kind_name(kind_) + " file",
                        "missing (keys: " + (present.empty() ? std::string("none") : present) + ")");
     }
     bool matches = array->rank() == static_cast<int>(dims.size());
@@ -75,8 +72,7 @@ class SchemaReader {
     return array.to_vector<T>(file_, key);
   }
 
-  [[noreturn]] void fail(const std::string& key, const std::string& expected,
-                         const std::string& actual) const {
+  [[noreturn]] void fail(const std::string& key, const std::string& expected, const std::string& actual) const {
     throw InputError(file_, key, expected, actual);
   }
 
@@ -101,8 +97,7 @@ void check_runtimes(const SchemaReader& reader, TpuGraph& graph) {
   const auto& normalizers = graph.config_runtime_normalizers_ns;
   for (size_t i = 0; i < normalizers.size(); ++i) {
     if (normalizers[i] <= 0) {
-      reader.fail("config_runtime_normalizers", "positive values",
-                  std::to_string(normalizers[i]) + " at config " + std::to_string(i));
+      reader.fail("config_runtime_normalizers", "positive values", std::to_string(normalizers[i]) + " at config " + std::to_string(i));
     }
   }
 }
@@ -111,9 +106,7 @@ GraphKind kind_from_keys(const NpzFile& npz, const std::string& source) {
   const bool tile = npz.find("config_feat") != nullptr;
   const bool layout = npz.find("node_config_feat") != nullptr;
   if (tile == layout) {
-    throw InputError(source, "keys",
-                     "exactly one of 'config_feat' (tile) or 'node_config_feat' (layout)",
-                     tile ? "both" : "neither");
+    throw InputError(source, "keys", "exactly one of 'config_feat' (tile) or 'node_config_feat' (layout)", tile ? "both" : "neither");
   }
   return tile ? GraphKind::Tile : GraphKind::Layout;
 }
@@ -144,9 +137,8 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   for (size_t i = 0; i < graph.node_features.size(); ++i) {
     if (!std::isfinite(graph.node_features[i])) {
       reader.fail("node_feat", "finite values",
-                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / 140) +
-                      ", column " + std::to_string(i % 140) + " (" +
-                      node_feature_name(static_cast<int>(i % 140)) + ")");
+                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / 140) + ", column " + std::to_string(i % 140) +
+                      " (" + node_feature_name(static_cast<int>(i % 140)) + ")");
     }
   }
 
@@ -164,8 +156,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
     const int64_t consumer = edge_values[2 * e], producer = edge_values[2 * e + 1];
     if (consumer < 0 || consumer >= n || producer < 0 || producer >= n) {
       reader.fail("edge_index", "node ids in [0, " + std::to_string(n) + ")",
-                  "[" + std::to_string(consumer) + ", " + std::to_string(producer) + "] in row " +
-                      std::to_string(e));
+                  "[" + std::to_string(consumer) + ", " + std::to_string(producer) + "] in row " + std::to_string(e));
     }
     graph.edges[e] = {static_cast<int32_t>(consumer), static_cast<int32_t>(producer)};
   }
@@ -198,13 +189,11 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
       }
       if (i > 0 && id_values[i] <= id_values[i - 1]) {
         reader.fail("node_config_ids", "strictly ascending ids",
-                    std::to_string(id_values[i]) + " after " + std::to_string(id_values[i - 1]) +
-                        " at index " + std::to_string(i));
+                    std::to_string(id_values[i]) + " after " + std::to_string(id_values[i - 1]) + " at index " + std::to_string(i));
       }
       graph.configurable_nodes[i] = static_cast<int32_t>(id_values[i]);
     }
-    const NpyArray& config_feat = reader.require(
-        "node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount}, {"c", "nc", "18"});
+    const NpyArray& config_feat = reader.require("node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount}, {"c", "nc", "18"});
     const int64_t c = config_feat.shape()[0];
     graph.config_count = static_cast<int32_t>(c);
     if (config_feat.dtype() != DType::Float32 && config_feat.dtype() != DType::Float64) {
@@ -219,9 +208,8 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
         if (!(v >= -1.0f && v <= 5.0f) || std::trunc(v) != v) {
           const size_t per_config = static_cast<size_t>(nc) * 18;
           reader.fail("node_config_feat", "integers in -1..5 (minor-to-major dimension indices)",
-                      std::to_string(v) + " at config " + std::to_string(i / per_config) +
-                          ", configurable node " + std::to_string(i % per_config / 18) +
-                          ", column " + std::to_string(i % 18));
+                      std::to_string(v) + " at config " + std::to_string(i / per_config) + ", configurable node " +
+                          std::to_string(i % per_config / 18) + ", column " + std::to_string(i % 18));
         }
         graph.layout_config_features[i] = static_cast<int8_t>(v);
       }
@@ -248,9 +236,8 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
 TpuGraph load_tpu_graph(const std::string& path) {
   // Only the schema's keys are inflated (the memory policy in docs/architecture.md).
   NpzReadOptions options;
-  options.only = {"node_feat",        "node_opcode",    "edge_index",
-                  "config_feat",      "config_runtime", "config_runtime_normalizers",
-                  "node_config_ids",  "node_config_feat", "node_splits"};
+  options.only = {"node_feat",       "node_opcode",      "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers",
+                  "node_config_ids", "node_config_feat", "node_splits"};
   try {
     return tpu_graph_from_npz(read_npz_file(path, options), path);
   } catch (const std::bad_alloc&) {
@@ -281,8 +268,7 @@ void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
   if (!layout) {
     arrays.emplace_back("config_feat", NpyArray::from_values<float>({c, kTileConfigFeatureCount}, graph.tile_config_features));
     arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
-    arrays.emplace_back("config_runtime_normalizers",
-                        NpyArray::from_values<int64_t>({c}, graph.config_runtime_normalizers_ns));
+    arrays.emplace_back("config_runtime_normalizers", NpyArray::from_values<int64_t>({c}, graph.config_runtime_normalizers_ns));
   } else {
     const int64_t nc = graph.configurable_count();
     std::vector<float> config_values(graph.layout_config_features.begin(), graph.layout_config_features.end());
@@ -290,8 +276,8 @@ void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
     arrays.emplace_back("node_config_feat", NpyArray::from_values<float>({c, nc, kLayoutConfigFeatureCount}, config_values));
     arrays.emplace_back("node_config_ids", NpyArray::from_values<int64_t>({nc}, ids));
     arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
-    arrays.emplace_back("node_splits", NpyArray::from_values<int64_t>(
-        {1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
+    arrays.emplace_back("node_splits",
+                        NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
   }
   std::vector<std::pair<std::string, const NpyArray*>> named;
   for (const auto& [name, array] : arrays) named.emplace_back(name, &array);

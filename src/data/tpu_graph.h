@@ -36,19 +36,19 @@ constexpr int kOpcodeVocabulary = 121;  // node_opcode ids 0..120 (see data/opco
 
 struct TpuGraph {
   GraphKind kind = GraphKind::Tile;
-  std::string source;     // path or label the graph was read from
-  DatasetPath location;   // collection / split / stem derived from `source`
+  std::string source;    // path or label the graph was read from
+  DatasetPath location;  // collection / split / stem derived from `source`
 
   int32_t node_count = 0;
-  std::vector<float> node_features;  // node_count x 140, row-major
-  std::vector<uint8_t> node_opcodes; // node_count, ids < kOpcodeVocabulary
+  std::vector<float> node_features;   // node_count x 140, row-major
+  std::vector<uint8_t> node_opcodes;  // node_count, ids < kOpcodeVocabulary
   std::vector<Edge> edges;
 
   int32_t config_count = 0;
-  std::vector<float> tile_config_features;      // tile: config_count x 24
-  std::vector<int32_t> configurable_nodes;      // layout: ascending node ids (nc)
-  std::vector<int8_t> layout_config_features;   // layout: config_count x nc x 18, values -1..5
-  std::vector<int64_t> node_splits;             // layout: computation starts, 0 first, n last
+  std::vector<float> tile_config_features;     // tile: config_count x 24
+  std::vector<int32_t> configurable_nodes;     // layout: ascending node ids (nc)
+  std::vector<int8_t> layout_config_features;  // layout: config_count x nc x 18, values -1..5
+  std::vector<int64_t> node_splits;            // layout: computation starts, 0 first, n last
 
   std::vector<int64_t> config_runtime_ns;              // config_count; zeros when hidden
   std::vector<int64_t> config_runtime_normalizers_ns;  // tile only: runtime of the default config
@@ -58,8 +58,7 @@ struct TpuGraph {
   float node_feature(int32_t node, int column) const { return node_features[node * 140 + column]; }
   // Layout value of config `config`, configurable node index `slot`, column 0..17.
   int8_t layout_value(int32_t config, int32_t slot, int column) const {
-    return layout_config_features[(static_cast<int64_t>(config) * configurable_count() + slot) * 18 +
-                                  column];
+    return layout_config_features[(static_cast<int64_t>(config) * configurable_count() + slot) * 18 + column];
   }
 };
 

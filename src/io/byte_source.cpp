@@ -69,9 +69,7 @@ ByteSource ByteSource::own_memory(std::string name, std::vector<uint8_t> bytes) 
 
 void ByteSource::read(uint64_t offset, size_t length, uint8_t* out, const char* field) const {
   if (offset > size_ || length > size_ - offset) {
-    throw InputError(name_, field,
-                     "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) +
-                         " inside the file",
+    throw InputError(name_, field, "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) + " inside the file",
                      "a file of " + std::to_string(size_) + " bytes (truncated?)");
   }
   if (length == 0) return;
@@ -81,8 +79,7 @@ void ByteSource::read(uint64_t offset, size_t length, uint8_t* out, const char* 
   }
   size_t done = 0;
   while (done < length) {
-    ssize_t got = ::pread(file_->descriptor, out + done, length - done,
-                          static_cast<off_t>(offset + done));
+    ssize_t got = ::pread(file_->descriptor, out + done, length - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
       throw InputError(name_, field, std::to_string(length) + " readable bytes",

@@ -35,7 +35,7 @@ class ByteSource {
   struct FileHandle;
   std::string name_;
   uint64_t size_ = 0;
-  std::shared_ptr<FileHandle> file_;            // set for files
+  std::shared_ptr<FileHandle> file_;             // set for files
   std::shared_ptr<std::vector<uint8_t>> owned_;  // set for owned memory
   const uint8_t* memory_ = nullptr;              // set for memory sources
 };

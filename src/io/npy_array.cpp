@@ -23,10 +23,9 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::Bool, 'b', 1, "|b1", "bool"},        {DType::UInt8, 'u', 1, "|u1", "uint8"},
-    {DType::Int8, 'i', 1, "|i1", "int8"},        {DType::Int16, 'i', 2, "<i2", "int16"},
-    {DType::Int32, 'i', 4, "<i4", "int32"},      {DType::Int64, 'i', 8, "<i8", "int64"},
-    {DType::Float32, 'f', 4, "<f4", "float32"},  {DType::Float64, 'f', 8, "<f8", "float64"},
+    {DType::Bool, 'b', 1, "|b1", "bool"},       {DType::UInt8, 'u', 1, "|u1", "uint8"},     {DType::Int8, 'i', 1, "|i1", "int8"},
+    {DType::Int16, 'i', 2, "<i2", "int16"},     {DType::Int32, 'i', 4, "<i4", "int32"},     {DType::Int64, 'i', 8, "<i8", "int64"},
+    {DType::Float32, 'f', 4, "<f4", "float32"}, {DType::Float64, 'f', 8, "<f8", "float64"},
 };
 
 const DTypeInfo& info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
@@ -88,19 +87,14 @@ class HeaderParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& field, const std::string& expected,
-                         const std::string& actual) const {
+  [[noreturn]] void fail(const std::string& field, const std::string& expected, const std::string& actual) const {
     throw InputError("", name_ + ": npy " + field, expected, actual);
   }
-  std::string excerpt() const {
-    return quote(text_.substr(pos_, 24)) + " at header offset " + std::to_string(pos_);
-  }
+  std::string excerpt() const { return quote(text_.substr(pos_, 24)) + " at header offset " + std::to_string(pos_); }
   static std::string header_field(const std::string& key) { return "header " + quote(key); }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
-                                   text_[pos_] == '\t' || text_[pos_] == '\r'))
-      ++pos_;
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
   }
   void expect(char c, const std::string& what) {
     if (peek() != c) fail("header", what, pos_ < text_.size() ? excerpt() : "end of header");
@@ -183,8 +177,7 @@ DType parse_descr(const std::string& descr, const std::string& name) {
   const std::string field = name + ": npy header 'descr'";
   const std::string supported = "one of |b1 |u1 |i1 <i2 <i4 <i8 <f4 <f8";
   if (descr.size() >= 2 && (descr[1] == 'O' || descr[0] == 'O')) {
-    throw InputError("", field, supported,
-                     quote(descr) + " (object arrays need unpickling, which graphcost refuses)");
+    throw InputError("", field, supported, quote(descr) + " (object arrays need unpickling, which graphcost refuses)");
   }
   if (descr.size() != 3) throw InputError("", field, supported, quote(descr));
   const char order = descr[0], kind = descr[1];
@@ -193,8 +186,7 @@ DType parse_descr(const std::string& descr, const std::string& name) {
     if (candidate.kind != kind || candidate.size != size) continue;
     if (size > 1 && order == '>') {
       throw InputError("", field, "little-endian data ('<')",
-                       quote(descr) + " (big-endian; convert with arr.astype('" +
-                           std::string(candidate.descr) + "'))");
+                       quote(descr) + " (big-endian; convert with arr.astype('" + std::string(candidate.descr) + "'))");
     }
     if (size > 1 && order != '<' && order != '=') throw InputError("", field, supported, quote(descr));
     return candidate.dtype;
@@ -222,8 +214,7 @@ bool convert(Source value, Target& out) {
     out = value != Source(0);
     return value == Source(0) || value == Source(1);
   } else if constexpr (std::is_floating_point_v<Target> && std::is_floating_point_v<Source>) {
-    if (std::isfinite(value) && std::fabs(static_cast<double>(value)) >
-                                    static_cast<double>(std::numeric_limits<Target>::max())) {
+    if (std::isfinite(value) && std::fabs(static_cast<double>(value)) > static_cast<double>(std::numeric_limits<Target>::max())) {
       return false;
     }
     out = static_cast<Target>(value);
@@ -256,22 +247,20 @@ bool convert(Source value, Target& out) {
 }
 
 template <typename Target, typename Source>
-void convert_all(const uint8_t* data, const std::vector<size_t>& order, size_t count,
-                 std::vector<Target>& out, const std::string& file, const std::string& field) {
+void convert_all(const uint8_t* data, const std::vector<size_t>& order, size_t count, std::vector<Target>& out, const std::string& file,
+                 const std::string& field) {
   for (size_t i = 0; i < count; ++i) {
     const size_t source_index = order.empty() ? i : order[i];
     const Source value = load<Source>(data, source_index);
     if (!convert(value, out[i])) {
-      throw InputError(file, field,
-                       std::string("values representable as ") + dtype_name(dtype_of<Target>()),
+      throw InputError(file, field, std::string("values representable as ") + dtype_name(dtype_of<Target>()),
                        "value " + std::to_string(value) + " at flat index " + std::to_string(i));
     }
   }
 }
 
 // Flat source index, in the array's stored order, of each C-order element. Empty for C order.
-std::vector<size_t> c_order_permutation(const std::vector<int64_t>& shape, bool fortran_order,
-                                        size_t count) {
+std::vector<size_t> c_order_permutation(const std::vector<int64_t>& shape, bool fortran_order, size_t count) {
   std::vector<size_t> order;
   if (!fortran_order || shape.size() < 2 || count == 0) return order;
   const size_t rank = shape.size();
@@ -300,14 +289,38 @@ const char* dtype_name(DType dtype) { return info(dtype).name; }
 const char* dtype_descr(DType dtype) { return info(dtype).descr; }
 size_t dtype_size(DType dtype) { return info(dtype).size; }
 
-template <> DType dtype_of<bool>() { return DType::Bool; }
-template <> DType dtype_of<uint8_t>() { return DType::UInt8; }
-template <> DType dtype_of<int8_t>() { return DType::Int8; }
-template <> DType dtype_of<int16_t>() { return DType::Int16; }
-template <> DType dtype_of<int32_t>() { return DType::Int32; }
-template <> DType dtype_of<int64_t>() { return DType::Int64; }
-template <> DType dtype_of<float>() { return DType::Float32; }
-template <> DType dtype_of<double>() { return DType::Float64; }
+template <>
+DType dtype_of<bool>() {
+  return DType::Bool;
+}
+template <>
+DType dtype_of<uint8_t>() {
+  return DType::UInt8;
+}
+template <>
+DType dtype_of<int8_t>() {
+  return DType::Int8;
+}
+template <>
+DType dtype_of<int16_t>() {
+  return DType::Int16;
+}
+template <>
+DType dtype_of<int32_t>() {
+  return DType::Int32;
+}
+template <>
+DType dtype_of<int64_t>() {
+  return DType::Int64;
+}
+template <>
+DType dtype_of<float>() {
+  return DType::Float32;
+}
+template <>
+DType dtype_of<double>() {
+  return DType::Float64;
+}
 
 int64_t NpyArray::element_count() const {
   int64_t count = 1;
@@ -334,22 +347,19 @@ NpyArray NpyArray::parse(const std::vector<uint8_t>& bytes, const std::string& n
 size_t NpyArray::header_bytes_needed(const uint8_t* bytes, size_t size) {
   if (size < 12 || std::memcmp(bytes, kMagic, kMagicSize) != 0) return 0;
   if (bytes[6] == 1) return 10 + (bytes[8] | (bytes[9] << 8));
-  return 12 + (static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) |
-               (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24));
+  return 12 + (static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) | (static_cast<size_t>(bytes[10]) << 16) |
+               (static_cast<size_t>(bytes[11]) << 24));
 }
 
 NpyHeader NpyArray::parse_header(const uint8_t* bytes, size_t size, const std::string& name) {
   const std::string prefix = name + ": npy ";
   if (size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0) {
     throw InputError("", prefix + "magic", "\\x93NUMPY followed by a version",
-                     size < kMagicSize + 4
-                         ? std::to_string(size) + " bytes"
-                         : quote(std::string(bytes, bytes + kMagicSize)));
+                     size < kMagicSize + 4 ? std::to_string(size) + " bytes" : quote(std::string(bytes, bytes + kMagicSize)));
   }
   const int major = bytes[6], minor = bytes[7];
   if (major < 1 || major > 3 || minor != 0) {
-    throw InputError("", prefix + "version", "1.0, 2.0 or 3.0",
-                     std::to_string(major) + "." + std::to_string(minor));
+    throw InputError("", prefix + "version", "1.0, 2.0 or 3.0", std::to_string(major) + "." + std::to_string(minor));
   }
   size_t header_size, header_start;
   if (major == 1) {
@@ -357,17 +367,15 @@ NpyHeader NpyArray::parse_header(const uint8_t* bytes, size_t size, const std::s
     header_start = 10;
   } else {
     if (size < 12) throw InputError("", prefix + "header length", "4 bytes", "end of data");
-    header_size = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) |
-                  (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24);
+    header_size = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) | (static_cast<size_t>(bytes[10]) << 16) |
+                  (static_cast<size_t>(bytes[11]) << 24);
     header_start = 12;
   }
   if (header_size > kMaxHeaderBytes) {
-    throw InputError("", prefix + "header length", "at most " + std::to_string(kMaxHeaderBytes) + " bytes",
-                     std::to_string(header_size));
+    throw InputError("", prefix + "header length", "at most " + std::to_string(kMaxHeaderBytes) + " bytes", std::to_string(header_size));
   }
   if (header_size > size - header_start) {
-    throw InputError("", prefix + "header length",
-                     "at most the " + std::to_string(size - header_start) + " bytes present",
+    throw InputError("", prefix + "header length", "at most the " + std::to_string(size - header_start) + " bytes present",
                      std::to_string(header_size));
   }
   const std::string text(bytes + header_start, bytes + header_start + header_size);
@@ -390,13 +398,14 @@ NpyHeader NpyArray::parse_header(const uint8_t* bytes, size_t size, const std::s
       header.shape = value.items;
       has_shape = true;
     } else {
-      throw InputError("", prefix + "header", "only the keys 'descr', 'fortran_order', 'shape'",
-                       "key " + quote(key));
+      throw InputError("", prefix + "header", "only the keys 'descr', 'fortran_order', 'shape'", "key " + quote(key));
     }
   }
   if (!has_descr || !has_order || !has_shape) {
     throw InputError("", prefix + "header", "the keys 'descr', 'fortran_order' and 'shape'",
-                     std::string("missing ") + (!has_descr ? "'descr'" : !has_order ? "'fortran_order'" : "'shape'"));
+                     std::string("missing ") + (!has_descr   ? "'descr'"
+                                                : !has_order ? "'fortran_order'"
+                                                             : "'shape'"));
   }
   int64_t count = 1;
   for (int64_t dim : header.shape) {
@@ -423,9 +432,8 @@ NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
   const size_t size = buffer.size();
   if (header.data_bytes != size - header.data_offset) {
     throw InputError("", name + ": npy data",
-                     std::to_string(array.element_count()) + " elements of " + dtype_name(array.dtype_) +
-                         " for shape " + array.shape_text() + " (" + std::to_string(header.data_bytes) +
-                         " bytes)",
+                     std::to_string(array.element_count()) + " elements of " + dtype_name(array.dtype_) + " for shape " +
+                         array.shape_text() + " (" + std::to_string(header.data_bytes) + " bytes)",
                      std::to_string(size - header.data_offset) + " bytes of data");
   }
   array.storage_ = std::move(buffer);
@@ -434,16 +442,14 @@ NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
 }
 
 template <typename T>
-NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>& values,
-                               bool fortran_order) {
+NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>& values, bool fortran_order) {
   NpyArray array;
   array.dtype_ = dtype_of<T>();
   array.shape_ = std::move(shape);
   array.fortran_order_ = fortran_order;
   if (array.element_count() != static_cast<int64_t>(values.size())) {
-    throw std::invalid_argument("NpyArray::from_values: shape " + array.shape_text() + " needs " +
-                                std::to_string(array.element_count()) + " values, got " +
-                                std::to_string(values.size()));
+    throw std::invalid_argument("NpyArray::from_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
+                                " values, got " + std::to_string(values.size()));
   }
   array.storage_.resize(values.size() * sizeof(T));
   if constexpr (std::is_same_v<T, bool>) {
@@ -464,27 +470,41 @@ std::vector<T> NpyArray::to_vector(const std::string& file, const std::string& f
     return out;
   }
   switch (dtype_) {
-    case DType::Bool: convert_all<T, uint8_t>(data(), order, count, out, file, field); break;
-    case DType::UInt8: convert_all<T, uint8_t>(data(), order, count, out, file, field); break;
-    case DType::Int8: convert_all<T, int8_t>(data(), order, count, out, file, field); break;
-    case DType::Int16: convert_all<T, int16_t>(data(), order, count, out, file, field); break;
-    case DType::Int32: convert_all<T, int32_t>(data(), order, count, out, file, field); break;
-    case DType::Int64: convert_all<T, int64_t>(data(), order, count, out, file, field); break;
-    case DType::Float32: convert_all<T, float>(data(), order, count, out, file, field); break;
-    case DType::Float64: convert_all<T, double>(data(), order, count, out, file, field); break;
+    case DType::Bool:
+      convert_all<T, uint8_t>(data(), order, count, out, file, field);
+      break;
+    case DType::UInt8:
+      convert_all<T, uint8_t>(data(), order, count, out, file, field);
+      break;
+    case DType::Int8:
+      convert_all<T, int8_t>(data(), order, count, out, file, field);
+      break;
+    case DType::Int16:
+      convert_all<T, int16_t>(data(), order, count, out, file, field);
+      break;
+    case DType::Int32:
+      convert_all<T, int32_t>(data(), order, count, out, file, field);
+      break;
+    case DType::Int64:
+      convert_all<T, int64_t>(data(), order, count, out, file, field);
+      break;
+    case DType::Float32:
+      convert_all<T, float>(data(), order, count, out, file, field);
+      break;
+    case DType::Float64:
+      convert_all<T, double>(data(), order, count, out, file, field);
+      break;
   }
   return out;
 }
 
 std::vector<uint8_t> NpyArray::header_bytes() const {
-  std::string dict = std::string("{'descr': '") + dtype_descr(dtype_) +
-                     "', 'fortran_order': " + (fortran_order_ ? "True" : "False") +
+  std::string dict = std::string("{'descr': '") + dtype_descr(dtype_) + "', 'fortran_order': " + (fortran_order_ ? "True" : "False") +
                      ", 'shape': " + shape_text() + ", }";
   const size_t prefix_v1 = kMagicSize + 2 + 2;
   const bool version2 = prefix_v1 + dict.size() + 1 > 0xFFFF;
   const size_t prefix = version2 ? kMagicSize + 2 + 4 : prefix_v1;
-  const size_t total = (prefix + dict.size() + 1 + kHeaderAlignment - 1) / kHeaderAlignment *
-                       kHeaderAlignment;
+  const size_t total = (prefix + dict.size() + 1 + kHeaderAlignment - 1) / kHeaderAlignment * kHeaderAlignment;
   dict.append(total - prefix - dict.size() - 1, ' ');
   dict.push_back('\n');
   std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
@@ -502,9 +522,8 @@ std::vector<uint8_t> NpyArray::header_bytes() const {
 }
 
 template NpyArray NpyArray::from_values<bool>(std::vector<int64_t>, const std::vector<bool>&, bool);
-#define GRAPHCOST_NPY_INSTANTIATE(T)                                                        \
-  template NpyArray NpyArray::from_values<T>(std::vector<int64_t>, const std::vector<T>&, \
-                                             bool);                                        \
+#define GRAPHCOST_NPY_INSTANTIATE(T)                                                             \
+  template NpyArray NpyArray::from_values<T>(std::vector<int64_t>, const std::vector<T>&, bool); \
   template std::vector<T> NpyArray::to_vector<T>(const std::string&, const std::string&) const;
 GRAPHCOST_NPY_INSTANTIATE(uint8_t)
 GRAPHCOST_NPY_INSTANTIATE(int8_t)

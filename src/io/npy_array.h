@@ -35,8 +35,8 @@ struct NpyHeader {
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
   bool fortran_order = false;
-  size_t data_offset = 0;    // bytes of magic, version, length and dict before the data
-  uint64_t data_bytes = 0;   // element count x dtype size (checked for overflow)
+  size_t data_offset = 0;   // bytes of magic, version, length and dict before the data
+  uint64_t data_bytes = 0;  // element count x dtype size (checked for overflow)
   uint64_t total_bytes() const { return data_offset + data_bytes; }
 };
 
@@ -60,8 +60,7 @@ class NpyArray {
 
   // Builds an array from `values` laid out in the given order.
   template <typename T>
-  static NpyArray from_values(std::vector<int64_t> shape, const std::vector<T>& values,
-                              bool fortran_order = false);
+  static NpyArray from_values(std::vector<int64_t> shape, const std::vector<T>& values, bool fortran_order = false);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }

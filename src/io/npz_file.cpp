@@ -24,10 +24,8 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
     file.arrays.reserve(archive.members().size());
     const std::string suffix = ".npy";
     for (const ZipMember& member : archive.members()) {
-      if (member.name.size() <= suffix.size() ||
-          member.name.compare(member.name.size() - suffix.size(), suffix.size(), suffix) != 0) {
-        throw InputError(name, "member '" + member.name + "'", "a .npy member (an .npz archive)",
-                         "another kind of member");
+      if (member.name.size() <= suffix.size() || member.name.compare(member.name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        throw InputError(name, "member '" + member.name + "'", "a .npy member (an .npz archive)", "another kind of member");
       }
       file.names.push_back(member.name.substr(0, member.name.size() - suffix.size()));
     }
@@ -35,8 +33,7 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
     for (size_t index = 0; index < archive.members().size(); ++index) {
       const ZipMember& member = archive.members()[index];
       const std::string& array_name = file.names[index];
-      if (!options.only.empty() &&
-          std::find(options.only.begin(), options.only.end(), array_name) == options.only.end()) {
+      if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), array_name) == options.only.end()) {
         continue;  // never inflated
       }
       const std::string field = "member '" + member.name + "'";
@@ -61,12 +58,12 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
       }
       charged += member.uncompressed_size;
       if (charged > limit) {
-        throw InputError(name, field,
-                         "at most " + format_byte_size(limit) +
-                             " of arrays in all (the input memory limit: GRAPHCOST_MEMORY_LIMIT, "
-                             "default half of physical memory)",
-                         format_byte_size(member.uncompressed_size) + " for this array, " +
-                             format_byte_size(charged) + " with the arrays before it");
+        throw InputError(
+            name, field,
+            "at most " + format_byte_size(limit) +
+                " of arrays in all (the input memory limit: GRAPHCOST_MEMORY_LIMIT, "
+                "default half of physical memory)",
+            format_byte_size(member.uncompressed_size) + " for this array, " + format_byte_size(charged) + " with the arrays before it");
       }
       ByteBuffer bytes;
       try {
@@ -83,18 +80,13 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
   }
 }
 
-NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options) {
-  return read_npz(ByteSource::open_file(path), options);
-}
+NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options) { return read_npz(ByteSource::open_file(path), options); }
 
-void write_npz(const std::string& path,
-               const std::vector<std::pair<std::string, const NpyArray*>>& arrays,
-               ZipCompression compression) {
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, const NpyArray*>>& arrays, ZipCompression compression) {
   ZipWriter writer(path);
   for (const auto& [name, array] : arrays) {
     const std::vector<uint8_t> header = array->header_bytes();
-    writer.add(name + ".npy", {{header.data(), header.size()}, {array->data(), array->byte_size()}},
-               compression);
+    writer.add(name + ".npy", {{header.data(), header.size()}, {array->data(), array->byte_size()}}, compression);
   }
   writer.finish();
 }

@@ -14,7 +14,7 @@
 namespace graphcost {
 
 struct NpzFile {
-  std::string source_name;  // path or label of the archive, for error messages
+  std::string source_name;                               // path or label of the archive, for error messages
   std::vector<std::pair<std::string, NpyArray>> arrays;  // the arrays read
   std::vector<std::string> names;                        // every array in the archive
 
@@ -40,8 +40,6 @@ NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options = {
 
 // Writes arrays as "<name>.npy" members (stored or deflated) via ZipWriter: atomically, loadable by
 // numpy.load. Throws std::runtime_error on I/O failure.
-void write_npz(const std::string& path,
-               const std::vector<std::pair<std::string, const NpyArray*>>& arrays,
-               ZipCompression compression);
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, const NpyArray*>>& arrays, ZipCompression compression);
 
 }  // namespace graphcost

@@ -35,12 +35,10 @@ constexpr size_t kCompressedChunk = 256u << 10;
 
 uint16_t read_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 uint32_t read_u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
+         (static_cast<uint32_t>(p[3]) << 24);
 }
-uint64_t read_u64(const uint8_t* p) {
-  return static_cast<uint64_t>(read_u32(p)) | (static_cast<uint64_t>(read_u32(p + 4)) << 32);
-}
+uint64_t read_u64(const uint8_t* p) { return static_cast<uint64_t>(read_u32(p)) | (static_cast<uint64_t>(read_u32(p + 4)) << 32); }
 void put_u16(std::vector<uint8_t>& out, uint16_t v) {
   out.push_back(static_cast<uint8_t>(v));
   out.push_back(static_cast<uint8_t>(v >> 8));
@@ -66,8 +64,7 @@ struct EndOfCentralDirectory {
 EndOfCentralDirectory find_end_record(const ByteSource& source) {
   const uint64_t tail_size = std::min<uint64_t>(source.size(), kEndRecordSize + kMaxCommentSize);
   if (source.size() < kEndRecordSize) {
-    throw InputError(source.name(), "end of central directory",
-                     "a zip archive of at least 22 bytes",
+    throw InputError(source.name(), "end of central directory", "a zip archive of at least 22 bytes",
                      std::to_string(source.size()) + " bytes");
   }
   const uint64_t tail_start = source.size() - tail_size;
@@ -79,8 +76,7 @@ EndOfCentralDirectory find_end_record(const ByteSource& source) {
     if (pos + kEndRecordSize + read_u16(p + 20) != tail.size()) continue;
     const uint16_t disk = read_u16(p + 4), directory_disk = read_u16(p + 6);
     if (disk != 0 && disk != 0xFFFF) {
-      throw InputError(source.name(), "end of central directory", "a single-disk archive",
-                       "disk number " + std::to_string(disk));
+      throw InputError(source.name(), "end of central directory", "a single-disk archive", "disk number " + std::to_string(disk));
     }
     (void)directory_disk;
     EndOfCentralDirectory end;
@@ -92,64 +88,53 @@ EndOfCentralDirectory find_end_record(const ByteSource& source) {
     // write one always).
     if (end_offset >= kZip64LocatorSize) {
       uint8_t locator[kZip64LocatorSize];
-      source.read(end_offset - kZip64LocatorSize, kZip64LocatorSize, locator,
-                  "zip64 end of central directory locator");
+      source.read(end_offset - kZip64LocatorSize, kZip64LocatorSize, locator, "zip64 end of central directory locator");
       if (read_u32(locator) == kZip64LocatorSignature) {
         const uint64_t record_offset = read_u64(locator + 8);
         uint8_t record[kZip64EndRecordSize];
-        source.read(record_offset, kZip64EndRecordSize, record,
-                    "zip64 end of central directory record");
+        source.read(record_offset, kZip64EndRecordSize, record, "zip64 end of central directory record");
         if (read_u32(record) != kZip64EndSignature) {
-          throw InputError(source.name(), "zip64 end of central directory record",
-                           "signature " + hex32(kZip64EndSignature), hex32(read_u32(record)));
+          throw InputError(source.name(), "zip64 end of central directory record", "signature " + hex32(kZip64EndSignature),
+                           hex32(read_u32(record)));
         }
         end.entry_count = read_u64(record + 32);
         end.directory_size = read_u64(record + 40);
         end.directory_offset = read_u64(record + 48);
       }
     }
-    if (end.directory_offset > source.size() ||
-        end.directory_size > source.size() - end.directory_offset) {
-      throw InputError(source.name(), "central directory",
-                       "offset + size within the file of " + std::to_string(source.size()) +
-                           " bytes",
-                       "offset " + std::to_string(end.directory_offset) + ", size " +
-                           std::to_string(end.directory_size) + " (truncated?)");
+    if (end.directory_offset > source.size() || end.directory_size > source.size() - end.directory_offset) {
+      throw InputError(source.name(), "central directory", "offset + size within the file of " + std::to_string(source.size()) + " bytes",
+                       "offset " + std::to_string(end.directory_offset) + ", size " + std::to_string(end.directory_size) + " (truncated?)");
     }
     if (end.entry_count > end.directory_size / kCentralHeaderSize) {
       throw InputError(source.name(), "central directory",
-                       "at most " + std::to_string(end.directory_size / kCentralHeaderSize) +
-                           " entries in " + std::to_string(end.directory_size) + " bytes",
+                       "at most " + std::to_string(end.directory_size / kCentralHeaderSize) + " entries in " +
+                           std::to_string(end.directory_size) + " bytes",
                        std::to_string(end.entry_count) + " entries declared");
     }
     return end;
   }
-  throw InputError(source.name(), "end of central directory",
-                   "a zip archive (signature PK\\5\\6 near the end)",
-                   "none found in " + std::to_string(source.size()) +
-                       " bytes (not a zip/npz file, or truncated)");
+  throw InputError(source.name(), "end of central directory", "a zip archive (signature PK\\5\\6 near the end)",
+                   "none found in " + std::to_string(source.size()) + " bytes (not a zip/npz file, or truncated)");
 }
 
 // Applies a zip64 extra field (id 0x0001) to the fields that hold the 0xFFFFFFFF marker.
-void apply_zip64_extra(const std::string& file, const std::string& field, const uint8_t* extra,
-                       size_t extra_size, ZipMember& member, bool size_marked, bool compressed_marked,
-                       bool offset_marked) {
+void apply_zip64_extra(const std::string& file, const std::string& field, const uint8_t* extra, size_t extra_size, ZipMember& member,
+                       bool size_marked, bool compressed_marked, bool offset_marked) {
   size_t pos = 0;
   while (pos + 4 <= extra_size) {
     const uint16_t id = read_u16(extra + pos);
     const uint16_t size = read_u16(extra + pos + 2);
     if (pos + 4 + size > extra_size) {
-      throw InputError(file, field + ": extra field", "a block of " + std::to_string(size) +
-                       " bytes inside the extra area", "only " +
-                       std::to_string(extra_size - pos - 4) + " bytes left");
+      throw InputError(file, field + ": extra field", "a block of " + std::to_string(size) + " bytes inside the extra area",
+                       "only " + std::to_string(extra_size - pos - 4) + " bytes left");
     }
     if (id == kZip64ExtraId) {
       const uint8_t* p = extra + pos + 4;
       size_t left = size;
       auto take = [&](uint64_t& target, const char* what) {
         if (left < 8) {
-          throw InputError(file, field + ": zip64 extra field",
-                           std::string("8 more bytes for the ") + what, std::to_string(left));
+          throw InputError(file, field + ": zip64 extra field", std::string("8 more bytes for the ") + what, std::to_string(left));
         }
         target = read_u64(p);
         p += 8;
@@ -163,8 +148,7 @@ void apply_zip64_extra(const std::string& file, const std::string& field, const 
     pos += 4 + size;
   }
   if (size_marked || compressed_marked || offset_marked) {
-    throw InputError(file, field, "a zip64 extra field for sizes marked 0xFFFFFFFF",
-                     "no zip64 extra field");
+    throw InputError(file, field, "a zip64 extra field for sizes marked 0xFFFFFFFF", "no zip64 extra field");
   }
 }
 
@@ -172,8 +156,7 @@ void apply_zip64_extra(const std::string& file, const std::string& field, const 
 
 ZipReader::ZipReader(ByteSource source) : source_(std::move(source)) {
   const EndOfCentralDirectory end = find_end_record(source_);
-  std::vector<uint8_t> directory =
-      source_.read(end.directory_offset, end.directory_size, "central directory");
+  std::vector<uint8_t> directory = source_.read(end.directory_offset, end.directory_size, "central directory");
   std::set<std::string> seen;
   size_t pos = 0;
   members_.reserve(end.entry_count);
@@ -185,8 +168,7 @@ ZipReader::ZipReader(ByteSource source) : source_(std::move(source)) {
     }
     const uint8_t* p = directory.data() + pos;
     if (read_u32(p) != kCentralHeaderSignature) {
-      throw InputError(source_.name(), field, "signature " + hex32(kCentralHeaderSignature),
-                       hex32(read_u32(p)));
+      throw InputError(source_.name(), field, "signature " + hex32(kCentralHeaderSignature), hex32(read_u32(p)));
     }
     const uint16_t flags = read_u16(p + 8);
     ZipMember member;
@@ -194,50 +176,39 @@ ZipReader::ZipReader(ByteSource source) : source_(std::move(source)) {
     member.crc32 = read_u32(p + 16);
     member.compressed_size = read_u32(p + 20);
     member.uncompressed_size = read_u32(p + 24);
-    const uint16_t name_size = read_u16(p + 28), extra_size = read_u16(p + 30),
-                   comment_size = read_u16(p + 32), start_disk = read_u16(p + 34);
+    const uint16_t name_size = read_u16(p + 28), extra_size = read_u16(p + 30), comment_size = read_u16(p + 32),
+                   start_disk = read_u16(p + 34);
     member.local_header_offset = read_u32(p + 42);
     const size_t record_size = kCentralHeaderSize + name_size + extra_size + comment_size;
     if (pos + record_size > directory.size()) {
-      throw InputError(source_.name(), field,
-                       "name, extra and comment inside the central directory",
+      throw InputError(source_.name(), field, "name, extra and comment inside the central directory",
                        "a record running past its end (truncated?)");
     }
     member.name.assign(reinterpret_cast<const char*>(p + kCentralHeaderSize), name_size);
     const std::string member_field = field + " ('" + member.name + "')";
-    apply_zip64_extra(source_.name(), member_field, p + kCentralHeaderSize + name_size, extra_size,
-                      member, member.uncompressed_size == 0xFFFFFFFFu,
-                      member.compressed_size == 0xFFFFFFFFu,
+    apply_zip64_extra(source_.name(), member_field, p + kCentralHeaderSize + name_size, extra_size, member,
+                      member.uncompressed_size == 0xFFFFFFFFu, member.compressed_size == 0xFFFFFFFFu,
                       member.local_header_offset == 0xFFFFFFFFu);
     if (flags & 0x1) {
-      throw InputError(source_.name(), member_field, "an unencrypted member",
-                       "an encrypted member");
+      throw InputError(source_.name(), member_field, "an unencrypted member", "an encrypted member");
     }
     if (start_disk != 0 && start_disk != 0xFFFF) {
-      throw InputError(source_.name(), member_field, "disk 0",
-                       "disk " + std::to_string(start_disk));
+      throw InputError(source_.name(), member_field, "disk 0", "disk " + std::to_string(start_disk));
     }
     if (member.method != 0 && member.method != 8) {
       throw InputError(source_.name(), member_field, "compression method 0 (stored) or 8 (deflate)",
                        "method " + std::to_string(member.method));
     }
     if (member.method == 0 && member.compressed_size != member.uncompressed_size) {
-      throw InputError(source_.name(), member_field,
-                       "equal compressed and uncompressed sizes for a stored member",
-                       std::to_string(member.compressed_size) + " and " +
-                           std::to_string(member.uncompressed_size));
+      throw InputError(source_.name(), member_field, "equal compressed and uncompressed sizes for a stored member",
+                       std::to_string(member.compressed_size) + " and " + std::to_string(member.uncompressed_size));
     }
-    if (member.local_header_offset > end.directory_offset ||
-        member.compressed_size > end.directory_offset - member.local_header_offset) {
-      throw InputError(source_.name(), member_field,
-                       "data before the central directory at byte " +
-                           std::to_string(end.directory_offset),
-                       "offset " + std::to_string(member.local_header_offset) + " + " +
-                           std::to_string(member.compressed_size) + " bytes");
+    if (member.local_header_offset > end.directory_offset || member.compressed_size > end.directory_offset - member.local_header_offset) {
+      throw InputError(source_.name(), member_field, "data before the central directory at byte " + std::to_string(end.directory_offset),
+                       "offset " + std::to_string(member.local_header_offset) + " + " + std::to_string(member.compressed_size) + " bytes");
     }
     if (!seen.insert(member.name).second) {
-      throw InputError(source_.name(), member_field, "unique member names",
-                       "a second member named '" + member.name + "'");
+      throw InputError(source_.name(), member_field, "unique member names", "a second member named '" + member.name + "'");
     }
     members_.push_back(std::move(member));
     pos += record_size;
@@ -256,19 +227,16 @@ uint64_t ZipReader::data_offset(const ZipMember& member) const {
   uint8_t header[kLocalHeaderSize];
   source_.read(member.local_header_offset, kLocalHeaderSize, header, field.c_str());
   if (read_u32(header) != kLocalHeaderSignature) {
-    throw InputError(source_.name(), field, "signature " + hex32(kLocalHeaderSignature),
-                     hex32(read_u32(header)));
+    throw InputError(source_.name(), field, "signature " + hex32(kLocalHeaderSignature), hex32(read_u32(header)));
   }
   const uint16_t name_size = read_u16(header + 26), extra_size = read_u16(header + 28);
   if (name_size != member.name.size()) {
-    throw InputError(source_.name(), field,
-                     "a name of " + std::to_string(member.name.size()) + " bytes as in the directory",
+    throw InputError(source_.name(), field, "a name of " + std::to_string(member.name.size()) + " bytes as in the directory",
                      std::to_string(name_size) + " bytes");
   }
   const uint64_t offset = member.local_header_offset + kLocalHeaderSize + name_size + extra_size;
   if (offset > source_.size() || member.compressed_size > source_.size() - offset) {
-    throw InputError(source_.name(), "data of '" + member.name + "'",
-                     std::to_string(member.compressed_size) + " bytes inside the file",
+    throw InputError(source_.name(), "data of '" + member.name + "'", std::to_string(member.compressed_size) + " bytes inside the file",
                      "a file of " + std::to_string(source_.size()) + " bytes (truncated?)");
   }
   return offset;
@@ -310,11 +278,9 @@ ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset, u
   } guard{&stream};
 
   const uint64_t declared = member.uncompressed_size;
-  const uint64_t first_room = std::max(kMinimumInflateRoom,
-                                       member.compressed_size * kInflateRoomPerCompressedByte);
+  const uint64_t first_room = std::max(kMinimumInflateRoom, member.compressed_size * kInflateRoomPerCompressedByte);
   ByteBuffer out(static_cast<size_t>(std::min({declared, first_room, std::max<uint64_t>(stop_after, 1)})));
-  std::vector<uint8_t> chunk(static_cast<size_t>(
-      std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
+  std::vector<uint8_t> chunk(static_cast<size_t>(std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
   uint64_t compressed_left = member.compressed_size;
   uint64_t produced = 0;
   uLong crc = crc32(0, nullptr, 0);
@@ -334,16 +300,13 @@ ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset, u
     }
     const bool probing = produced == declared;  // any further output means the size lied
     stream.next_out = probing ? &overflow_probe : out.data() + produced;
-    stream.avail_out = probing ? 1u
-                               : static_cast<uInt>(std::min<uint64_t>(out.size() - produced,
-                                                                      1u << 30));
+    stream.avail_out = probing ? 1u : static_cast<uInt>(std::min<uint64_t>(out.size() - produced, 1u << 30));
     const uInt room_before = stream.avail_out;
     const uInt input_before = stream.avail_in;
     const int status = inflate(&stream, Z_NO_FLUSH);
     const uInt written = room_before - stream.avail_out;
     if (probing && written > 0) {
-      throw InputError(source_.name(), field,
-                       std::to_string(declared) + " uncompressed bytes as declared",
+      throw InputError(source_.name(), field, std::to_string(declared) + " uncompressed bytes as declared",
                        "more data than declared (corrupt size)");
     }
     if (!probing && written > 0) {
@@ -357,22 +320,18 @@ ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset, u
     if (status == Z_STREAM_END) break;
     if (status == Z_NEED_DICT || status == Z_DATA_ERROR || status == Z_STREAM_ERROR) {
       throw InputError(source_.name(), field, "a valid deflate stream",
-                       std::string("corrupt data (zlib: ") +
-                           (stream.msg != nullptr ? stream.msg : "data error") + ") after " +
+                       std::string("corrupt data (zlib: ") + (stream.msg != nullptr ? stream.msg : "data error") + ") after " +
                            std::to_string(produced) + " bytes");
     }
     if (status == Z_MEM_ERROR) throw std::bad_alloc();
     const bool stalled = written == 0 && stream.avail_in == input_before;
     if (stalled && stream.avail_in == 0 && compressed_left == 0) {
-      throw InputError(source_.name(), field,
-                       std::to_string(declared) + " uncompressed bytes as declared",
-                       "the deflate stream ends early after " + std::to_string(produced) +
-                           " bytes (truncated or size too large)");
+      throw InputError(source_.name(), field, std::to_string(declared) + " uncompressed bytes as declared",
+                       "the deflate stream ends early after " + std::to_string(produced) + " bytes (truncated or size too large)");
     }
   }
   if (produced != declared) {
-    throw InputError(source_.name(), field,
-                     std::to_string(declared) + " uncompressed bytes as declared",
+    throw InputError(source_.name(), field, std::to_string(declared) + " uncompressed bytes as declared",
                      std::to_string(produced) + " bytes");
   }
   if (static_cast<uint32_t>(crc) != member.crc32) {
@@ -418,8 +377,7 @@ std::vector<uint8_t> local_header(const ZipMember& member) {
 
 }  // namespace
 
-void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>& parts,
-                    ZipCompression compression) {
+void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>& parts, ZipCompression compression) {
   if (file_ == nullptr) throw std::logic_error("ZipWriter::add after finish");
   if (member_name.size() > 0xFFFF) throw std::invalid_argument("zip member name too long");
   for (const ZipMember& existing : members_) {
@@ -448,8 +406,7 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
     for (const ByteSpan& part : parts) write_bytes(part.data, part.size);
   } else {
     z_stream stream{};
-    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
       throw std::bad_alloc();
     }
     struct StreamGuard {
@@ -504,10 +461,10 @@ void ZipWriter::finish() {
     put_u32(out, 0xFFFFFFFFu);
     put_u32(out, 0xFFFFFFFFu);
     put_u16(out, static_cast<uint16_t>(member.name.size()));
-    put_u16(out, 28);  // zip64 extra: 4 + 3 * 8
-    put_u16(out, 0);   // comment
-    put_u16(out, 0);   // disk
-    put_u16(out, 0);   // internal attributes
+    put_u16(out, 28);           // zip64 extra: 4 + 3 * 8
+    put_u16(out, 0);            // comment
+    put_u16(out, 0);            // disk
+    put_u16(out, 0);            // internal attributes
     put_u32(out, 0x01800000u);  // external attributes: -rw------- (as Python writes)
     put_u32(out, 0xFFFFFFFFu);
     out.insert(out.end(), member.name.begin(), member.name.end());

@@ -72,8 +72,7 @@ class ZipWriter {
   ZipWriter& operator=(const ZipWriter&) = delete;
 
   // Appends one member whose content is the concatenation of `parts`.
-  void add(const std::string& member_name, const std::vector<ByteSpan>& parts,
-           ZipCompression compression);
+  void add(const std::string& member_name, const std::vector<ByteSpan>& parts, ZipCompression compression);
   // Writes the central directory and moves the file into place. Throws std::runtime_error on I/O
   // failure (the partial file is removed).
   void finish();

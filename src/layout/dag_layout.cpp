@@ -63,8 +63,14 @@ struct DagLayoutJob::State {
 
   void run_next() {
     switch (next) {
-      case Unit::Stubs: stubs(); next = Unit::Order; break;
-      case Unit::Order: order(); next = Unit::Layers; break;
+      case Unit::Stubs:
+        stubs();
+        next = Unit::Order;
+        break;
+      case Unit::Order:
+        order();
+        next = Unit::Layers;
+        break;
       case Unit::Layers:
         assign_layers();
         next = options.sweeps > 0 ? Unit::Sweep : Unit::Coordinates;
@@ -81,30 +87,43 @@ struct DagLayoutJob::State {
           next = Unit::Done;
         }
         break;
-      case Unit::Done: break;
+      case Unit::Done:
+        break;
     }
   }
 
   double fraction() const {
     switch (next) {
-      case Unit::Stubs: return 0.0;
-      case Unit::Order: return 0.1;
-      case Unit::Layers: return 0.2;
-      case Unit::Sweep: return 0.3 + 0.4 * sweep_halves_done / std::max(1, 2 * options.sweeps);
-      case Unit::Coordinates: return 0.7 + 0.3 * rounds_done / std::max(1, options.coordinate_rounds);
-      case Unit::Done: return 1.0;
+      case Unit::Stubs:
+        return 0.0;
+      case Unit::Order:
+        return 0.1;
+      case Unit::Layers:
+        return 0.2;
+      case Unit::Sweep:
+        return 0.3 + 0.4 * sweep_halves_done / std::max(1, 2 * options.sweeps);
+      case Unit::Coordinates:
+        return 0.7 + 0.3 * rounds_done / std::max(1, options.coordinate_rounds);
+      case Unit::Done:
+        return 1.0;
     }
     return 1.0;
   }
 
   const char* stage() const {
     switch (next) {
-      case Unit::Stubs: return "stubs";
-      case Unit::Order: return "ordering";
-      case Unit::Layers: return "layering";
-      case Unit::Sweep: return "crossing reduction";
-      case Unit::Coordinates: return "coordinates";
-      case Unit::Done: return "done";
+      case Unit::Stubs:
+        return "stubs";
+      case Unit::Order:
+        return "ordering";
+      case Unit::Layers:
+        return "layering";
+      case Unit::Sweep:
+        return "crossing reduction";
+      case Unit::Coordinates:
+        return "coordinates";
+      case Unit::Done:
+        return "done";
     }
     return "done";
   }
@@ -186,7 +205,8 @@ struct DagLayoutJob::State {
       for (const int32_t* w = consumers.begin(v); w != consumers.end(v); ++w) {
         if (kept(v, *w)) use = std::min(use, layout.layer[static_cast<size_t>(*w)]);
       }
-      if (use != std::numeric_limits<int32_t>::max()) layout.layer[static_cast<size_t>(v)] = std::max(layout.layer[static_cast<size_t>(v)], use - 1);
+      if (use != std::numeric_limits<int32_t>::max())
+        layout.layer[static_cast<size_t>(v)] = std::max(layout.layer[static_cast<size_t>(v)], use - 1);
     }
     layout.layer_count = nodes == 0 ? 0 : *std::max_element(layout.layer.begin(), layout.layer.end()) + 1;
     layers.assign(static_cast<size_t>(layout.layer_count), {});
@@ -217,7 +237,8 @@ struct DagLayoutJob::State {
         }
         key[static_cast<size_t>(v)] = count > 0 ? sum / static_cast<float>(count) : relative[static_cast<size_t>(v)];
       }
-      std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
+      std::stable_sort(members.begin(), members.end(),
+                       [&](int32_t a, int32_t b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
       renumber(members);
     }
   }

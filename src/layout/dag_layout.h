@@ -26,9 +26,9 @@
 namespace graphcost {
 
 struct LayoutOptions {
-  int stub_fanout = 24;      // detach producers with more consumers than this (0: never)
-  int sweeps = 4;            // barycenter sweeps (each: down then up)
-  int coordinate_rounds = 4; // median-pull rounds
+  int stub_fanout = 24;       // detach producers with more consumers than this (0: never)
+  int sweeps = 4;             // barycenter sweeps (each: down then up)
+  int coordinate_rounds = 4;  // median-pull rounds
   float node_width = 1.0f, node_height = 0.5f;
   float horizontal_gap = 0.25f, layer_gap = 1.0f;
 };
@@ -39,10 +39,10 @@ struct DagLayout {
   std::vector<float> x, y;        // node centre
   std::vector<uint8_t> stub;      // 1: detached high fan-out producer
   int32_t layer_count = 0;
-  int64_t ignored_edges = 0;      // edges dropped to break cycles (0 for a DAG)
-  float width = 0, height = 0;    // bounding box (x from 0, y from 0)
-  bool cancelled = false;         // progress() asked to stop: the other fields are not filled
-  bool stopped_early = false;     // DagLayoutJob::finish_early(): some sweeps/rounds were skipped
+  int64_t ignored_edges = 0;    // edges dropped to break cycles (0 for a DAG)
+  float width = 0, height = 0;  // bounding box (x from 0, y from 0)
+  bool cancelled = false;       // progress() asked to stop: the other fields are not filled
+  bool stopped_early = false;   // DagLayoutJob::finish_early(): some sweeps/rounds were skipped
 };
 
 // `edges`: (producer, consumer) pairs over node ids 0..nodes-1 (out-of-range ids throw
@@ -66,12 +66,12 @@ class DagLayoutJob {
   DagLayoutJob(const DagLayoutJob&) = delete;
   DagLayoutJob& operator=(const DagLayoutJob&) = delete;
 
-  void step();                 // one unit; nothing once done()
+  void step();  // one unit; nothing once done()
   bool done() const;
-  double fraction() const;     // of the work, 0..1 (1 when done)
-  const char* stage() const;   // what the next unit does ("done" when done)
-  void finish_early();         // skip the remaining sweeps and coordinate rounds
-  DagLayout take();            // the result, once done() (the job is spent afterwards)
+  double fraction() const;    // of the work, 0..1 (1 when done)
+  const char* stage() const;  // what the next unit does ("done" when done)
+  void finish_early();        // skip the remaining sweeps and coordinate rounds
+  DagLayout take();           // the result, once done() (the job is spent afterwards)
 
  private:
   struct State;

@@ -1,10 +1,10 @@
 #include "metrics/kendall_tau.h"
 
 #include <algorithm>
-#include <memory>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -42,8 +42,8 @@ struct Workspace {
 // Stable LSD radix sort of keys[0, n), permuting payload alongside: 11-bit digits (6 passes for
 // 64-bit keys), all histograms counted in one pass, and digits that every key shares skipped. The
 // sorted data ends in `keys`/`payload` (swapped with the scratch arrays as needed).
-void radix_sort(std::unique_ptr<uint64_t[]>& keys, std::unique_ptr<uint32_t[]>& payload,
-                std::unique_ptr<uint64_t[]>& keys_scratch, std::unique_ptr<uint32_t[]>& payload_scratch, size_t n) {
+void radix_sort(std::unique_ptr<uint64_t[]>& keys, std::unique_ptr<uint32_t[]>& payload, std::unique_ptr<uint64_t[]>& keys_scratch,
+                std::unique_ptr<uint32_t[]>& payload_scratch, size_t n) {
   constexpr int kBits = 11, kDigits = (64 + kBits - 1) / kBits, kBuckets = 1 << kBits;
   if (n < 2) return;
   std::vector<uint32_t> histogram(static_cast<size_t>(kDigits) * kBuckets, 0);
@@ -213,8 +213,7 @@ double kendall_tau_b(const double* x, const double* y, size_t n) {
   const KendallCounts c = kendall_counts(x, y, n);
   if (c.has_nan || c.x_ties == c.total_pairs || c.y_ties == c.total_pairs) return kNaN;
   // Same operation order as scipy: con_minus_dis / sqrt(tot - xtie) / sqrt(tot - ytie).
-  const double tau = static_cast<double>(c.concordant_minus_discordant()) /
-                     std::sqrt(static_cast<double>(c.total_pairs - c.x_ties)) /
+  const double tau = static_cast<double>(c.concordant_minus_discordant()) / std::sqrt(static_cast<double>(c.total_pairs - c.x_ties)) /
                      std::sqrt(static_cast<double>(c.total_pairs - c.y_ties));
   return std::min(1.0, std::max(-1.0, tau));
 }

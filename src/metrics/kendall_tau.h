@@ -11,11 +11,11 @@
 namespace graphcost {
 
 struct KendallCounts {
-  int64_t total_pairs = 0;        // n (n - 1) / 2
-  int64_t discordant = 0;         // Q
-  int64_t x_ties = 0;             // pairs tied in x (including joint ties)
-  int64_t y_ties = 0;             // pairs tied in y (including joint ties)
-  int64_t joint_ties = 0;         // pairs tied in both
+  int64_t total_pairs = 0;  // n (n - 1) / 2
+  int64_t discordant = 0;   // Q
+  int64_t x_ties = 0;       // pairs tied in x (including joint ties)
+  int64_t y_ties = 0;       // pairs tied in y (including joint ties)
+  int64_t joint_ties = 0;   // pairs tied in both
   bool has_nan = false;
   int64_t concordant_minus_discordant() const {  // P - Q
     return total_pairs - x_ties - y_ties + joint_ties - 2 * discordant;

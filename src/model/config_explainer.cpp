@@ -91,8 +91,8 @@ NodeContributions ContributionJob::result() const {
   return result;
 }
 
-GreedyLayoutSearch::GreedyLayoutSearch(const LayoutInference& inference, const TpuGraph& graph, std::vector<int8_t> start,
-                                       int max_rounds, int max_candidates)
+GreedyLayoutSearch::GreedyLayoutSearch(const LayoutInference& inference, const TpuGraph& graph, std::vector<int8_t> start, int max_rounds,
+                                       int max_candidates)
     : inference_(inference), width_(start.size()), start_(std::move(start)), max_rounds_(max_rounds) {
   const size_t slots = width_ / kRow;
   candidates_.resize(slots);

@@ -46,10 +46,10 @@ class ValuePredictions {
 
 // Per-node explanation of one config (occlusion) or of the gap between two (compare).
 struct NodeContributions {
-  std::vector<int32_t> slots;         // configurable slots explained (where the configs differ)
-  std::vector<float> contribution;    // per slot, in cost units (positive: makes it slower)
-  float reference_cost = 0;           // cost of the explained config (a, for compare)
-  float other_cost = 0;               // cost of the base config (occlusion) or of b (compare)
+  std::vector<int32_t> slots;       // configurable slots explained (where the configs differ)
+  std::vector<float> contribution;  // per slot, in cost units (positive: makes it slower)
+  float reference_cost = 0;         // cost of the explained config (a, for compare)
+  float other_cost = 0;             // cost of the base config (occlusion) or of b (compare)
 };
 
 class ContributionJob {
@@ -91,7 +91,7 @@ class GreedyLayoutSearch {
   size_t width_;
   std::vector<std::vector<std::vector<int8_t>>> candidates_;  // per slot: candidate rows
   std::vector<int8_t> start_, best_;
-  std::vector<std::pair<int32_t, int32_t>> round_changes_;    // (slot, candidate) per variant
+  std::vector<std::pair<int32_t, int32_t>> round_changes_;  // (slot, candidate) per variant
   std::unique_ptr<ValuePredictions> round_;
   float start_cost_ = 0, best_cost_ = 0;
   int max_rounds_, rounds_ = 0, changed_nodes_ = 0;

@@ -44,9 +44,15 @@ int get_int(const nlohmann::json& json, const char* key, int low, int high) {
 }  // namespace
 
 nlohmann::json ModelConfig::to_json() const {
-  return {{"kind", kind}, {"collection", collection}, {"opcode_embedding", opcode_embedding},
-          {"config_embedding", config_embedding}, {"hidden", hidden}, {"layers", layers}, {"hops", hops},
-          {"cross_config_attention", cross_config_attention}, {"seed", seed}};
+  return {{"kind", kind},
+          {"collection", collection},
+          {"opcode_embedding", opcode_embedding},
+          {"config_embedding", config_embedding},
+          {"hidden", hidden},
+          {"layers", layers},
+          {"hops", hops},
+          {"cross_config_attention", cross_config_attention},
+          {"seed", seed}};
 }
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
@@ -92,8 +98,7 @@ std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const Mo
   return shapes;
 }
 
-CostModel::CostModel(ModelConfig config, FeatureStatistics statistics)
-    : config_(std::move(config)), statistics_(std::move(statistics)) {
+CostModel::CostModel(ModelConfig config, FeatureStatistics statistics) : config_(std::move(config)), statistics_(std::move(statistics)) {
   // Embeddings start at unit scale, weights at 1/sqrt(fan-in), biases at 0, norm gains at 1.
   for (const auto& [name, rows, cols] : parameter_shapes(config_)) {
     const bool embedding = name.find("embedding") != std::string::npos;
@@ -176,20 +181,23 @@ nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, co
   const int batch = static_cast<int>(configs.size());
   const Eigen::Index nodes = view.size();
   std::vector<int32_t> opcodes(static_cast<size_t>(nodes));
-  for (Eigen::Index v = 0; v < nodes; ++v) opcodes[static_cast<size_t>(v)] = graph.node_opcodes[static_cast<size_t>(view.nodes[static_cast<size_t>(v)])];
+  for (Eigen::Index v = 0; v < nodes; ++v)
+    opcodes[static_cast<size_t>(v)] = graph.node_opcodes[static_cast<size_t>(view.nodes[static_cast<size_t>(v)])];
   // The input layer, split by columns of input.weight (the same function as one product of the
   // concatenated input, with less work): the node part [opcode embedding | features] times its
   // rows of the weight once per graph, repeated for every config of the batch; the config part
   // times the remaining rows, for tile graphs per (config, node) row, for layout graphs only at
   // the configurable nodes' rows (everywhere else it is zero).
-  const Var node_part = concat_columns({embedding(tape.parameter(find("opcode_embedding")), opcodes), tape.constant(prepared.node_features)});
+  const Var node_part =
+      concat_columns({embedding(tape.parameter(find("opcode_embedding")), opcodes), tape.constant(prepared.node_features)});
   const Var input_weight = tape.parameter(find("input.weight"));
   const Eigen::Index node_columns = node_part.cols();
   const Var config_weight = slice_rows(input_weight, node_columns, input_weight.rows() - node_columns);
   Var config_term;
   if (config_.kind == "tile") {
     Matrix rows(static_cast<Eigen::Index>(batch) * nodes, kTileConfigFeatureCount);
-    for (int b = 0; b < batch; ++b) rows.middleRows(b * nodes, nodes).rowwise() = prepared.tile_configs.row(configs[static_cast<size_t>(b)]);
+    for (int b = 0; b < batch; ++b)
+      rows.middleRows(b * nodes, nodes).rowwise() = prepared.tile_configs.row(configs[static_cast<size_t>(b)]);
     config_term = matmul(tape.constant(std::move(rows)), config_weight);
   } else {
     std::vector<int32_t> ids, target_rows;
@@ -258,8 +266,9 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::
   // rows); attention models always use kAttentionChunk, the batch their predictions assume.
   const int64_t rows_budget = int64_t(1) << 18;
   const size_t chunk_size = couples_configs()
-      ? static_cast<size_t>(kAttentionChunk)
-      : static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(std::max(1, batch), rows_budget / std::max(1, prepared.view.size()))));
+                                ? static_cast<size_t>(kAttentionChunk)
+                                : static_cast<size_t>(std::max<int64_t>(
+                                      1, std::min<int64_t>(std::max(1, batch), rows_budget / std::max(1, prepared.view.size()))));
   std::vector<float> costs;
   for (size_t start = 0; start < configs.size(); start += chunk_size) {
     const std::vector<int32_t> chunk(configs.begin() + static_cast<std::ptrdiff_t>(start),
@@ -274,16 +283,20 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::
 void CostModel::save(const std::string& path) const { save(path, {}); }
 
 void CostModel::save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const {
-  nlohmann::json meta = {{"format", "graphcost-model"}, {"version", kFormatVersion}, {"config", config_.to_json()},
+  nlohmann::json meta = {{"format", "graphcost-model"},
+                         {"version", kFormatVersion},
+                         {"config", config_.to_json()},
                          {"feature_statistics", statistics_.to_json()}};
   if (calibration_.fitted()) {
-    meta["calibration"] = {{"log_runtime_per_score", calibration_.log_runtime_per_score}, {"r2", calibration_.r2},
-                           {"configs", calibration_.configs}, {"graphs", calibration_.graphs}};
+    meta["calibration"] = {{"log_runtime_per_score", calibration_.log_runtime_per_score},
+                           {"r2", calibration_.r2},
+                           {"configs", calibration_.configs},
+                           {"graphs", calibration_.graphs}};
   }
   const std::string text = meta.dump();
   std::vector<std::pair<std::string, NpyArray>> arrays;
-  arrays.emplace_back("model_json", NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())},
-                                                                   std::vector<uint8_t>(text.begin(), text.end())));
+  arrays.emplace_back("model_json",
+                      NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
   for (const auto& p : parameters_) {
     std::vector<float> values(p->value.data(), p->value.data() + p->value.size());
     arrays.emplace_back("param/" + p->name, NpyArray::from_values<float>({p->value.rows(), p->value.cols()}, values));
@@ -307,7 +320,8 @@ CostModel CostModel::load(const ByteSource& source) {
     const std::vector<uint8_t> bytes = meta_array->to_vector<uint8_t>(path, "model_json");
     const nlohmann::json meta = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
     if (meta.is_discarded() || !meta.is_object()) throw InputError("", "model_json", "a JSON object", "unparsable text");
-    if (meta.value("format", "") != "graphcost-model") throw InputError("", "model_json.format", "\"graphcost-model\"", meta.value("format", "missing"));
+    if (meta.value("format", "") != "graphcost-model")
+      throw InputError("", "model_json.format", "\"graphcost-model\"", meta.value("format", "missing"));
     if (meta.value("version", 0) != kFormatVersion) {
       throw InputError("", "model_json.version", std::to_string(kFormatVersion), std::to_string(meta.value("version", 0)));
     }
@@ -367,8 +381,8 @@ CostModel CostModel::load(const ByteSource& source) {
         if (!(std::fabs(values[i]) <= kMaxParameterMagnitude)) {  // also NaN
           throw InputError("", "param/" + p->name,
                            "finite values of magnitude at most " + std::to_string(static_cast<int64_t>(kMaxParameterMagnitude)),
-                           std::to_string(values[i]) + " at row " + std::to_string(i / static_cast<size_t>(p->value.cols())) +
-                               ", column " + std::to_string(i % static_cast<size_t>(p->value.cols())));
+                           std::to_string(values[i]) + " at row " + std::to_string(i / static_cast<size_t>(p->value.cols())) + ", column " +
+                               std::to_string(i % static_cast<size_t>(p->value.cols())));
         }
       }
       p->value = Eigen::Map<const nn::Matrix>(values.data(), p->value.rows(), p->value.cols());

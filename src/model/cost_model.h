@@ -32,13 +32,13 @@
 namespace graphcost {
 
 struct ModelConfig {
-  std::string kind = "layout";   // "tile" or "layout"
-  std::string collection;         // the collection it was trained on (e.g. layout:xla:random)
+  std::string kind = "layout";  // "tile" or "layout"
+  std::string collection;       // the collection it was trained on (e.g. layout:xla:random)
   int opcode_embedding = 16;
-  int config_embedding = 4;       // per layout value
+  int config_embedding = 4;  // per layout value
   int hidden = 64;
   int layers = 2;
-  int hops = 1;                   // layout graph pruning (-1: whole graph)
+  int hops = 1;  // layout graph pruning (-1: whole graph)
   bool cross_config_attention = false;
   uint64_t seed = 0;
 

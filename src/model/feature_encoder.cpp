@@ -23,8 +23,7 @@ std::vector<float> read_floats(const nlohmann::json& json, const char* key, size
     // Means and scales of signed-log features: a scale is at most 1/sqrt(1e-12) (finish below).
     const double number = value.get<double>();
     if (!(std::fabs(number) <= 1e6) || (std::string(key).find("scale") != std::string::npos && number < 0)) {
-      throw InputError("", std::string("feature_statistics.") + key,
-                       "finite numbers of magnitude at most 1e6 (scales not negative)",
+      throw InputError("", std::string("feature_statistics.") + key, "finite numbers of magnitude at most 1e6 (scales not negative)",
                        value.dump().substr(0, 24) + " at index " + std::to_string(values.size()));
     }
     values.push_back(static_cast<float>(number));
@@ -32,8 +31,7 @@ std::vector<float> read_floats(const nlohmann::json& json, const char* key, size
   return values;
 }
 
-void finish(std::vector<double>& sum, std::vector<double>& squares, double count, std::vector<float>& mean,
-            std::vector<float>& scale) {
+void finish(std::vector<double>& sum, std::vector<double>& squares, double count, std::vector<float>& mean, std::vector<float>& scale) {
   mean.assign(sum.size(), 0);
   scale.assign(sum.size(), 0);
   if (count <= 0) return;

@@ -41,8 +41,8 @@ std::vector<int32_t> metis_parts(const GraphView& view, int parts, uint64_t seed
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003u);
   std::vector<idx_t> part(static_cast<size_t>(n), 0);
   if (neighbours.empty()) neighbours.push_back(0);  // METIS reads adjncy[0] even without edges
-  const int status = METIS_PartGraphKway(&vertices, &constraints, offsets.data(), neighbours.data(), nullptr, nullptr, nullptr,
-                                         &part_count, nullptr, nullptr, options, &objective, part.data());
+  const int status = METIS_PartGraphKway(&vertices, &constraints, offsets.data(), neighbours.data(), nullptr, nullptr, nullptr, &part_count,
+                                         nullptr, nullptr, options, &objective, part.data());
   if (status != METIS_OK) throw std::runtime_error("METIS_PartGraphKway failed (status " + std::to_string(status) + ")");
   return std::vector<int32_t>(part.begin(), part.end());
 #else

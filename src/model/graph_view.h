@@ -12,10 +12,10 @@
 namespace graphcost {
 
 struct GraphView {
-  std::vector<int32_t> nodes;        // original node id of each view node, ascending
-  nn::Adjacency producers;           // for each view node: the view nodes it reads (in-edges)
-  nn::Adjacency consumers;           // for each view node: the view nodes reading it (out-edges)
-  std::vector<int32_t> configurable; // view index of each configurable node (layout), in order
+  std::vector<int32_t> nodes;         // original node id of each view node, ascending
+  nn::Adjacency producers;            // for each view node: the view nodes it reads (in-edges)
+  nn::Adjacency consumers;            // for each view node: the view nodes reading it (out-edges)
+  std::vector<int32_t> configurable;  // view index of each configurable node (layout), in order
   // For a view holding only some configurable nodes (a segment: induced_view), the position of
   // each `configurable` entry in the graph's configurable list; empty: all of them, in order.
   std::vector<int32_t> configurable_slot;

@@ -110,12 +110,12 @@ struct LayoutInference::Scratch {
   std::vector<int32_t> index;              // per view row: its state id in the current layer, or -1 (the base)
   std::vector<uint32_t> mark;              // per view row: the stamp of the last list it joined
   uint32_t stamp = 0;
-  std::vector<int32_t> key, fresh;         // a key being looked up; positions whose state is new
+  std::vector<int32_t> key, fresh;  // a key being looked up; positions whose state is new
   nn::Matrix stacked, message;
   nn::Matrix deltas, delta_products;
-  std::vector<const float*> in_rows;       // finish_layer's operands
+  std::vector<const float*> in_rows;  // finish_layer's operands
   std::vector<float*> out_rows;
-  std::vector<double> recomputed;          // summed row counts per layer
+  std::vector<double> recomputed;  // summed row counts per layer
 };
 
 LayoutInference::~LayoutInference() = default;
@@ -199,8 +199,8 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   out_bias_ = model.parameter("out.bias").value(0, 0);
 }
 
-void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out,
-                                 Scratch& scratch, nn::Matrix* raw_messages) const {
+void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch,
+                                nn::Matrix* raw_messages) const {
   // out[v] = in[v] + layer_norm(gelu([in[v] | mean in[producers] | mean in[consumers]] . W + b)).
   const int h = hidden_;
   const Eigen::Index count = static_cast<Eigen::Index>(rows.size());
@@ -284,7 +284,8 @@ void LayoutInference::run_layer_delta(int layer, Scratch& scratch) const {
         const float inverse_degree = end > begin ? 1.0f / static_cast<float>(end - begin) : 0.0f;
         for (int32_t k = begin; k < end; ++k) {
           const int32_t u = scratch.index[static_cast<size_t>(adjacency.neighbours[static_cast<size_t>(k)])];
-          if (u >= 0) nn::add_scaled_into(message, in_states.products.data() + static_cast<size_t>(u) * 3 * h + (side + 1) * h, inverse_degree, h);
+          if (u >= 0)
+            nn::add_scaled_into(message, in_states.products.data() + static_cast<size_t>(u) * 3 * h + (side + 1) * h, inverse_degree, h);
         }
       }
       // The residual's input: the row's state where it changed, else the base's activation.
@@ -321,7 +322,8 @@ void LayoutInference::finish_layer(int layer, const std::vector<const float*>& i
   // scratch.message holds the rows' raw messages: add the bias, GELU, layer norm, residual.
   const LayerVectors& vectors = layer_vectors_[static_cast<size_t>(layer)];
   const Eigen::Index h = scratch.message.cols();
-  for (size_t i = 0; i < in_rows.size(); ++i) nn::add_into(scratch.message.row(static_cast<Eigen::Index>(i)).data(), vectors.bias.data(), h);
+  for (size_t i = 0; i < in_rows.size(); ++i)
+    nn::add_into(scratch.message.row(static_cast<Eigen::Index>(i)).data(), vectors.bias.data(), h);
   nn::gelu_in_place(scratch.message.data(), scratch.message.size());
   for (size_t i = 0; i < in_rows.size(); ++i) {
     nn::residual_layer_norm(scratch.message.row(static_cast<Eigen::Index>(i)).data(), in_rows[i], vectors.gain.data(), vectors.shift.data(),
@@ -492,7 +494,8 @@ void LayoutInference::reset(Scratch& scratch) const {
 
 const int8_t* LayoutInference::config_values(int32_t config) const {
   const TpuGraph& tpu = *graph_.graph;
-  return tpu.layout_config_features.data() + static_cast<size_t>(config) * static_cast<size_t>(tpu.configurable_count()) * kLayoutConfigFeatureCount;
+  return tpu.layout_config_features.data() +
+         static_cast<size_t>(config) * static_cast<size_t>(tpu.configurable_count()) * kLayoutConfigFeatureCount;
 }
 
 std::vector<float> LayoutInference::predict_values(const std::vector<int8_t>& values) const {

@@ -69,8 +69,8 @@ class LayoutInference {
   // stored delta products.
   void run_layer_delta(int layer, Scratch& scratch) const;
   // For the new states of `layer` at `positions` of rows / ids: their delta products.
-  void store_products(int layer, const std::vector<int32_t>& positions, const std::vector<int32_t>& rows,
-                      const std::vector<int32_t>& ids, Scratch& scratch) const;
+  void store_products(int layer, const std::vector<int32_t>& positions, const std::vector<int32_t>& rows, const std::vector<int32_t>& ids,
+                      Scratch& scratch) const;
   std::unique_ptr<Scratch> take_scratch() const;  // a spare one if there is one (its states stay valid)
   void give_back(std::unique_ptr<Scratch> scratch) const;
   // Bias, GELU, layer norm and residual for the messages in scratch.message (a row per entry of
@@ -82,11 +82,11 @@ class LayoutInference {
   int32_t view_rows_ = 0;
   int hidden_ = 0;
   int layers_ = 0;
-  nn::Matrix input_node_part_;        // view rows x hidden: node part of the input layer + its bias
-  nn::Matrix value_table_;            // (18 x 7) x hidden: embedded layout value k=v times its weights
-  std::vector<int8_t> base_values_;   // configurable x 18: the base configuration
-  std::vector<nn::Matrix> base_;      // layers + 1 matrices, view rows x hidden
-  Eigen::RowVectorXf base_sum_;       // column sums of base_.back()
+  nn::Matrix input_node_part_;             // view rows x hidden: node part of the input layer + its bias
+  nn::Matrix value_table_;                 // (18 x 7) x hidden: embedded layout value k=v times its weights
+  std::vector<int8_t> base_values_;        // configurable x 18: the base configuration
+  std::vector<nn::Matrix> base_;           // layers + 1 matrices, view rows x hidden
+  Eigen::RowVectorXf base_sum_;            // column sums of base_.back()
   std::vector<nn::Matrix> layer_weights_;  // per layer: [W_self; W_producers; W_consumers] (3h x h)
   std::vector<nn::Matrix> wide_weights_;   // per layer: [W_self | W_producers | W_consumers] (h x 3h)
   std::vector<nn::Matrix> base_messages_;  // per layer: every row's message under the base, before bias

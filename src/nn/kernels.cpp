@@ -21,16 +21,49 @@ v128_t madd(v128_t a, v128_t b, v128_t c) { return wasm_f32x4_add(wasm_f32x4_mul
 // constant inside the loop (a guess at why GELU was a quarter of the ranking time; it made no
 // measurable difference on this machine, where GELU is bound by its 17 vector operations and a
 // division per 4 values).
-enum GeluConstant { kHalf, kOne, kScale, kCubic, kClampHigh, kClampLow, kTiny, kP13, kP11, kP9, kP7, kP5, kP3, kP1, kQ6, kQ4, kQ2, kQ0, kGeluConstants };
+enum GeluConstant {
+  kHalf,
+  kOne,
+  kScale,
+  kCubic,
+  kClampHigh,
+  kClampLow,
+  kTiny,
+  kP13,
+  kP11,
+  kP9,
+  kP7,
+  kP5,
+  kP3,
+  kP1,
+  kQ6,
+  kQ4,
+  kQ2,
+  kQ0,
+  kGeluConstants
+};
 
 }  // namespace
 // Outside the anonymous namespace and not const, so the compiler cannot fold the loads back into
 // literals.
-float gelu_constants_for_wasm[kGeluConstants] = {
-    0.5f, 1.0f, kGeluScale, kGeluCubic, 7.90531110763549805f, -7.90531110763549805f, 0.0004f,
-    -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f, 1.48572235717979e-05f,
-    6.37261928875436e-04f, 4.89352455891786e-03f, 1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
-    4.89352518554385e-03f};
+float gelu_constants_for_wasm[kGeluConstants] = {0.5f,
+                                                 1.0f,
+                                                 kGeluScale,
+                                                 kGeluCubic,
+                                                 7.90531110763549805f,
+                                                 -7.90531110763549805f,
+                                                 0.0004f,
+                                                 -2.76076847742355e-16f,
+                                                 2.00018790482477e-13f,
+                                                 -8.60467152213735e-11f,
+                                                 5.12229709037114e-08f,
+                                                 1.48572235717979e-05f,
+                                                 6.37261928875436e-04f,
+                                                 4.89352455891786e-03f,
+                                                 1.19825839466702e-06f,
+                                                 1.18534705686654e-04f,
+                                                 2.26843463243900e-03f,
+                                                 4.89352518554385e-03f};
 namespace {
 
 struct GeluConstants {
@@ -62,8 +95,7 @@ v128_t gelu4(v128_t x, const GeluConstants& k) {
 }
 
 float horizontal_sum(v128_t v) {
-  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 2) +
-         wasm_f32x4_extract_lane(v, 3);
+  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);
 }
 
 }  // namespace
@@ -165,8 +197,8 @@ void add_scaled_into(float* target, const float* source, float factor, Eigen::In
   Eigen::Map<Eigen::ArrayXf>(target + done, count - done) += factor * Eigen::Map<const Eigen::ArrayXf>(source + done, count - done);
 }
 
-void residual_layer_norm(const float* message, const float* in, const float* gain, const float* shift, float epsilon,
-                         float* out, Eigen::Index count) {
+void residual_layer_norm(const float* message, const float* in, const float* gain, const float* shift, float epsilon, float* out,
+                         Eigen::Index count) {
 #ifdef __wasm_simd128__
   if (count % 4 == 0) {
     v128_t sum = splat(0.0f);

@@ -27,7 +27,7 @@ void add_scaled_into(float* target, const float* source, float factor, Eigen::In
 
 // One row of a residual block's end: out = in + layer_norm(message) * gain + shift, with the
 // norm's mean and variance over the row's `count` values (epsilon added to the variance).
-void residual_layer_norm(const float* message, const float* in, const float* gain, const float* shift, float epsilon,
-                         float* out, Eigen::Index count);
+void residual_layer_norm(const float* message, const float* in, const float* gain, const float* shift, float epsilon, float* out,
+                         Eigen::Index count);
 
 }  // namespace graphcost::nn

@@ -64,9 +64,7 @@ Var mul(Var a, Var b) {
 }
 
 Var scale(Var a, float factor) {
-  return a.tape->record(a.value() * factor, {a}, [a, factor](Tape& tape, int id) {
-    accumulate(tape, a, tape.grad(id) * factor);
-  });
+  return a.tape->record(a.value() * factor, {a}, [a, factor](Tape& tape, int id) { accumulate(tape, a, tape.grad(id) * factor); });
 }
 
 Var scale_by(Var a, Var factor) {
@@ -79,7 +77,8 @@ Var scale_by(Var a, Var factor) {
 }
 
 Var relu(Var a) {
-  return unary(a, [](float x) { return x > 0 ? x : 0.0f; }, [](float x, float) { return x > 0 ? 1.0f : 0.0f; });
+  return unary(
+      a, [](float x) { return x > 0 ? x : 0.0f; }, [](float x, float) { return x > 0 ? 1.0f : 0.0f; });
 }
 
 Var gelu(Var a) {
@@ -97,11 +96,13 @@ Var gelu(Var a) {
 }
 
 Var tanh(Var a) {
-  return unary(a, [](float x) { return std::tanh(x); }, [](float, float y) { return 1.0f - y * y; });
+  return unary(
+      a, [](float x) { return std::tanh(x); }, [](float, float y) { return 1.0f - y * y; });
 }
 
 Var sigmoid(Var a) {
-  return unary(a, [](float x) { return 1.0f / (1.0f + std::exp(-x)); }, [](float, float y) { return y * (1.0f - y); });
+  return unary(
+      a, [](float x) { return 1.0f / (1.0f + std::exp(-x)); }, [](float, float y) { return y * (1.0f - y); });
 }
 
 Var concat_columns(const std::vector<Var>& parts) {
@@ -255,16 +256,17 @@ Var layer_norm(Var x, Var gain, Var bias, float epsilon) {
     inverse_std(r) = 1.0f / std::sqrt(variance + epsilon);
     normalized.row(r) = (in.row(r).array() - mean) * inverse_std(r);
   }
-  return x.tape->record(apply_gain_bias(normalized, gain, bias), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, m](Tape& tape, int id) {
-    const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
-    if (!tape.needs_grad(x.id)) return;
-    Matrix& target = tape.grad(x.id);
-    for (Eigen::Index r = 0; r < g_hat.rows(); ++r) {
-      const float mean_g = g_hat.row(r).mean();
-      const float mean_g_xhat = g_hat.row(r).dot(normalized.row(r)) / static_cast<float>(m);
-      target.row(r).array() += inverse_std(r) * (g_hat.row(r).array() - mean_g - normalized.row(r).array() * mean_g_xhat);
-    }
-  });
+  return x.tape->record(
+      apply_gain_bias(normalized, gain, bias), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, m](Tape& tape, int id) {
+        const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
+        if (!tape.needs_grad(x.id)) return;
+        Matrix& target = tape.grad(x.id);
+        for (Eigen::Index r = 0; r < g_hat.rows(); ++r) {
+          const float mean_g = g_hat.row(r).mean();
+          const float mean_g_xhat = g_hat.row(r).dot(normalized.row(r)) / static_cast<float>(m);
+          target.row(r).array() += inverse_std(r) * (g_hat.row(r).array() - mean_g - normalized.row(r).array() * mean_g_xhat);
+        }
+      });
 }
 
 Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon) {
@@ -282,20 +284,20 @@ Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon) {
     normalized.middleRows(s * segment_rows, segment_rows) =
         ((block.rowwise() - mean).array().rowwise() * inverse_std.row(s).array()).matrix();
   }
-  return x.tape->record(apply_gain_bias(normalized, gain, bias), {x, gain, bias},
-                        [x, gain, bias, normalized, inverse_std, segment_rows](Tape& tape, int id) {
-    const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
-    if (!tape.needs_grad(x.id)) return;
-    Matrix& target = tape.grad(x.id);
-    for (Eigen::Index s = 0; s < inverse_std.rows(); ++s) {
-      const auto g_block = g_hat.middleRows(s * segment_rows, segment_rows);
-      const auto x_hat = normalized.middleRows(s * segment_rows, segment_rows);
-      const Eigen::RowVectorXf mean_g = g_block.colwise().mean();
-      const Eigen::RowVectorXf mean_g_xhat = g_block.cwiseProduct(x_hat).colwise().mean();
-      target.middleRows(s * segment_rows, segment_rows).array() +=
-          ((g_block.rowwise() - mean_g).array() - x_hat.array().rowwise() * mean_g_xhat.array()).rowwise() * inverse_std.row(s).array();
-    }
-  });
+  return x.tape->record(
+      apply_gain_bias(normalized, gain, bias), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, segment_rows](Tape& tape, int id) {
+        const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
+        if (!tape.needs_grad(x.id)) return;
+        Matrix& target = tape.grad(x.id);
+        for (Eigen::Index s = 0; s < inverse_std.rows(); ++s) {
+          const auto g_block = g_hat.middleRows(s * segment_rows, segment_rows);
+          const auto x_hat = normalized.middleRows(s * segment_rows, segment_rows);
+          const Eigen::RowVectorXf mean_g = g_block.colwise().mean();
+          const Eigen::RowVectorXf mean_g_xhat = g_block.cwiseProduct(x_hat).colwise().mean();
+          target.middleRows(s * segment_rows, segment_rows).array() +=
+              ((g_block.rowwise() - mean_g).array() - x_hat.array().rowwise() * mean_g_xhat.array()).rowwise() * inverse_std.row(s).array();
+        }
+      });
 }
 
 Var segment_pool(Var x, int segment_rows, Pool kind) {
@@ -433,7 +435,8 @@ Var mse_loss(Var prediction, const Matrix& targets) {
   Matrix out(1, 1);
   out(0, 0) = difference.squaredNorm() / static_cast<float>(std::max<Eigen::Index>(1, difference.size()));
   return prediction.tape->record(std::move(out), {prediction}, [prediction, difference](Tape& tape, int id) {
-    accumulate(tape, prediction, difference * (2.0f / static_cast<float>(std::max<Eigen::Index>(1, difference.size())) * tape.grad(id)(0, 0)));
+    accumulate(tape, prediction,
+               difference * (2.0f / static_cast<float>(std::max<Eigen::Index>(1, difference.size())) * tape.grad(id)(0, 0)));
   });
 }
 

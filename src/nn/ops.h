@@ -11,19 +11,19 @@
 
 namespace graphcost::nn {
 
-Var matmul(Var a, Var b);                 // (n x k) (k x m)
-Var add(Var a, Var b);                    // same shape
-Var add_row(Var a, Var row);              // a + a (1 x m) row broadcast to every row (a bias)
-Var mul(Var a, Var b);                    // elementwise
+Var matmul(Var a, Var b);     // (n x k) (k x m)
+Var add(Var a, Var b);        // same shape
+Var add_row(Var a, Var row);  // a + a (1 x m) row broadcast to every row (a bias)
+Var mul(Var a, Var b);        // elementwise
 Var scale(Var a, float factor);
-Var scale_by(Var a, Var factor);          // a * factor, factor 1 x 1 (e.g. a learned temperature)
+Var scale_by(Var a, Var factor);  // a * factor, factor 1 x 1 (e.g. a learned temperature)
 Var relu(Var a);
-Var gelu(Var a);                          // tanh approximation: gelu_in_place
+Var gelu(Var a);  // tanh approximation: gelu_in_place
 Var tanh(Var a);
 Var sigmoid(Var a);
 Var concat_columns(const std::vector<Var>& parts);
-Var sum_all(Var a);                       // 1 x 1
-Var mean_all(Var a);                      // 1 x 1
+Var sum_all(Var a);   // 1 x 1
+Var mean_all(Var a);  // 1 x 1
 
 // Rows of `table` picked by `ids` (an embedding lookup); gradients scatter-add into the table.
 Var embedding(Var table, const std::vector<int32_t>& ids);
@@ -40,7 +40,7 @@ Var reshape(Var x, Eigen::Index rows, Eigen::Index cols);
 // neighbours[offsets[i] .. offsets[i+1]).
 struct Adjacency {
   int32_t nodes = 0;
-  std::vector<int32_t> offsets;     // nodes + 1
+  std::vector<int32_t> offsets;  // nodes + 1
   std::vector<int32_t> neighbours;
 };
 enum class Aggregation { Sum, Mean };

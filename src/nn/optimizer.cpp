@@ -12,8 +12,7 @@ float cosine_schedule(int step, int total_steps, int warmup_steps, float floor) 
   return floor + (1.0f - floor) * 0.5f * (1.0f + std::cos(3.14159265358979f * progress));
 }
 
-Adam::Adam(std::vector<Parameter*> parameters, AdamOptions options)
-    : parameters_(std::move(parameters)), options_(options) {
+Adam::Adam(std::vector<Parameter*> parameters, AdamOptions options) : parameters_(std::move(parameters)), options_(options) {
   for (Parameter* p : parameters_) {
     m_.push_back(Matrix::Zero(p->value.rows(), p->value.cols()));
     v_.push_back(Matrix::Zero(p->value.rows(), p->value.cols()));

@@ -11,8 +11,8 @@ namespace graphcost::nn {
 struct AdamOptions {
   float learning_rate = 1e-3f;
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
-  float weight_decay = 0.0f;      // decoupled (AdamW); 0 gives plain Adam
-  float clip_norm = 1.0f;         // global L2 norm of all gradients; <= 0 disables clipping
+  float weight_decay = 0.0f;  // decoupled (AdamW); 0 gives plain Adam
+  float clip_norm = 1.0f;     // global L2 norm of all gradients; <= 0 disables clipping
 };
 
 // Learning-rate multiplier at `step` of `total_steps`: linear warmup over `warmup_steps`, then a

@@ -32,7 +32,8 @@ std::vector<int32_t> baseline_order(const TpuGraph& graph, const std::string& st
     std::vector<double> key(order.size());
     const std::vector<float> changes = graph.kind == GraphKind::Layout ? layout_change_counts(graph, order) : std::vector<float>();
     for (int32_t c = 0; c < graph.config_count; ++c) {
-      key[c] = graph.kind == GraphKind::Layout ? changes[static_cast<size_t>(c)] : -static_cast<double>(graph.tile_config_features[c * 24 + 7]);
+      key[c] =
+          graph.kind == GraphKind::Layout ? changes[static_cast<size_t>(c)] : -static_cast<double>(graph.tile_config_features[c * 24 + 7]);
     }
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return key[a] < key[b]; });
     return order;
@@ -45,14 +46,16 @@ std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector
   const int32_t nodes = graph.configurable_count();
   const size_t width = 18;  // layout values per configurable node
   auto row = [&](int32_t config, int32_t slot) {
-    return graph.layout_config_features.data() + (static_cast<size_t>(config) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
+    return graph.layout_config_features.data() +
+           (static_cast<size_t>(config) * static_cast<size_t>(nodes) + static_cast<size_t>(slot)) * width;
   };
   const std::vector<int8_t> mode = most_common_layout_values(graph);
   std::vector<float> costs;
   for (int32_t c : configs) {
     int changed = 0;
     for (int32_t slot = 0; slot < nodes; ++slot) {
-      changed += !std::equal(row(c, slot), row(c, slot) + width, mode.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(slot) * width));
+      changed +=
+          !std::equal(row(c, slot), row(c, slot) + width, mode.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(slot) * width));
     }
     costs.push_back(static_cast<float>(changed));
   }

@@ -63,8 +63,8 @@ std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& option
       }
       const std::string timestamp = parse_submission_timestamp(line.substr(first + 1, second - first - 1));
       if (timestamp.empty()) {
-        throw InputError(options.manifest, "line " + std::to_string(number) + ", timestamp",
-                         "a UTC timestamp like 2023-11-30T17:05:00Z", "'" + line.substr(first + 1, second - first - 1) + "'");
+        throw InputError(options.manifest, "line " + std::to_string(number) + ", timestamp", "a UTC timestamp like 2023-11-30T17:05:00Z",
+                         "'" + line.substr(first + 1, second - first - 1) + "'");
       }
       pending.push_back({line.substr(0, first), timestamp, (base / line.substr(second + 1)).string()});
     }
@@ -88,8 +88,8 @@ std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& option
         skipped.push_back(file.path().string() + (type == fs::file_type::symlink ? " (a symbolic link)" : " (not a regular file)"));
         continue;
       }
-      pending.push_back({team_dir.path().filename().string(), parse_submission_timestamp(file.path().stem().string()),
-                         file.path().string()});
+      pending.push_back(
+          {team_dir.path().filename().string(), parse_submission_timestamp(file.path().stem().string()), file.path().string()});
     }
   }
   return pending;
@@ -100,24 +100,22 @@ std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& option
 std::string parse_submission_timestamp(const std::string& name) {
   // Accepted: YYYY-MM-DDTHH-MM-SSZ, YYYY-MM-DDTHH:MM:SSZ, YYYYMMDDTHHMMSSZ.
   std::string digits;
-  if (name.size() == 20 && name[4] == '-' && name[7] == '-' && name[10] == 'T' && name[19] == 'Z' &&
-      name[13] == name[16] && (name[13] == '-' || name[13] == ':')) {
-    digits = name.substr(0, 4) + name.substr(5, 2) + name.substr(8, 2) + name.substr(11, 2) + name.substr(14, 2) +
-             name.substr(17, 2);
+  if (name.size() == 20 && name[4] == '-' && name[7] == '-' && name[10] == 'T' && name[19] == 'Z' && name[13] == name[16] &&
+      (name[13] == '-' || name[13] == ':')) {
+    digits = name.substr(0, 4) + name.substr(5, 2) + name.substr(8, 2) + name.substr(11, 2) + name.substr(14, 2) + name.substr(17, 2);
   } else if (name.size() == 16 && name[8] == 'T' && name[15] == 'Z') {
     digits = name.substr(0, 8) + name.substr(9, 6);
   }
   if (!all_digits(digits)) return "";
   const int year = std::stoi(digits.substr(0, 4));
   const int month = std::stoi(digits.substr(4, 2)), day = std::stoi(digits.substr(6, 2));
-  const int hour = std::stoi(digits.substr(8, 2)), minute = std::stoi(digits.substr(10, 2)),
-            second = std::stoi(digits.substr(12, 2));
+  const int hour = std::stoi(digits.substr(8, 2)), minute = std::stoi(digits.substr(10, 2)), second = std::stoi(digits.substr(12, 2));
   if (year < 2000 || year > 2099 || month < 1 || month > 12) return "";
   const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
   const int days_in_month[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (day < 1 || day > days_in_month[month - 1] || hour > 23 || minute > 59 || second > 59) return "";
-  return digits.substr(0, 4) + "-" + digits.substr(4, 2) + "-" + digits.substr(6, 2) + "T" + digits.substr(8, 2) +
-         ":" + digits.substr(10, 2) + ":" + digits.substr(12, 2) + "Z";
+  return digits.substr(0, 4) + "-" + digits.substr(4, 2) + "-" + digits.substr(6, 2) + "T" + digits.substr(8, 2) + ":" +
+         digits.substr(10, 2) + ":" + digits.substr(12, 2) + "Z";
 }
 
 Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options) {
@@ -139,8 +137,8 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
       record.message = "file name is not a UTC timestamp of 2000-2099 (expected e.g. 2023-11-30T17-05-00Z.csv)";
     } else if (scored_per_day[{item.team, item.timestamp.substr(0, 10)}] >= options.daily_cap) {
       record.status = "over daily cap";
-      record.message = "more than " + std::to_string(options.daily_cap) + " scored submissions on " +
-                       item.timestamp.substr(0, 10) + " (UTC)";
+      record.message =
+          "more than " + std::to_string(options.daily_cap) + " scored submissions on " + item.timestamp.substr(0, 10) + " (UTC)";
     } else {
       const SubmissionCheck check = check_submission_file(item.file, solution);
       if (!check.valid()) {
@@ -193,9 +191,8 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
   auto best_time = [&](const TeamStanding& team) {
     return team.best_submission > 0 ? leaderboard.submissions[team.best_submission - 1].timestamp : std::string("~");
   };
-  std::stable_sort(standings.begin(), standings.end(), [&](const TeamStanding& a, const TeamStanding& b) {
-    return better(a.score, best_time(a), b.score, best_time(b));
-  });
+  std::stable_sort(standings.begin(), standings.end(),
+                   [&](const TeamStanding& a, const TeamStanding& b) { return better(a.score, best_time(a), b.score, best_time(b)); });
   for (size_t i = 0; i < standings.size(); ++i) standings[i].rank = static_cast<int>(i) + 1;
   leaderboard.standings = std::move(standings);
   return leaderboard;
@@ -208,15 +205,18 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
   for (const TeamStanding& team : leaderboard.standings) {
     nlohmann::json per_collection = nlohmann::json::object();
     for (int c = 0; c < 5; ++c) per_collection[kCollections[c]] = number_or_null(team.collections[c]);
-    teams.push_back({{"rank", team.rank}, {"team", team.team}, {"score", number_or_null(team.score)},
-                     {"collections", per_collection}, {"entries", team.entries}, {"failed", team.failed},
+    teams.push_back({{"rank", team.rank},
+                     {"team", team.team},
+                     {"score", number_or_null(team.score)},
+                     {"collections", per_collection},
+                     {"entries", team.entries},
+                     {"failed", team.failed},
                      {"last_submission", team.last_submission},
                      {"best_submission", team.best_submission > 0 ? nlohmann::json(team.best_submission) : nlohmann::json(nullptr)}});
   }
   nlohmann::json submissions = nlohmann::json::array();
   for (const SubmissionRecord& record : leaderboard.submissions) {
-    nlohmann::json item = {{"number", record.number}, {"team", record.team}, {"timestamp", record.timestamp},
-                           {"status", record.status}};
+    nlohmann::json item = {{"number", record.number}, {"team", record.team}, {"timestamp", record.timestamp}, {"status", record.status}};
     if (record.status == "scored") {
       item["public"] = number_or_null(record.report.public_board.overall);
       if (leaderboard.final_board) item["private"] = number_or_null(record.report.private_board.overall);
@@ -225,8 +225,11 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
     }
     submissions.push_back(std::move(item));
   }
-  return {{"format", "graphcost-leaderboard-1"}, {"board", leaderboard.final_board ? "private" : "public"},
-          {"collections", collections}, {"teams", teams}, {"submissions", submissions}};
+  return {{"format", "graphcost-leaderboard-1"},
+          {"board", leaderboard.final_board ? "private" : "public"},
+          {"collections", collections},
+          {"teams", teams},
+          {"submissions", submissions}};
 }
 
 void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir) {
@@ -246,8 +249,7 @@ void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_di
   // Details of an earlier run that this one did not write: only files named <number>.json.
   for (const auto& entry : fs::directory_iterator(out / "details")) {
     const std::string name = entry.path().filename().string();
-    const bool numbered = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
-                          all_digits(name.substr(0, name.size() - 5));
+    const bool numbered = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && all_digits(name.substr(0, name.size() - 5));
     if (numbered && !written.count(name)) fs::remove(entry.path());
   }
 }

@@ -32,13 +32,13 @@ struct LeaderboardOptions {
 };
 
 struct SubmissionRecord {
-  int number = 0;          // 1-based, in time order; names details/<number>.json
+  int number = 0;  // 1-based, in time order; names details/<number>.json
   std::string team;
-  std::string timestamp;   // ISO 8601 UTC, "2023-11-30T17:05:00Z"
+  std::string timestamp;  // ISO 8601 UTC, "2023-11-30T17:05:00Z"
   std::string file;
-  std::string status;      // "scored", "invalid", "over daily cap"
-  std::string message;     // errors for invalid submissions (first lines)
-  ScoreReport report;      // when scored
+  std::string status;   // "scored", "invalid", "over daily cap"
+  std::string message;  // errors for invalid submissions (first lines)
+  ScoreReport report;   // when scored
 };
 
 struct TeamStanding {
@@ -49,7 +49,7 @@ struct TeamStanding {
   int entries = 0;                      // scored submissions
   int failed = 0;                       // invalid submissions
   std::string last_submission;
-  int best_submission = 0;              // its number
+  int best_submission = 0;  // its number
 };
 
 struct Leaderboard {

@@ -89,8 +89,7 @@ ScoreReport score_submission(const Solution& solution, const SubmissionCheck& ch
 std::string format_score_report(const ScoreReport& report) {
   std::string out;
   char line[160];
-  std::snprintf(line, sizeof line, "%-20s %10s %10s %16s %16s\n", "collection", "public", "private",
-                "public scored", "private scored");
+  std::snprintf(line, sizeof line, "%-20s %10s %10s %16s %16s\n", "collection", "public", "private", "public scored", "private scored");
   out += line;
   auto score_text = [](double v) {
     char text[32];
@@ -101,13 +100,12 @@ std::string format_score_report(const ScoreReport& report) {
   for (int c = 0; c < 5; ++c) {
     const BoardScore& pub = report.public_board;
     const BoardScore& pri = report.private_board;
-    const std::string pub_count = std::to_string(pub.graphs_scored[c]) +
-                                  (pub.graphs_skipped[c] ? " (+" + std::to_string(pub.graphs_skipped[c]) + " skipped)" : "");
-    const std::string pri_count = std::to_string(pri.graphs_scored[c]) +
-                                  (pri.graphs_skipped[c] ? " (+" + std::to_string(pri.graphs_skipped[c]) + " skipped)" : "");
-    std::snprintf(line, sizeof line, "%-20s %10s %10s %16s %16s\n", kCollections[c],
-                  score_text(pub.collection_score[c]).c_str(), score_text(pri.collection_score[c]).c_str(),
-                  pub_count.c_str(), pri_count.c_str());
+    const std::string pub_count =
+        std::to_string(pub.graphs_scored[c]) + (pub.graphs_skipped[c] ? " (+" + std::to_string(pub.graphs_skipped[c]) + " skipped)" : "");
+    const std::string pri_count =
+        std::to_string(pri.graphs_scored[c]) + (pri.graphs_skipped[c] ? " (+" + std::to_string(pri.graphs_skipped[c]) + " skipped)" : "");
+    std::snprintf(line, sizeof line, "%-20s %10s %10s %16s %16s\n", kCollections[c], score_text(pub.collection_score[c]).c_str(),
+                  score_text(pri.collection_score[c]).c_str(), pub_count.c_str(), pri_count.c_str());
     out += line;
   }
   std::snprintf(line, sizeof line, "%-20s %10s %10s\n", "overall", score_text(report.public_board.overall).c_str(),
@@ -120,8 +118,7 @@ nlohmann::json score_report_json(const ScoreReport& report, bool include_private
   nlohmann::json graphs = nlohmann::json::array();
   for (const GraphScore& g : report.graphs) {
     if (!include_private && g.usage == Usage::Private) continue;
-    nlohmann::json item = {{"id", g.id}, {"collection", g.collection}, {"usage", usage_name(g.usage)},
-                           {"skipped", g.skipped}};
+    nlohmann::json item = {{"id", g.id}, {"collection", g.collection}, {"usage", usage_name(g.usage)}, {"skipped", g.skipped}};
     if (!g.skipped) {
       item["score"] = g.score;
       item["top1_error"] = g.top_k_error[0];

@@ -30,11 +30,11 @@ struct GraphScore {
   double pair_accuracy = 0;
 };
 
-struct BoardScore {  // one usage (Public or Private)
-  std::array<double, 5> collection_score{};   // NaN where the collection has no scored graph
+struct BoardScore {                          // one usage (Public or Private)
+  std::array<double, 5> collection_score{};  // NaN where the collection has no scored graph
   std::array<int, 5> graphs_scored{};
   std::array<int, 5> graphs_skipped{};
-  double overall = 0;                          // NaN if nothing was scored
+  double overall = 0;  // NaN if nothing was scored
 };
 
 struct ScoreReport {

@@ -2,12 +2,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <string_view>
 #include <cstdio>
-#include <sstream>
+#include <cstring>
 #include <random>
+#include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
@@ -28,8 +28,7 @@ std::string join(const std::vector<int64_t>& values) {
   return out;
 }
 
-std::vector<int64_t> parse_integers(std::string_view text, const std::string& path, size_t line,
-                                    const char* field) {
+std::vector<int64_t> parse_integers(std::string_view text, const std::string& path, size_t line, const char* field) {
   std::vector<int64_t> values;
   if (text.empty()) return values;
   values.reserve(text.size() / 8 + 1);
@@ -80,8 +79,7 @@ void Solution::rebuild_index() {
   for (size_t i = 0; i < entries.size(); ++i) index_by_id[entries[i].id] = i;
 }
 
-Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed,
-                            double public_fraction) {
+Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed, double public_fraction) {
   Solution solution;
   for (const auto& [path, location] : find_split_files(data_dir, split)) {
     const TpuGraph graph = load_tpu_graph(path);
@@ -98,8 +96,7 @@ Solution solution_from_tree(const std::string& data_dir, const std::string& spli
   }
   solution.rebuild_index();
   if (solution.entries.empty()) {
-    throw InputError(data_dir, "split '" + split + "'", "labelled .npz files in the TpuGraphs tree",
-                     "none found");
+    throw InputError(data_dir, "split '" + split + "'", "labelled .npz files in the TpuGraphs tree", "none found");
   }
   assign_usage(solution, seed, public_fraction);
   return solution;
@@ -169,15 +166,16 @@ Solution read_solution(const std::string& path) {
     entry.normalizer_ns = parse_integers(fields[3], path, number, "Normalizers");
     bool known = false;
     for (const char* collection : kCollections) known = known || entry.collection == collection;
-    if (!known) throw InputError(path, "line " + std::to_string(number) + ", ID", "an ID of one of the 5 collections", "'" + entry.id + "'");
+    if (!known)
+      throw InputError(path, "line " + std::to_string(number) + ", ID", "an ID of one of the 5 collections", "'" + entry.id + "'");
     if (entry.runtime_ns.empty()) throw InputError(path, "line " + std::to_string(number) + ", Runtimes", "at least one runtime", "none");
-    if (entry.is_tile() != !entry.normalizer_ns.empty() ||
-        (entry.is_tile() && entry.normalizer_ns.size() != entry.runtime_ns.size())) {
+    if (entry.is_tile() != !entry.normalizer_ns.empty() || (entry.is_tile() && entry.normalizer_ns.size() != entry.runtime_ns.size())) {
       throw InputError(path, "line " + std::to_string(number) + ", Normalizers",
                        entry.is_tile() ? "one normalizer per runtime" : "none for a layout row",
                        std::to_string(entry.normalizer_ns.size()) + " values");
     }
-    if (solution.index_by_id.count(entry.id)) throw InputError(path, "line " + std::to_string(number) + ", ID", "unique IDs", "'" + entry.id + "' again");
+    if (solution.index_by_id.count(entry.id))
+      throw InputError(path, "line " + std::to_string(number) + ", ID", "unique IDs", "'" + entry.id + "' again");
     solution.index_by_id[entry.id] = solution.entries.size();
     solution.entries.push_back(std::move(entry));
   }

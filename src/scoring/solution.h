@@ -45,8 +45,7 @@ struct Solution {
 // from a seeded split stratified per collection: round(public_fraction * n) graphs of each
 // collection are Public (at least one of each kind when n >= 2). Files with hidden runtimes are
 // refused (InputError): a solution needs labels.
-Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed,
-                            double public_fraction);
+Solution solution_from_tree(const std::string& data_dir, const std::string& split, uint64_t seed, double public_fraction);
 
 // Sets every entry's usage: a seeded split stratified per collection (see solution_from_tree).
 void assign_usage(Solution& solution, uint64_t seed, double public_fraction);

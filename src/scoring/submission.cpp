@@ -1,8 +1,8 @@
 #include "scoring/submission.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -46,10 +46,10 @@ size_t utf8_sequence(const unsigned char* p, size_t left) {
   for (size_t i = 1; i < length; ++i) {
     if ((p[i] & 0xc0) != 0x80) return 0;
   }
-  if (c == 0xe0 && p[1] < 0xa0) return 0;                  // overlong
-  if (c == 0xed && p[1] > 0x9f) return 0;                  // surrogates
-  if (c == 0xf0 && p[1] < 0x90) return 0;                  // overlong
-  if (c == 0xf4 && p[1] > 0x8f) return 0;                  // beyond U+10FFFF
+  if (c == 0xe0 && p[1] < 0xa0) return 0;  // overlong
+  if (c == 0xed && p[1] > 0x9f) return 0;  // surrogates
+  if (c == 0xf0 && p[1] < 0x90) return 0;  // overlong
+  if (c == 0xf4 && p[1] > 0x8f) return 0;  // beyond U+10FFFF
   return length;
 }
 
@@ -124,8 +124,8 @@ class Checker {
     }
     const size_t entry_index = found->second;
     if (first_line_[entry_index] != 0) {
-      error(number, id_start + 1, "duplicate ID " + show(line + id_start, id_size) + " (first on line " +
-                                      std::to_string(first_line_[entry_index]) + ")");
+      error(number, id_start + 1,
+            "duplicate ID " + show(line + id_start, id_size) + " (first on line " + std::to_string(first_line_[entry_index]) + ")");
       return;
     }
     first_line_[entry_index] = number;
@@ -145,8 +145,9 @@ class Checker {
       ++missing;
     }
     if (missing > 0) {
-      error(0, 0, "missing " + std::to_string(missing) + " of " + std::to_string(solution_.entries.size()) +
-                      " IDs (no row), e.g. " + first + (missing > 3 ? ", ..." : ""));
+      error(0, 0,
+            "missing " + std::to_string(missing) + " of " + std::to_string(solution_.entries.size()) + " IDs (no row), e.g. " + first +
+                (missing > 3 ? ", ..." : ""));
     }
   }
 
@@ -166,8 +167,7 @@ class Checker {
     }
   }
 
-  bool parse_configs(const char* line, size_t start, size_t size, size_t number, const SolutionEntry& entry,
-                     std::vector<int32_t>& order) {
+  bool parse_configs(const char* line, size_t start, size_t size, size_t number, const SolutionEntry& entry, std::vector<int32_t>& order) {
     const int64_t n = entry.config_count();
     const bool tile = entry.is_tile();
     const size_t errors_before = check_.error_count;
@@ -200,8 +200,8 @@ class Checker {
         token_error(column, "empty config index (expected digits between ';')");
       } else if (!numeric) {
         const bool negative = token[0] == '-';
-        token_error(column, (negative ? "negative config index " : "config index is not a non-negative integer: ") +
-                                show(token, token_size));
+        token_error(column,
+                    (negative ? "negative config index " : "config index is not a non-negative integer: ") + show(token, token_size));
       } else if (value >= n) {
         token_error(column, "config index " + show(token, token_size) + " out of range [0, " + std::to_string(n) + ")");
       } else if (seen[static_cast<size_t>(value)]) {
@@ -219,9 +219,9 @@ class Checker {
       for (int64_t i = 0; i < n && shown < 5; ++i) {
         if (!seen[static_cast<size_t>(i)]) missing += (shown++ ? ", " : "") + std::to_string(i);
       }
-      error(number, start + 1, "layout rows must list every config once: " + std::to_string(order.size()) + " of " +
-                                   std::to_string(n) + " listed; missing " + missing +
-                                   (n - static_cast<int64_t>(order.size()) > 5 ? ", ..." : ""));
+      error(number, start + 1,
+            "layout rows must list every config once: " + std::to_string(order.size()) + " of " + std::to_string(n) + " listed; missing " +
+                missing + (n - static_cast<int64_t>(order.size()) > 5 ? ", ..." : ""));
       return false;
     }
     return true;
@@ -284,8 +284,8 @@ SubmissionCheck check_submission_file(const std::string& path, const Solution& s
     // A regular file only: a FIFO would block, a directory has no bytes (common/byte_source.h).
     const ByteSource source = ByteSource::open_file(path);
     if (source.size() > kMaxSubmissionBytes) {
-      return refused("file of " + std::to_string(source.size()) + " bytes exceeds the " +
-                     std::to_string(kMaxSubmissionBytes >> 20) + " MiB limit");
+      return refused("file of " + std::to_string(source.size()) + " bytes exceeds the " + std::to_string(kMaxSubmissionBytes >> 20) +
+                     " MiB limit");
     }
     text.resize(static_cast<size_t>(source.size()));
     source.read(0, text.size(), reinterpret_cast<uint8_t*>(text.data()), "submission");

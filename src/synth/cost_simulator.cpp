@@ -15,10 +15,10 @@ constexpr int kBlock = 6, kOutputBlock = 0, kInputBlock = 6, kKernelBlock = 12;
 int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 bool is_elementwise(int opcode_value) {
-  static const int ops[] = {opcode_id("add"), opcode::kMultiply, opcode_id("subtract"), opcode_id("divide"),
-                            opcode_id("maximum"), opcode_id("minimum"), opcode_id("exponential"), opcode_id("tanh"),
-                            opcode_id("logistic"), opcode_id("rsqrt"), opcode_id("compare"), opcode_id("select"),
-                            opcode_id("negate"), opcode_id("convert")};
+  static const int ops[] = {opcode_id("add"),      opcode::kMultiply,    opcode_id("subtract"),    opcode_id("divide"),
+                            opcode_id("maximum"),  opcode_id("minimum"), opcode_id("exponential"), opcode_id("tanh"),
+                            opcode_id("logistic"), opcode_id("rsqrt"),   opcode_id("compare"),     opcode_id("select"),
+                            opcode_id("negate"),   opcode_id("convert")};
   return std::find(std::begin(ops), std::end(ops), opcode_value) != std::end(ops);
 }
 
@@ -50,17 +50,19 @@ std::vector<int> resolve_layout(const int8_t* block, const std::vector<int>& fal
 LayoutProgram::LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware)
     : nodes_(program.nodes()), configurable_(std::move(configurable_nodes)), hardware_(hardware) {
   slot_of_.assign(nodes_.size(), -1);
-  for (size_t slot = 0; slot < configurable_.size(); ++slot) slot_of_[static_cast<size_t>(configurable_[slot])] = static_cast<int32_t>(slot);
+  for (size_t slot = 0; slot < configurable_.size(); ++slot)
+    slot_of_[static_cast<size_t>(configurable_[slot])] = static_cast<int32_t>(slot);
   // Which configurable op produced each configurable op's input (through layout-propagating ops).
   readers_.assign(configurable_.size(), {});
   for (size_t slot = 0; slot < configurable_.size(); ++slot) {
     int32_t walk = nodes_[static_cast<size_t>(configurable_[slot])].operands.empty()
-                       ? -1 : nodes_[static_cast<size_t>(configurable_[slot])].operands[0];
+                       ? -1
+                       : nodes_[static_cast<size_t>(configurable_[slot])].operands[0];
     while (walk >= 0 && slot_of_[static_cast<size_t>(walk)] < 0) {
       const SynthNode& n = nodes_[static_cast<size_t>(walk)];
-      const bool propagates = (is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate") ||
-                               n.opcode == opcode_id("reduce-window")) && !n.operands.empty() &&
-                              nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size();
+      const bool propagates =
+          (is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate") || n.opcode == opcode_id("reduce-window")) &&
+          !n.operands.empty() && nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size();
       walk = propagates ? n.operands[0] : -1;
     }
     if (walk >= 0) readers_[static_cast<size_t>(slot_of_[static_cast<size_t>(walk)])].push_back(slot);
@@ -142,8 +144,7 @@ LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& con
       std::vector<int> wanted = written;
       if (block != nullptr && i < 2 && !(i == 1 && !n.mxu)) {
         wanted = resolve_layout(block + (i == 0 ? kInputBlock : kKernelBlock), nodes_[producer].layout);
-      } else if ((is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate")) &&
-                 nodes_[producer].dims.size() == n.dims.size()) {
+      } else if ((is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate")) && nodes_[producer].dims.size() == n.dims.size()) {
         wanted = out_layout[id];
       }
       // Broadcasts and constants are materialised in whatever layout their reader wants.
@@ -247,8 +248,6 @@ double tile_runtime(const TileKernel& kernel, const std::vector<int64_t>& tile, 
   return tiles * (per_tile + hardware.tile_overhead_seconds);
 }
 
-double measure(double seconds, double sigma, std::mt19937_64& random) {
-  return seconds * std::exp(sigma * standard_normal(random));
-}
+double measure(double seconds, double sigma, std::mt19937_64& random) { return seconds * std::exp(sigma * standard_normal(random)); }
 
 }  // namespace graphcost

@@ -23,13 +23,13 @@
 namespace graphcost {
 
 struct HardwareModel {
-  double mxu_flops_bf16 = 275e12;    // matrix-unit peak, flop/s (TPU v4 class)
-  double mxu_f32_slowdown = 4;       // f32 matmuls run at a quarter of the bf16 rate
-  double vector_flops = 8e12;        // elementwise (VPU) rate, flop/s
+  double mxu_flops_bf16 = 275e12;  // matrix-unit peak, flop/s (TPU v4 class)
+  double mxu_f32_slowdown = 4;     // f32 matmuls run at a quarter of the bf16 rate
+  double vector_flops = 8e12;      // elementwise (VPU) rate, flop/s
   double hbm_bytes_per_second = 1.2e12;
   double op_overhead_seconds = 1.5e-6;
-  double copy_slowdown = 1.6;        // a transposing copy moves bytes slower than streaming
-  int lanes = 128, sublanes = 8;     // tiling of the two minor-most dimensions
+  double copy_slowdown = 1.6;     // a transposing copy moves bytes slower than streaming
+  int lanes = 128, sublanes = 8;  // tiling of the two minor-most dimensions
   double tile_overhead_seconds = 0.35e-6;
   double vmem_bytes = 16.0 * (1 << 20);
   double spill_slowdown = 3.0;
@@ -72,7 +72,7 @@ class LayoutProgram {
 
   std::vector<SynthNode> nodes_;
   std::vector<int32_t> configurable_;
-  std::vector<int32_t> slot_of_;  // node -> index in configurable_, or -1
+  std::vector<int32_t> slot_of_;              // node -> index in configurable_, or -1
   std::vector<std::vector<size_t>> readers_;  // slot -> configurable slots whose input it feeds
   HardwareModel hardware_;
 };

@@ -88,8 +88,7 @@ std::vector<float> tile_config_features(const std::vector<int64_t>& dims, const 
   return features;  // input bounds (16..23) stay zero, as in the real files
 }
 
-void finish_runtimes(TpuGraph& graph, bool hidden, std::vector<int64_t>& true_runtimes,
-                     std::vector<int64_t>& true_normalizers) {
+void finish_runtimes(TpuGraph& graph, bool hidden, std::vector<int64_t>& true_runtimes, std::vector<int64_t>& true_normalizers) {
   true_runtimes = graph.config_runtime_ns;
   true_normalizers = graph.config_runtime_normalizers_ns;
   if (hidden) {
@@ -191,9 +190,9 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   std::vector<int32_t> configurable;
   for (int id = 0; id < program_graph.node_count(); ++id) {
     const SynthNode& n = program_graph.node(id);
-    const bool kind = n.opcode == opcode::kConvolution || n.opcode == opcode::kDot ||
-                      (n.opcode == opcode::kReshape && n.dims.size() >= 2 &&
-                       program_graph.node(n.operands[0]).dims.size() == n.dims.size());
+    const bool kind =
+        n.opcode == opcode::kConvolution || n.opcode == opcode::kDot ||
+        (n.opcode == opcode::kReshape && n.dims.size() >= 2 && program_graph.node(n.operands[0]).dims.size() == n.dims.size());
     if (kind && n.dims.size() >= 2) configurable.push_back(id);
   }
   if (static_cast<int>(configurable.size()) > options.max_configurable) {
@@ -275,7 +274,8 @@ std::vector<Job> plan(const GeneratorOptions& options) {
   if (collections.empty()) collections.assign(std::begin(kCollections), std::end(kCollections));
   for (const std::string& collection : collections) {
     if (std::find(std::begin(kCollections), std::end(kCollections), collection) == std::end(kCollections)) {
-      throw std::invalid_argument("unknown collection '" + collection + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)");
+      throw std::invalid_argument("unknown collection '" + collection +
+                                  "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)");
     }
   }
   std::vector<Job> jobs;
@@ -288,8 +288,8 @@ std::vector<Job> plan(const GeneratorOptions& options) {
     // Layout test graphs are shared by the default and random collections of a source (same
     // program, same hash, different configs), as in the real dataset.
     const std::string source = tile ? "tile" : job.collection.substr(0, job.collection.rfind(':'));
-    const std::string graph_key = job.split == "test" ? source + ":test:" + std::to_string(index)
-                                                      : job.collection + ":" + job.split + ":" + std::to_string(index);
+    const std::string graph_key =
+        job.split == "test" ? source + ":test:" + std::to_string(index) : job.collection + ":" + job.split + ":" + std::to_string(index);
     job.graph_seed = mix(options.seed ^ hash_text(graph_key));
     job.config_seed = mix(job.graph_seed ^ hash_text(job.collection));
     char stem[40];
@@ -320,7 +320,8 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
   if (options.graphs < 1) throw std::invalid_argument("gen needs at least one graph");
   if (options.layout_configs < 2) throw std::invalid_argument("layout files need at least 2 configs");
   if (options.min_nodes > options.max_nodes) {
-    throw std::invalid_argument("--min-nodes " + std::to_string(options.min_nodes) + " is above --max-nodes " + std::to_string(options.max_nodes));
+    throw std::invalid_argument("--min-nodes " + std::to_string(options.min_nodes) + " is above --max-nodes " +
+                                std::to_string(options.max_nodes));
   }
   const std::vector<Job> jobs = plan(options);
   for (const Job& job : jobs) fs::create_directories(fs::path(job.path).parent_path());

@@ -240,7 +240,8 @@ HloBuilder rnn(std::mt19937_64& random, int max_nodes) {
       const int gx = h.dot(x_t, b.param({in, hidden}));
       const int gh = h.dot(hidden_state, b.param({hidden, hidden}));
       const int sum = h.elementwise(opcode_id("add"), {gx, gh});
-      hidden_state = h.elementwise(opcode_id(gate == 3 ? "tanh" : "logistic"), {h.elementwise(opcode_id("add"), {sum, b.channel_broadcast(sum)})});
+      hidden_state =
+          h.elementwise(opcode_id(gate == 3 ? "tanh" : "logistic"), {h.elementwise(opcode_id("add"), {sum, b.channel_broadcast(sum)})});
     }
     const int body_root = h.tuple({hidden_state, x_t});
     h.mark_root(body_root);
@@ -283,7 +284,8 @@ HloBuilder bert(std::mt19937_64& random, int max_nodes, int min_nodes) {
     x = b.layer_norm(h.elementwise(opcode_id("add"), {b.dense(merged, hidden), x}));
     int ffn = b.dense(x, hidden * 4);
     const int cube = h.elementwise(opcode::kMultiply, {ffn, h.elementwise(opcode::kMultiply, {ffn, ffn})});
-    const int inner = h.elementwise(opcode_id("tanh"), {h.elementwise(opcode_id("add"), {ffn, h.elementwise(opcode::kMultiply, {cube, b.scalar_broadcast(cube)})})});
+    const int inner = h.elementwise(
+        opcode_id("tanh"), {h.elementwise(opcode_id("add"), {ffn, h.elementwise(opcode::kMultiply, {cube, b.scalar_broadcast(cube)})})});
     ffn = h.elementwise(opcode::kMultiply, {ffn, h.elementwise(opcode_id("add"), {inner, b.scalar_broadcast(inner)})});
     x = b.layer_norm(h.elementwise(opcode_id("add"), {b.dense(ffn, hidden), x}));
   }
@@ -295,12 +297,18 @@ HloBuilder bert(std::mt19937_64& random, int max_nodes, int min_nodes) {
 
 const char* family_name(GraphFamily family) {
   switch (family) {
-    case GraphFamily::ResNet: return "resnet";
-    case GraphFamily::Inception: return "inception";
-    case GraphFamily::EfficientNet: return "efficientnet";
-    case GraphFamily::UNet3D: return "unet3d";
-    case GraphFamily::Rnn: return "rnn";
-    case GraphFamily::Bert: return "bert";
+    case GraphFamily::ResNet:
+      return "resnet";
+    case GraphFamily::Inception:
+      return "inception";
+    case GraphFamily::EfficientNet:
+      return "efficientnet";
+    case GraphFamily::UNet3D:
+      return "unet3d";
+    case GraphFamily::Rnn:
+      return "rnn";
+    case GraphFamily::Bert:
+      return "bert";
   }
   return "?";
 }
@@ -318,12 +326,18 @@ const std::vector<GraphFamily>& nlp_families() {
 
 HloBuilder build_program(GraphFamily family, std::mt19937_64& random, int max_nodes, int min_nodes) {
   switch (family) {
-    case GraphFamily::ResNet: return resnet(random, max_nodes);
-    case GraphFamily::Inception: return inception(random, max_nodes);
-    case GraphFamily::EfficientNet: return efficientnet(random, max_nodes);
-    case GraphFamily::UNet3D: return unet3d(random, max_nodes);
-    case GraphFamily::Rnn: return rnn(random, max_nodes);
-    case GraphFamily::Bert: return bert(random, max_nodes, min_nodes);
+    case GraphFamily::ResNet:
+      return resnet(random, max_nodes);
+    case GraphFamily::Inception:
+      return inception(random, max_nodes);
+    case GraphFamily::EfficientNet:
+      return efficientnet(random, max_nodes);
+    case GraphFamily::UNet3D:
+      return unet3d(random, max_nodes);
+    case GraphFamily::Rnn:
+      return rnn(random, max_nodes);
+    case GraphFamily::Bert:
+      return bert(random, max_nodes, min_nodes);
   }
   return resnet(random, max_nodes);
 }

@@ -34,11 +34,15 @@ void set_block(std::array<float, 140>& f, int first, const std::vector<int64_t>&
 
 int element_bytes(ElementType type) {
   switch (type) {
-    case ElementType::Pred: return 1;
-    case ElementType::BF16: return 2;
+    case ElementType::Pred:
+      return 1;
+    case ElementType::BF16:
+      return 2;
     case ElementType::S32:
-    case ElementType::F32: return 4;
-    case ElementType::Tuple: return 0;
+    case ElementType::F32:
+      return 4;
+    case ElementType::Tuple:
+      return 0;
   }
   return 4;
 }
@@ -66,8 +70,8 @@ void HloBuilder::set_shape_features(SynthNode& node) {
   for (size_t i = 0; i < node.layout.size() && i < 6; ++i) f[kLayout + static_cast<int>(i)] = static_cast<float>(node.layout[i]);
 }
 
-void HloBuilder::set_window_features(SynthNode& node, const std::vector<int64_t>& window,
-                                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding) {
+void HloBuilder::set_window_features(SynthNode& node, const std::vector<int64_t>& window, const std::vector<int64_t>& stride,
+                                     const std::vector<int64_t>& padding) {
   auto& f = node.features;
   const std::vector<int64_t> ones(window.size(), 1);
   set_block(f, kWindowSize, window);
@@ -85,8 +89,8 @@ int HloBuilder::add(SynthNode node) {
   for (int32_t operand : node.operands) assert(operand >= 0 && operand < node_count());
   if (node.layout.empty() && node.type != ElementType::Tuple) {
     const size_t rank = node.dims.size();
-    const bool activation = node.opcode == opcode::kParameter || node.opcode == opcode::kConvolution ||
-                            node.opcode == opcode_id("reduce-window");
+    const bool activation =
+        node.opcode == opcode::kParameter || node.opcode == opcode::kConvolution || node.opcode == opcode_id("reduce-window");
     if (convolution_layouts_ && activation && rank >= 4) {
       node.layout = {static_cast<int>(rank - 1), 0};
       for (size_t d = rank - 2; d >= 1; --d) node.layout.push_back(static_cast<int>(d));
@@ -134,12 +138,12 @@ int HloBuilder::broadcast(int operand, std::vector<int64_t> dims, std::vector<in
   node.type = this->node(operand).type;
   node.dims = std::move(dims);
   node.operands = {operand};
-  for (size_t i = 0; i < dimensions.size() && i < 6; ++i) node.features[kDimensions + static_cast<int>(i)] = static_cast<float>(dimensions[i]);
+  for (size_t i = 0; i < dimensions.size() && i < 6; ++i)
+    node.features[kDimensions + static_cast<int>(i)] = static_cast<float>(dimensions[i]);
   return add(std::move(node));
 }
 
-int HloBuilder::convolution(int input, int kernel, std::vector<int64_t> window, std::vector<int64_t> stride,
-                            int64_t feature_groups) {
+int HloBuilder::convolution(int input, int kernel, std::vector<int64_t> window, std::vector<int64_t> stride, int64_t feature_groups) {
   const SynthNode in = node(input);
   const SynthNode k = node(kernel);
   const size_t spatial = window.size();
@@ -161,19 +165,18 @@ int HloBuilder::convolution(int input, int kernel, std::vector<int64_t> window, 
   node.kernel_contracting_dim = static_cast<int>(spatial);
   node.output_feature_dim = static_cast<int>(spatial + 1);
   const double window_volume = static_cast<double>(element_count(window));
-  node.flops = 2.0 * static_cast<double>(element_count(node.dims)) * window_volume *
-               static_cast<double>(k.dims[spatial]) ;
+  node.flops = 2.0 * static_cast<double>(element_count(node.dims)) * window_volume * static_cast<double>(k.dims[spatial]);
   set_window_features(node, window, stride, padding);
   auto& f = node.features;
   const int rank = static_cast<int>(spatial + 2);
-  f[kConvDims + 0] = 0;                                  // input batch
-  f[kConvDims + 1] = static_cast<float>(rank - 1);       // input feature
+  f[kConvDims + 0] = 0;                             // input batch
+  f[kConvDims + 1] = static_cast<float>(rank - 1);  // input feature
   for (size_t s = 0; s < spatial && s < 4; ++s) f[kConvDims + 2 + static_cast<int>(s)] = static_cast<float>(1 + s);
-  f[kConvDims + 6] = static_cast<float>(spatial);        // kernel input feature
-  f[kConvDims + 7] = static_cast<float>(spatial + 1);    // kernel output feature
+  f[kConvDims + 6] = static_cast<float>(spatial);      // kernel input feature
+  f[kConvDims + 7] = static_cast<float>(spatial + 1);  // kernel output feature
   for (size_t s = 0; s < spatial && s < 4; ++s) f[kConvDims + 8 + static_cast<int>(s)] = static_cast<float>(s);
-  f[kConvDims + 12] = 0;                                 // output batch
-  f[kConvDims + 13] = static_cast<float>(rank - 1);      // output feature
+  f[kConvDims + 12] = 0;                             // output batch
+  f[kConvDims + 13] = static_cast<float>(rank - 1);  // output feature
   f[kFeatureGroups] = static_cast<float>(feature_groups);
   f[kBatchGroups] = 1;
   return add(std::move(node));
@@ -218,7 +221,8 @@ int HloBuilder::transpose(int operand, std::vector<int> permutation) {
   node.type = in.type;
   for (int axis : permutation) node.dims.push_back(in.dims[static_cast<size_t>(axis)]);
   node.operands = {operand};
-  for (size_t i = 0; i < permutation.size() && i < 6; ++i) node.features[kDimensions + static_cast<int>(i)] = static_cast<float>(permutation[i]);
+  for (size_t i = 0; i < permutation.size() && i < 6; ++i)
+    node.features[kDimensions + static_cast<int>(i)] = static_cast<float>(permutation[i]);
   return add(std::move(node));
 }
 
@@ -235,7 +239,8 @@ int HloBuilder::reduce(int operand, std::vector<int> reduced_dims) {
   const int init = constant({}, in.type);
   node.operands = {operand, init};
   node.flops = static_cast<double>(element_count(in.dims));
-  for (size_t i = 0; i < reduced_dims.size() && i < 6; ++i) node.features[kDimensions + static_cast<int>(i)] = static_cast<float>(reduced_dims[i]);
+  for (size_t i = 0; i < reduced_dims.size() && i < 6; ++i)
+    node.features[kDimensions + static_cast<int>(i)] = static_cast<float>(reduced_dims[i]);
   return add(std::move(node));
 }
 

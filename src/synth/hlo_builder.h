@@ -25,7 +25,7 @@ struct SynthNode {
   int opcode = 0;
   ElementType type = ElementType::F32;
   std::vector<int64_t> dims;
-  std::vector<int> layout;          // minor_to_major, a full permutation (empty for scalars/tuples)
+  std::vector<int> layout;  // minor_to_major, a full permutation (empty for scalars/tuples)
   std::vector<int32_t> operands;
   double flops = 0;
   bool mxu = false;                 // convolution or dot: runs on the matrix unit
@@ -47,11 +47,9 @@ class HloBuilder {
   int parameter(std::vector<int64_t> dims, ElementType type, int number);
   int constant(std::vector<int64_t> dims, ElementType type);
   // Elementwise op (add, multiply, maximum, exponential, ...): shape and layout of operand 0.
-  int elementwise(int opcode, std::vector<int> operands, ElementType type_override = ElementType::F32,
-                  bool keep_type = true);
+  int elementwise(int opcode, std::vector<int> operands, ElementType type_override = ElementType::F32, bool keep_type = true);
   int broadcast(int operand, std::vector<int64_t> dims, std::vector<int> dimensions);
-  int convolution(int input, int kernel, std::vector<int64_t> window, std::vector<int64_t> stride,
-                  int64_t feature_groups = 1);
+  int convolution(int input, int kernel, std::vector<int64_t> window, std::vector<int64_t> stride, int64_t feature_groups = 1);
   int dot(int lhs, int rhs);
   int reshape(int operand, std::vector<int64_t> dims);
   int transpose(int operand, std::vector<int> permutation);
@@ -76,8 +74,8 @@ class HloBuilder {
  private:
   int add(SynthNode node);
   static void set_shape_features(SynthNode& node);
-  static void set_window_features(SynthNode& node, const std::vector<int64_t>& window,
-                                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding);
+  static void set_window_features(SynthNode& node, const std::vector<int64_t>& window, const std::vector<int64_t>& stride,
+                                  const std::vector<int64_t>& padding);
 
   std::vector<SynthNode> nodes_;
   std::vector<int64_t> computation_starts_;

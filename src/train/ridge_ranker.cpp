@@ -44,15 +44,17 @@ Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<i
     Eigen::MatrixXd x(n, kTileConfigFeatureCount);
     for (Eigen::Index i = 0; i < n; ++i) {
       for (int k = 0; k < kTileConfigFeatureCount; ++k) {
-        const double v = graph.tile_config_features[static_cast<size_t>(configs[static_cast<size_t>(i)]) * kTileConfigFeatureCount + static_cast<size_t>(k)];
+        const double v = graph.tile_config_features[static_cast<size_t>(configs[static_cast<size_t>(i)]) * kTileConfigFeatureCount +
+                                                    static_cast<size_t>(k)];
         x(i, k) = std::copysign(std::log1p(std::abs(v)), v);
       }
     }
     return x;
   }
   const int32_t nodes = graph.configurable_count();
-  const Eigen::Index columns = encoding_ == ConfigEncoding::PerNode ? static_cast<Eigen::Index>(nodes) * kLayoutConfigFeatureCount * kLayoutValues
-                                                                    : kLayoutConfigFeatureCount * kLayoutValues;
+  const Eigen::Index columns = encoding_ == ConfigEncoding::PerNode
+                                   ? static_cast<Eigen::Index>(nodes) * kLayoutConfigFeatureCount * kLayoutValues
+                                   : kLayoutConfigFeatureCount * kLayoutValues;
   Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, columns);
   for (Eigen::Index i = 0; i < n; ++i) {
     for (int32_t slot = 0; slot < nodes; ++slot) {
@@ -79,7 +81,8 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
     if (graph.runtimes_hidden) continue;
     const std::vector<int32_t> configs = all_configs(graph, item.configs);
     Eigen::MatrixXd x = features(graph, configs);
-    if (columns >= 0 && x.cols() != columns) throw std::invalid_argument("RidgeRanker: per-node one-hot features need graphs of one program");
+    if (columns >= 0 && x.cols() != columns)
+      throw std::invalid_argument("RidgeRanker: per-node one-hot features need graphs of one program");
     columns = x.cols();
     std::vector<double> y;
     for (int32_t c : configs) {

@@ -58,10 +58,9 @@ void SegmentedGraph::fill_history(CostModel& model, Segment& segment, const std:
   for (int32_t config : configs) {
     const int32_t key = segment.config_dependent ? config : -1;
     const auto found = segment.history.find(key);
-    const bool usable = found != segment.history.end() &&
-                        (options_.max_staleness < 0 || step_ - found->second.step <= options_.max_staleness);
-    if (!usable && std::find(missing.begin(), missing.end(), config) == missing.end() &&
-        (segment.config_dependent || missing.empty())) {
+    const bool usable =
+        found != segment.history.end() && (options_.max_staleness < 0 || step_ - found->second.step <= options_.max_staleness);
+    if (!usable && std::find(missing.begin(), missing.end(), config) == missing.end() && (segment.config_dependent || missing.empty())) {
       missing.push_back(config);
     }
   }

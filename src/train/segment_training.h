@@ -24,23 +24,23 @@
 namespace graphcost {
 
 struct SegmentOptions {
-  int segment_nodes = 0;          // 0: full-graph training (no GST)
-  std::string partition = "metis"; // metis | contiguous
-  int segments_per_step = 1;      // segments backpropagated per step
+  int segment_nodes = 0;            // 0: full-graph training (no GST)
+  std::string partition = "metis";  // metis | contiguous
+  int segments_per_step = 1;        // segments backpropagated per step
   // Defaults measured on 55k-100k-node graphs (docs/experiments.md): per-config sums from older
   // steps differ by parameter drift more than configs differ, so by default the other segments
   // are recomputed without gradient each step (max_staleness 0) and none are dropped.
-  float stale_dropout = 0.0f;     // probability of dropping each stale segment in a step
-  int max_staleness = 0;          // historical sums older than this many of the graph's steps are
-                                  // recomputed (no gradient) before use; -1: never, 0: always
-  int finetune_steps = -1;        // head finetuning steps after the last epoch (-1: steps_per_epoch)
+  float stale_dropout = 0.0f;  // probability of dropping each stale segment in a step
+  int max_staleness = 0;       // historical sums older than this many of the graph's steps are
+                               // recomputed (no gradient) before use; -1: never, 0: always
+  int finetune_steps = -1;     // head finetuning steps after the last epoch (-1: steps_per_epoch)
 };
 
 struct SegmentCounters {
-  int64_t fresh = 0;     // segment passes on the tape
-  int64_t stale = 0;     // historical sums used
-  int64_t dropped = 0;   // historical sums dropped
-  int64_t filled = 0;    // no-gradient passes that filled missing historical sums
+  int64_t fresh = 0;    // segment passes on the tape
+  int64_t stale = 0;    // historical sums used
+  int64_t dropped = 0;  // historical sums dropped
+  int64_t filled = 0;   // no-gradient passes that filled missing historical sums
 };
 
 class SegmentedGraph {
@@ -64,9 +64,9 @@ class SegmentedGraph {
 
  private:
   struct Segment {
-    PreparedGraph prepared;            // core + halo
-    std::vector<int32_t> core_rows;    // rows of `prepared` that belong to the segment
-    bool config_dependent = true;      // false: no configurable node within reach (one sum for all)
+    PreparedGraph prepared;          // core + halo
+    std::vector<int32_t> core_rows;  // rows of `prepared` that belong to the segment
+    bool config_dependent = true;    // false: no configurable node within reach (one sum for all)
     struct Entry {
       Eigen::RowVectorXf sum;
       int64_t step = 0;  // the graph's step that computed it

@@ -64,13 +64,15 @@ void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::mt1
   sampler_text << sampler;
   const std::string text = nlohmann::json{{"epoch", epoch}, {"adam_steps", adam.steps_taken()}, {"sampler", sampler_text.str()}}.dump();
   std::vector<std::pair<std::string, NpyArray>> extra;
-  extra.emplace_back("train_state_json", NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
+  extra.emplace_back("train_state_json",
+                     NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
   const std::vector<nn::Parameter*> parameters = model.parameters();
   for (size_t i = 0; i < parameters.size(); ++i) {
     for (const auto& [prefix, moments] : {std::make_pair("m", &adam.first_moments()), std::make_pair("v", &adam.second_moments())}) {
       const nn::Matrix& moment = (*moments)[i];
-      extra.emplace_back(std::string("train_state/") + prefix + "/" + parameters[i]->name,
-                         NpyArray::from_values<float>({moment.rows(), moment.cols()}, std::vector<float>(moment.data(), moment.data() + moment.size())));
+      extra.emplace_back(
+          std::string("train_state/") + prefix + "/" + parameters[i]->name,
+          NpyArray::from_values<float>({moment.rows(), moment.cols()}, std::vector<float>(moment.data(), moment.data() + moment.size())));
     }
   }
   model.save(path, extra);
@@ -80,12 +82,15 @@ void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::mt1
 int restore_checkpoint(CostModel& model, nn::Adam& adam, std::mt19937_64& sampler, const std::string& path) {
   const NpzFile npz = read_npz_file(path);
   const NpyArray* state_array = npz.find("train_state_json");
-  if (state_array == nullptr) throw InputError(path, "train_state_json", "a training checkpoint (written by graphcost train)", "a model file without training state");
+  if (state_array == nullptr)
+    throw InputError(path, "train_state_json", "a training checkpoint (written by graphcost train)", "a model file without training state");
   const std::vector<uint8_t> bytes = state_array->to_vector<uint8_t>(path, "train_state_json");
   const nlohmann::json state = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (state.is_discarded() || !state.is_object() || !state.contains("epoch") || !state["epoch"].is_number_integer() ||
-      !state.contains("adam_steps") || !state["adam_steps"].is_number_integer() || !state.contains("sampler") || !state["sampler"].is_string()) {
-    throw InputError(path, "train_state_json", "{epoch, adam_steps, sampler}", bytes.size() > 80 ? "other JSON" : std::string(bytes.begin(), bytes.end()));
+      !state.contains("adam_steps") || !state["adam_steps"].is_number_integer() || !state.contains("sampler") ||
+      !state["sampler"].is_string()) {
+    throw InputError(path, "train_state_json", "{epoch, adam_steps, sampler}",
+                     bytes.size() > 80 ? "other JSON" : std::string(bytes.begin(), bytes.end()));
   }
   const std::vector<nn::Parameter*> parameters = model.parameters();
   for (size_t i = 0; i < parameters.size(); ++i) {
@@ -177,14 +182,16 @@ void check_loss(const TrainOptions& options) {
 double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
   const std::vector<int32_t> used = all_or(graph, configs);
   if (cost.size() != used.size()) {
-    throw std::invalid_argument("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) + " configs");
+    throw std::invalid_argument("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) +
+                                " configs");
   }
   const std::vector<double> all_targets = targets(graph);
   std::vector<double> y;
   for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
   std::vector<int32_t> order(cost.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
   return graph.kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
 }
 
@@ -196,7 +203,8 @@ double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs)
     if (graph.runtimes_hidden) continue;
     const std::vector<int32_t> used = all_or(graph, item.configs);
     const std::vector<double> y = targets(graph);
-    if (used.size() < 2 || std::all_of(used.begin(), used.end(), [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
+    if (used.size() < 2 || std::all_of(used.begin(), used.end(),
+                                       [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
       continue;
     }
     total += ranking_metric(graph, used, model.predict(model.prepare(graph), used));
@@ -323,7 +331,8 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
     for (int step = 0; step < options.steps_per_epoch; ++step) {
       const size_t g = random() % prepared.size();
       std::vector<double> y;
-      const std::vector<int32_t> pool = sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
+      const std::vector<int32_t> pool =
+          sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
       if (pool.size() < 2) continue;
       nn::Tape tape;
       const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);

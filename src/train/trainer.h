@@ -15,20 +15,20 @@
 namespace graphcost {
 
 struct TrainOptions {
-  std::string data;                  // npz tree
-  std::string collection;            // e.g. layout:xla:random, or a comma list of one kind's collections
+  std::string data;        // npz tree
+  std::string collection;  // e.g. layout:xla:random, or a comma list of one kind's collections
   std::string train_split = "train";
   std::string valid_split = "valid";
-  std::string out;                   // model file (also the per-epoch checkpoint)
-  bool resume = false;               // continue from the checkpoint in `out` (model, Adam state,
-                                     // sampler, epoch); its architecture wins over `model`
+  std::string out;      // model file (also the per-epoch checkpoint)
+  bool resume = false;  // continue from the checkpoint in `out` (model, Adam state,
+                        // sampler, epoch); its architecture wins over `model`
   int epochs = 10;
   int steps_per_epoch = 100;
   int configs_per_step = 16;
-  std::string loss = "listmle";      // listmle | hinge | mse
+  std::string loss = "listmle";  // listmle | hinge | mse
   float learning_rate = 2e-3f;
   ModelConfig model;
-  SegmentOptions segments;           // segment_nodes > 0: Graph Segment Training (train/segment_training.h)
+  SegmentOptions segments;  // segment_nodes > 0: Graph Segment Training (train/segment_training.h)
 };
 
 struct EpochReport {

@@ -25,8 +25,8 @@ std::unique_ptr<graphcost::app::Viewer> viewer;
 float font_ratio = 0;  // the pixel ratio the font atlas was built for
 int input_events = 0;  // bumped by every GLFW input callback (ImGui's backend chains to ours)
 int drawn_input_events = -1;
-double last_draw = 0;       // when the last drawn frame started (ms)
-double draw_cost = 0;       // how long that frame took, measured at the next callback (ms)
+double last_draw = 0;  // when the last drawn frame started (ms)
+double draw_cost = 0;  // how long that frame took, measured at the next callback (ms)
 bool measure_draw = false;
 // Idle frames are not drawn: WebGL keeps showing the last one. A frame is drawn when there is
 // input (and a few frames after it: ImGui shows hover and active states a frame late), when a JS
@@ -203,7 +203,9 @@ int main() {
   ImGui_ImplOpenGL3_Init("#version 300 es");
   glfwSetDropCallback(window, on_drop);
   viewer = std::make_unique<graphcost::app::Viewer>("/models");
-  EM_ASM({ if (Module.graphcostReady) Module.graphcostReady(); });
+  EM_ASM({
+    if (Module.graphcostReady) Module.graphcostReady();
+  });
   emscripten_set_main_loop(frame, 0, true);
   return 0;
 }

@@ -64,8 +64,8 @@ void set_camera(unsigned program, const Camera& camera, int width, int height) {
 GraphRenderer::GraphRenderer() {
   node_program_ = link(shaders::kNodeVert, shaders::kNodeFrag, "node");
   edge_program_ = link(shaders::kEdgeVert, shaders::kEdgeFrag, "edge");
-  const float quad[] = {-1, -1, 1, -1, -1, 1, 1, 1};           // triangle strip
-  const float segment_quad[] = {0, -1, 1, -1, 0, 1, 1, 1};     // along 0..1, across -1..1
+  const float quad[] = {-1, -1, 1, -1, -1, 1, 1, 1};        // triangle strip
+  const float segment_quad[] = {0, -1, 1, -1, 0, 1, 1, 1};  // along 0..1, across -1..1
   glGenBuffers(1, &quad_buffer_);
   glBindBuffer(GL_ARRAY_BUFFER, quad_buffer_);
   glBufferData(GL_ARRAY_BUFFER, sizeof quad, quad, GL_STATIC_DRAW);

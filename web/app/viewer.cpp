@@ -167,8 +167,12 @@ void Viewer::recolour() {
     n.half_width = grow * layout_options.node_width / 2;
     n.half_height = grow * layout_options.node_height / 2;
     switch (colouring_) {
-      case Colouring::Opcode: category_colour(graph_->node_opcodes[static_cast<size_t>(v)], n.r, n.g, n.b); break;
-      case Colouring::Section: category_colour(section_of_[static_cast<size_t>(v)], n.r, n.g, n.b); break;
+      case Colouring::Opcode:
+        category_colour(graph_->node_opcodes[static_cast<size_t>(v)], n.r, n.g, n.b);
+        break;
+      case Colouring::Section:
+        category_colour(section_of_[static_cast<size_t>(v)], n.r, n.g, n.b);
+        break;
       case Colouring::Configurable:
         if (configurable[static_cast<size_t>(v)]) {
           n.r = 235, n.g = 140, n.b = 30;
@@ -248,14 +252,21 @@ void Viewer::build_groups() {
   group_edges_.clear();
   for (int32_t g = 0; g < groups; ++g) {
     const float share = std::sqrt(static_cast<float>(group_size_[static_cast<size_t>(g)]) / static_cast<float>(std::max(1, largest)));
-    NodeInstance box{group_layout_.x[static_cast<size_t>(g)], group_layout_.y[static_cast<size_t>(g)], kGroupWidth / 2 * (0.35f + 0.65f * share),
-                     kGroupHeight / 2, 0, 0, 0, 255};
+    NodeInstance box{group_layout_.x[static_cast<size_t>(g)],
+                     group_layout_.y[static_cast<size_t>(g)],
+                     kGroupWidth / 2 * (0.35f + 0.65f * share),
+                     kGroupHeight / 2,
+                     0,
+                     0,
+                     0,
+                     255};
     category_colour(g, box.r, box.g, box.b);
     group_instances_.push_back(box);
   }
   for (const auto& [a, b] : edges) {
     group_edges_.push_back({group_layout_.x[static_cast<size_t>(a)], group_layout_.y[static_cast<size_t>(a)] + kGroupHeight / 2,
-                            group_layout_.x[static_cast<size_t>(b)], group_layout_.y[static_cast<size_t>(b)] - kGroupHeight / 2, 110, 110, 125, 170});
+                            group_layout_.x[static_cast<size_t>(b)], group_layout_.y[static_cast<size_t>(b)] - kGroupHeight / 2, 110, 110,
+                            125, 170});
   }
 }
 
@@ -347,7 +358,8 @@ void Viewer::continue_ranking(double budget_ms) {
 void Viewer::finish_ranking() {
   order_.resize(costs_.size());
   std::iota(order_.begin(), order_.end(), 0);
-  std::stable_sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) { return costs_[static_cast<size_t>(a)] < costs_[static_cast<size_t>(b)]; });
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](int32_t a, int32_t b) { return costs_[static_cast<size_t>(a)] < costs_[static_cast<size_t>(b)]; });
   ranking_done_ = true;
   ranking_ms_ = ms_since(ranking_started_);
   if (selected_config_ < 0 && !order_.empty()) selected_config_ = order_.front();
@@ -359,7 +371,8 @@ void Viewer::finish_ranking() {
     }
     std::vector<int32_t> by_runtime(runtimes.size());
     std::iota(by_runtime.begin(), by_runtime.end(), 0);
-    std::stable_sort(by_runtime.begin(), by_runtime.end(), [&](int32_t a, int32_t b) { return runtimes[static_cast<size_t>(a)] < runtimes[static_cast<size_t>(b)]; });
+    std::stable_sort(by_runtime.begin(), by_runtime.end(),
+                     [&](int32_t a, int32_t b) { return runtimes[static_cast<size_t>(a)] < runtimes[static_cast<size_t>(b)]; });
     true_rank_.assign(runtimes.size(), 0);
     for (size_t r = 0; r < by_runtime.size(); ++r) true_rank_[static_cast<size_t>(by_runtime[r])] = static_cast<int32_t>(r);
     if (graph_->kind == GraphKind::Tile) {
@@ -380,7 +393,8 @@ void Viewer::continue_jobs(double budget_ms) {
     explain_job_.reset();
     node_contribution_.assign(static_cast<size_t>(graph_->node_count), 0.0f);
     for (size_t i = 0; i < contributions_.slots.size(); ++i) {
-      node_contribution_[static_cast<size_t>(graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[i])])] = contributions_.contribution[i];
+      node_contribution_[static_cast<size_t>(graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[i])])] =
+          contributions_.contribution[i];
     }
     have_contributions_ = true;
     colouring_ = explain_is_compare_ ? Colouring::Compare : Colouring::Contribution;
@@ -389,7 +403,9 @@ void Viewer::continue_jobs(double budget_ms) {
   while (search_ && !search_->done() && ms_since(start) < budget_ms) search_->step(2);
 }
 
-bool Viewer::busy() const { return (pending_ && !layout_held_) || (graph_ && !ranking_done_) || explain_job_ || (search_ && !search_->done()); }
+bool Viewer::busy() const {
+  return (pending_ && !layout_held_) || (graph_ && !ranking_done_) || explain_job_ || (search_ && !search_->done());
+}
 
 void Viewer::work(double budget_ms) {
   continue_layout(budget_ms);
@@ -486,8 +502,11 @@ void Viewer::start_search() {
 nlohmann::json Viewer::state() const {
   nlohmann::json state = {{"error", error_}, {"loaded", graph_ != nullptr}, {"frame_ms", frame_ms_}};
   if (pending_) {
-    state["loading"] = {{"file", pending_->file}, {"nodes", pending_->graph->node_count}, {"stage", pending_->layout->stage()},
-                        {"progress", pending_->layout->fraction()}, {"held", layout_held_}};
+    state["loading"] = {{"file", pending_->file},
+                        {"nodes", pending_->graph->node_count},
+                        {"stage", pending_->layout->stage()},
+                        {"progress", pending_->layout->fraction()},
+                        {"held", layout_held_}};
   }
   if (!graph_) return state;
   state["file"] = file_;
@@ -496,18 +515,28 @@ nlohmann::json Viewer::state() const {
   state["edges"] = graph_->edges.size();
   state["configs"] = graph_->config_count;
   state["load_ms"] = load_ms_;
-  state["layout"] = {{"done", !layout_.cancelled}, {"stopped_early", layout_.stopped_early}, {"ms", layout_ms_}, {"layers", layout_.layer_count},
-                     {"width", layout_.width}, {"height", layout_.height}, {"stubs", std::count(layout_.stub.begin(), layout_.stub.end(), 1)}};
+  state["layout"] = {{"done", !layout_.cancelled},
+                     {"stopped_early", layout_.stopped_early},
+                     {"ms", layout_ms_},
+                     {"layers", layout_.layer_count},
+                     {"width", layout_.width},
+                     {"height", layout_.height},
+                     {"stubs", std::count(layout_.stub.begin(), layout_.stub.end(), 1)}};
   state["model"] = model_path_;
   if (model_->calibration().fitted()) {
     const RuntimeCalibration& c = model_->calibration();
     state["calibration"] = {{"log_runtime_per_score", c.log_runtime_per_score}, {"r2", c.r2}, {"configs", c.configs}, {"graphs", c.graphs}};
   }
-  state["ranking"] = {{"done", ranking_done_}, {"ms", ranking_ms_}, {"compute_ms", ranking_compute_ms_},
-                      {"progress", ranking_done_ ? 1.0 : unique_configs_.empty() ? 0.0 : static_cast<double>(ranked_unique_) / unique_configs_.size()}};
+  state["ranking"] = {{"done", ranking_done_},
+                      {"ms", ranking_ms_},
+                      {"compute_ms", ranking_compute_ms_},
+                      {"progress", ranking_done_             ? 1.0
+                                   : unique_configs_.empty() ? 0.0
+                                                             : static_cast<double>(ranked_unique_) / unique_configs_.size()}};
   if (ranking_done_) {
     if (model_->calibration().fitted() && !order_.empty()) {
-      state["ranking"]["predicted_speedup"] = model_->calibration().predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
+      state["ranking"]["predicted_speedup"] =
+          model_->calibration().predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
     }
     if (labelled_ && !order_.empty()) state["ranking"]["measured_speedup"] = true_speedup_;
     state["ranking"]["order"] = order_;
@@ -524,7 +553,8 @@ nlohmann::json Viewer::state() const {
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
   if (selected_node_ >= 0) {
-    state["inspector"] = {{"node", selected_node_}, {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(selected_node_)])},
+    state["inspector"] = {{"node", selected_node_},
+                          {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(selected_node_)])},
                           {"features", kNodeFeatureCount}};
   }
   state["camera"] = {{"centre_x", camera_.centre_x}, {"centre_y", camera_.centre_y}, {"scale", camera_.scale}};

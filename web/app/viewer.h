@@ -175,7 +175,7 @@ class Viewer {
   NodeContributions contributions_;
   std::vector<float> node_contribution_;  // per node, for the overlay
   bool have_contributions_ = false;
-  std::vector<int8_t> what_if_;           // the edited config (values)
+  std::vector<int8_t> what_if_;  // the edited config (values)
   float what_if_cost_ = 0;
   int what_if_rank_ = 0;
   std::unique_ptr<GreedyLayoutSearch> search_;

@@ -20,7 +20,8 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   const auto start = Clock::now();
   // Background work gets about as much time as the rest of a frame took (drawing a big graph in a
   // software-GL browser can take 100+ ms): half the wall time, whatever the frame rate.
-  const double since_last = last_frame_ == Clock::time_point{} ? 30.0 : std::chrono::duration<double, std::milli>(start - last_frame_).count();
+  const double since_last =
+      last_frame_ == Clock::time_point{} ? 30.0 : std::chrono::duration<double, std::milli>(start - last_frame_).count();
   const double budget = std::max(20.0, std::min(since_last, 250.0));
   last_frame_ = start;
   const bool first_size = width_ == 0;
@@ -102,7 +103,8 @@ void Viewer::handle_mouse(int width, int height) {
   const ImVec2 mouse = io.MousePos;
   const float minimap = kMinimapSize * pixel_ratio_;
   const float minimap_left = kMinimapLeft * pixel_ratio_;
-  const bool over_minimap = show_minimap_ && !grouped_ && mouse.x > minimap_left && mouse.x < minimap_left + minimap && mouse.y > height - minimap - 10;
+  const bool over_minimap =
+      show_minimap_ && !grouped_ && mouse.x > minimap_left && mouse.x < minimap_left + minimap && mouse.y > height - minimap - 10;
   auto to_world = [&](float sx, float sy, float& wx, float& wy) {
     wx = (sx - static_cast<float>(width) / 2) / camera_.scale + camera_.centre_x;
     wy = (sy - static_cast<float>(height) / 2) / camera_.scale + camera_.centre_y;
@@ -214,7 +216,8 @@ void Viewer::draw_minimap(int width, int height) {
   whole.scale = std::min(size / std::max(1.0f, layout_.width + 1), size / std::max(1.0f, layout_.height + 1));
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
   const float top = static_cast<float>(height) - size - 10;
-  draw->AddRectFilled(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size), IM_COL32(255, 255, 255, 235));
+  draw->AddRectFilled(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size),
+                      IM_COL32(255, 255, 255, 235));
   // The background draw list renders after this GL pass, so draw the graph on top via a deferred callback.
   struct Pass {
     Viewer* viewer;
@@ -223,10 +226,12 @@ void Viewer::draw_minimap(int width, int height) {
   };
   static Pass pass;
   pass = {this, whole, left, bottom, static_cast<int>(size)};
-  draw->AddCallback([](const ImDrawList*, const ImDrawCmd* command) {
-    const Pass& p = *static_cast<const Pass*>(command->UserCallbackData);
-    p.viewer->renderer_->draw(p.camera, p.left, p.bottom, p.size, p.size, 1.0f, /*edges=*/false);  // an overview: nodes only
-  }, &pass);
+  draw->AddCallback(
+      [](const ImDrawList*, const ImDrawCmd* command) {
+        const Pass& p = *static_cast<const Pass*>(command->UserCallbackData);
+        p.viewer->renderer_->draw(p.camera, p.left, p.bottom, p.size, p.size, 1.0f, /*edges=*/false);  // an overview: nodes only
+      },
+      &pass);
   draw->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   // The main view's extent on the minimap.
   const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
@@ -235,7 +240,8 @@ void Viewer::draw_minimap(int width, int height) {
   auto clamp_x = [&](float x) { return std::max(static_cast<float>(left), std::min(static_cast<float>(left) + size, x)); };
   auto clamp_y = [&](float y) { return std::max(top, std::min(top + size, y)); };
   draw->AddRect(ImVec2(clamp_x(map_x(camera_.centre_x - half_w)), clamp_y(map_y(camera_.centre_y - half_h))),
-                ImVec2(clamp_x(map_x(camera_.centre_x + half_w)), clamp_y(map_y(camera_.centre_y + half_h))), IM_COL32(220, 60, 40, 255), 0, 0, 2);
+                ImVec2(clamp_x(map_x(camera_.centre_x + half_w)), clamp_y(map_y(camera_.centre_y + half_h))), IM_COL32(220, 60, 40, 255), 0,
+                0, 2);
   draw->AddRect(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size), IM_COL32(120, 120, 130, 255));
 }
 

@@ -61,7 +61,9 @@ void Viewer::panel_open() {
   place(10, 10, 330, 200, pixel_ratio_);
   ImGui::Begin("Open");
   if (ImGui::Button("Open .npz file...")) {
-    EM_ASM({ if (Module.graphcostPickFile) Module.graphcostPickFile(); });
+    EM_ASM({
+      if (Module.graphcostPickFile) Module.graphcostPickFile();
+    });
   }
   ImGui::SameLine();
   ImGui::TextDisabled("or drop one on the page");
@@ -70,7 +72,11 @@ void Viewer::panel_open() {
     for (const auto& demo : demos_) {
       const std::string name = demo.value("name", "demo"), url = demo.value("url", "");
       if (ImGui::Selectable(name.c_str(), file_ == name)) {
-        EM_ASM({ if (Module.graphcostFetch) Module.graphcostFetch(UTF8ToString($0), UTF8ToString($1)); }, url.c_str(), name.c_str());
+        EM_ASM(
+            {
+              if (Module.graphcostFetch) Module.graphcostFetch(UTF8ToString($0), UTF8ToString($1));
+            },
+            url.c_str(), name.c_str());
       }
     }
   }
@@ -131,7 +137,8 @@ void Viewer::panel_view() {
     ImGui::SetKeyboardFocusHere();
     focus_search_ = false;
   }
-  if (ImGui::InputTextWithHint("search (/)", "node id or opcode", search_text_, sizeof search_text_, ImGuiInputTextFlags_EnterReturnsTrue) ||
+  if (ImGui::InputTextWithHint("search (/)", "node id or opcode", search_text_, sizeof search_text_,
+                               ImGuiInputTextFlags_EnterReturnsTrue) ||
       ImGui::IsItemEdited()) {
     search_results_.clear();
     const std::string text = search_text_;
@@ -146,7 +153,8 @@ void Viewer::panel_view() {
     }
   }
   if (!search_results_.empty()) {
-    ImGui::Text("%zu match%s%s", search_results_.size(), search_results_.size() == 1 ? "" : "es", search_results_.size() == 500 ? " (first 500)" : "");
+    ImGui::Text("%zu match%s%s", search_results_.size(), search_results_.size() == 1 ? "" : "es",
+                search_results_.size() == 500 ? " (first 500)" : "");
     if (ImGui::BeginListBox("##results", ImVec2(-1, 100 * pixel_ratio_))) {
       for (int32_t v : search_results_) {
         const std::string label = std::to_string(v) + "  " + opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
@@ -214,7 +222,8 @@ void Viewer::panel_inspector() {
         ImGui::TableNextColumn();
         ImGui::Text("config %d: %s", selected_config_, tile_config_feature_name(k).c_str());
         ImGui::TableNextColumn();
-        ImGui::Text("%g", graph_->tile_config_features[static_cast<size_t>(selected_config_) * kTileConfigFeatureCount + static_cast<size_t>(k)]);
+        ImGui::Text("%g",
+                    graph_->tile_config_features[static_cast<size_t>(selected_config_) * kTileConfigFeatureCount + static_cast<size_t>(k)]);
       }
     }
     ImGui::EndTable();
@@ -245,12 +254,14 @@ void Viewer::panel_ranking() {
   ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs_[static_cast<size_t>(order_.front())], costs_.front());
   const RuntimeCalibration& calibration = model_->calibration();
   if (calibration.fitted()) {
-    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)", calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]));
+    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)",
+                calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]));
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("exp(%.4g x cost difference): log runtime fitted on the predicted cost within %lld labelled graphs\n"
-                        "(%lld configs, R^2 %.3f); a weak fit gives speedups near 1x",
-                        calibration.log_runtime_per_score, static_cast<long long>(calibration.graphs), static_cast<long long>(calibration.configs),
-                        calibration.r2);
+      ImGui::SetTooltip(
+          "exp(%.4g x cost difference): log runtime fitted on the predicted cost within %lld labelled graphs\n"
+          "(%lld configs, R^2 %.3f); a weak fit gives speedups near 1x",
+          calibration.log_runtime_per_score, static_cast<long long>(calibration.graphs), static_cast<long long>(calibration.configs),
+          calibration.r2);
     }
   } else {
     ImGui::TextDisabled("predicted speedup: the model has no runtime calibration (graphcost calibrate)");
@@ -320,19 +331,21 @@ void Viewer::panel_explain() {
   if (explain_job_) ImGui::ProgressBar(static_cast<float>(explain_job_->progress()), ImVec2(-1, 0), "occluding nodes...");
   if (have_contributions_) {
     if (explain_is_compare_) {
-      ImGui::TextWrapped("config %d -> %d: predicted %+.4f; %zu nodes differ (red: taking config %d's layout there costs more)", selected_config_,
-                         compare_config_, contributions_.other_cost - contributions_.reference_cost, contributions_.slots.size(), compare_config_);
+      ImGui::TextWrapped("config %d -> %d: predicted %+.4f; %zu nodes differ (red: taking config %d's layout there costs more)",
+                         selected_config_, compare_config_, contributions_.other_cost - contributions_.reference_cost,
+                         contributions_.slots.size(), compare_config_);
     } else {
       ImGui::TextWrapped("config %d: %zu nodes differ from the most common layout; red nodes add predicted cost, blue ones save it",
                          selected_config_, contributions_.slots.size());
     }
     std::vector<size_t> strongest(contributions_.slots.size());
     for (size_t i = 0; i < strongest.size(); ++i) strongest[i] = i;
-    std::sort(strongest.begin(), strongest.end(), [&](size_t a, size_t b) { return std::fabs(contributions_.contribution[a]) > std::fabs(contributions_.contribution[b]); });
+    std::sort(strongest.begin(), strongest.end(),
+              [&](size_t a, size_t b) { return std::fabs(contributions_.contribution[a]) > std::fabs(contributions_.contribution[b]); });
     for (size_t i = 0; i < std::min<size_t>(5, strongest.size()); ++i) {
       const int32_t node = graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[strongest[i]])];
-      const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) + "): " +
-                                std::to_string(contributions_.contribution[strongest[i]]);
+      const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) +
+                                "): " + std::to_string(contributions_.contribution[strongest[i]]);
       if (ImGui::Selectable(label.c_str())) {
         select_node(node);
         camera_.centre_x = layout_.x[static_cast<size_t>(node)], camera_.centre_y = layout_.y[static_cast<size_t>(node)];
@@ -343,7 +356,8 @@ void Viewer::panel_explain() {
   if (ImGui::Button("Search for a better config (greedy)")) start_search();
   if (search_) {
     if (!search_->done()) {
-      ImGui::ProgressBar(static_cast<float>(search_->round_progress()), ImVec2(-1, 0), ("round " + std::to_string(search_->rounds() + 1)).c_str());
+      ImGui::ProgressBar(static_cast<float>(search_->round_progress()), ImVec2(-1, 0),
+                         ("round " + std::to_string(search_->rounds() + 1)).c_str());
       if (ImGui::Button("stop")) search_.reset();
     } else {
       const bool better = search_->best_cost() < costs_[static_cast<size_t>(order_.front())];
@@ -365,16 +379,21 @@ void Viewer::panel_scatter() {
   place(right - 450, 710, 440, 260, pixel_ratio_);
   ImGui::Begin("Predicted vs measured");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 size(std::max(50.0f, ImGui::GetContentRegionAvail().x), std::max(50.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeight()));
+  const ImVec2 size(std::max(50.0f, ImGui::GetContentRegionAvail().x),
+                    std::max(50.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeight()));
   ImDrawList* draw = ImGui::GetWindowDrawList();
   draw->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(255, 255, 255, 255));
   const auto [cmin, cmax] = std::minmax_element(costs_.begin(), costs_.end());
   double rmin = 1e300, rmax = -1e300;
-  for (int64_t r : graph_->config_runtime_ns) rmin = std::min(rmin, std::log(static_cast<double>(r))), rmax = std::max(rmax, std::log(static_cast<double>(r)));
+  for (int64_t r : graph_->config_runtime_ns)
+    rmin = std::min(rmin, std::log(static_cast<double>(r))), rmax = std::max(rmax, std::log(static_cast<double>(r)));
   for (size_t c = 0; c < costs_.size(); ++c) {
     const float x = origin.x + 4 + (size.x - 8) * (costs_[c] - *cmin) / std::max(1e-9f, *cmax - *cmin);
-    const float y = origin.y + size.y - 4 - (size.y - 8) * static_cast<float>((std::log(static_cast<double>(graph_->config_runtime_ns[c])) - rmin) / std::max(1e-12, rmax - rmin));
-    draw->AddCircleFilled(ImVec2(x, y), 2.0f * pixel_ratio_, static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
+    const float y = origin.y + size.y - 4 -
+                    (size.y - 8) * static_cast<float>((std::log(static_cast<double>(graph_->config_runtime_ns[c])) - rmin) /
+                                                      std::max(1e-12, rmax - rmin));
+    draw->AddCircleFilled(ImVec2(x, y), 2.0f * pixel_ratio_,
+                          static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
   }
   ImGui::Dummy(size);
   ImGui::TextDisabled("x: predicted cost, y: log measured runtime");
