@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   }
   try {
     const TpuGraph graph = load_tpu_graph(file);
-    config.kind = graph.kind == GraphKind::Tile ? "tile" : "layout";
+    config.kind = graph.kind;
     CostModel model = model_path.empty() ? CostModel(config, fit_feature_statistics({&graph})) : CostModel::load(model_path);
     PreparedGraph prepared;
     const double prepare_s = median_seconds(repeat, [&] { prepared = model.prepare(graph); });

@@ -101,7 +101,7 @@ int run_baseline(const BaselineOptions& options) {
     throw InputError(options.data, "split '" + options.split + "'", "TpuGraphs .npz files in the official tree", "none found");
   }
   write_submission_file(options.out, rows);
-  std::printf("wrote %s: %zu rows, strategy '%s'\n", options.out.c_str(), rows.size(), options.strategy.c_str());
+  std::printf("wrote %s: %zu rows, strategy '%s'\n", options.out.c_str(), rows.size(), name_of(baseline_strategy_names(), options.strategy).c_str());
   return 0;
 }
 

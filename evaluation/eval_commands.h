@@ -1,9 +1,12 @@
 // The subcommands of graphcost-eval. Each returns the process exit code:
-// 0 done / scored, 2 invalid submission (score), 1 bad solution, data or internal error.
+// 0 done / scored, 2 invalid submission (score); errors are thrown and become exit 1 (bad
+// solution or data), 3 (internal error) or 4 (I/O) in main (common/error_exit.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "scoring/baseline_order.h"
 
 namespace graphcost {
 
@@ -36,7 +39,8 @@ struct LeaderboardCommandOptions {
 int run_leaderboard(const LeaderboardCommandOptions& options);
 
 struct BaselineOptions {
-  std::string data, split = "test", strategy = "first", out;
+  std::string data, split = "test", out;
+  BaselineStrategy strategy = BaselineStrategy::First;
   uint64_t seed = 0;
 };
 int run_baseline(const BaselineOptions& options);

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/named_option.h"
+#include "common/error_exit.h"
 #include "common/input_error.h"
 #include "eval_commands.h"
 #include "scoring/baseline_order.h"
@@ -53,8 +55,8 @@ int main(int argc, char** argv) {
   CLI::App* baseline_command = app.add_subcommand("baseline", "Write a valid submission from a model-free strategy");
   baseline_command->add_option("--data", baseline.data, "npz tree (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
   baseline_command->add_option("--split", baseline.split, "split(s) to cover, e.g. test or train,valid (default test)");
-  baseline_command->add_option("--strategy", baseline.strategy, "first, reverse, random, fewest-changes")
-      ->check(CLI::IsMember(graphcost::baseline_strategies()));
+  graphcost::add_named_option(baseline_command, "--strategy", baseline.strategy, graphcost::baseline_strategy_names(),
+                              "first, reverse, random, fewest-changes (default first)");
   baseline_command->add_option("--seed", baseline.seed, "seed of the random strategy");
   baseline_command->add_option("--out", baseline.out, "submission CSV to write")->required();
 
@@ -72,9 +74,8 @@ int main(int argc, char** argv) {
     if (score_command->parsed()) return graphcost::run_score(score);
     if (leaderboard_command->parsed()) return graphcost::run_leaderboard(leaderboard);
     if (baseline_command->parsed()) return graphcost::run_baseline(baseline);
-  } catch (const std::exception& error) {  // InputError included: its message names file and field
-    std::fprintf(stderr, "error: %s\n", graphcost::printable(error.what()).c_str());
-    return 1;
+  } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
+    return graphcost::report_error(error);
   }
   return 1;
 }

@@ -82,7 +82,7 @@ void run_methods(const std::string& name, const std::string& collection, const s
   std::vector<CostModel> models;
   for (int layers : {0, 2}) {
     TrainOptions options = settings.train;
-    options.model.kind = collection.rfind("tile:", 0) == 0 ? "tile" : "layout";
+    options.model.kind = collection_kind(collection);
     options.model.collection = collection;
     options.model.layers = layers;
     options.model.seed = seed;
@@ -93,8 +93,8 @@ void run_methods(const std::string& name, const std::string& collection, const s
                  layers, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   for (const GraphConfigs& test : tests) {
-    add(kMethods[0], test, order_costs(baseline_order(*test.graph, "random", seed), test.configs));
-    add(kMethods[1], test, order_costs(baseline_order(*test.graph, "fewest-changes", seed), test.configs));
+    add(kMethods[0], test, order_costs(baseline_order(*test.graph, graphcost::BaselineStrategy::Random, seed), test.configs));
+    add(kMethods[1], test, order_costs(baseline_order(*test.graph, graphcost::BaselineStrategy::FewestChanges, seed), test.configs));
     add(kMethods[2], test, ridge.predict(*test.graph, test.configs));
     add(kMethods[3], test, models[0].predict(models[0].prepare(*test.graph), test.configs));
     add(kMethods[4], test, models[1].predict(models[1].prepare(*test.graph), test.configs));
@@ -200,6 +200,7 @@ int run_generated(const Settings& settings) {
 int main(int argc, char** argv) {
   keep_large_allocations_in_heap();
   Settings settings;
+  std::string loss_name = "listmle";
   settings.train.epochs = 10;
   settings.train.steps_per_epoch = 100;
   settings.train.configs_per_step = 32;
@@ -232,7 +233,7 @@ int main(int argc, char** argv) {
     else if (arg == "--epochs") settings.train.epochs = std::max(1, std::atoi(value)), ++i;
     else if (arg == "--steps") settings.train.steps_per_epoch = std::max(1, std::atoi(value)), ++i;
     else if (arg == "--configs") settings.train.configs_per_step = std::max(2, std::atoi(value)), ++i;
-    else if (arg == "--loss") settings.train.loss = value, ++i;
+    else if (arg == "--loss") loss_name = value, ++i;
     else if (arg == "--hidden") settings.train.model.hidden = std::max(1, std::atoi(value)), ++i;
     else if (arg == "--config-embedding") settings.train.model.config_embedding = std::max(1, std::atoi(value)), ++i;
     else {
@@ -241,12 +242,13 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    settings.train.loss = graphcost::value_named(graphcost::ranking_loss_names(), loss_name, "--loss");
     const int status = settings.mode == "real" ? run_real(settings) : run_generated(settings);
     std::printf(
         "\n%d seeds; models: hidden %d, layout value embedding %d, 1-hop pruning (layout), %d epochs x %d steps x %d configs, "
         "loss %s, learning rate %g\n",
         settings.seeds, settings.train.model.hidden, settings.train.model.config_embedding, settings.train.epochs,
-        settings.train.steps_per_epoch, settings.train.configs_per_step, settings.train.loss.c_str(), settings.train.learning_rate);
+        settings.train.steps_per_epoch, settings.train.configs_per_step, loss_name.c_str(), settings.train.learning_rate);
     return status;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "model_experiments: %s\n", error.what());

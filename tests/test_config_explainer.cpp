@@ -23,7 +23,7 @@ struct Fixture {
   explicit Fixture(const std::string& name) {
     graph = load_tpu_graph(find_npz_files(testing::generate_tree(name, "layout:xla:random", 1, 41, 500, 40)).front());
     ModelConfig config;
-    config.kind = "layout";
+    config.kind = GraphKind::Layout;
     config.collection = "layout:xla:random";
     config.hidden = 16;
     config.opcode_embedding = 4;

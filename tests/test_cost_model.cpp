@@ -23,7 +23,7 @@ namespace {
 
 ModelConfig small_config(const std::string& kind) {
   ModelConfig config;
-  config.kind = kind;
+  config.kind = kind == "tile" ? GraphKind::Tile : GraphKind::Layout;
   config.collection = kind == "tile" ? "tile:xla" : "layout:xla:random";
   config.opcode_embedding = 4;
   config.hidden = 16;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/internal_error.h"
 #include "data/tpu_graph.h"
 #include "layout/dag_layout.h"
 #include "test_support.h"
@@ -90,8 +91,8 @@ TEST_CASE("cycles are broken, bad ids refused, progress can cancel", "[layout]")
   const DagLayout layout = layout_dag(4, cycle, options);
   check_invariants(layout, 4, cycle, options);
   CHECK(layout.ignored_edges == 1);
-  CHECK_THROWS_AS(layout_dag(3, {{0, 3}}), std::invalid_argument);
-  CHECK_THROWS_AS(layout_dag(3, {{-1, 0}}), std::invalid_argument);
+  CHECK_THROWS_AS(layout_dag(3, {{0, 3}}), InternalError);
+  CHECK_THROWS_AS(layout_dag(3, {{-1, 0}}), InternalError);
   int calls = 0;
   const DagLayout stopped = layout_dag(4, cycle, options, [&](double, const char*) { return ++calls < 2; });
   CHECK(stopped.cancelled);
@@ -116,7 +117,7 @@ TEST_CASE("the layout job steps to layout_dag's result and can stop early with a
   const DagLayout whole = layout_dag(nodes, edges, options);
 
   DagLayoutJob job(nodes, edges, options);
-  CHECK_THROWS_AS(job.take(), std::logic_error);
+  CHECK_THROWS_AS(job.take(), InternalError);
   std::vector<double> fractions = {job.fraction()};
   std::vector<std::string> stages = {job.stage()};
   while (!job.done()) {

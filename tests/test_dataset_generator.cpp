@@ -111,7 +111,7 @@ TEST_CASE("graphcost-eval scores the generated test split", "[generator][scoring
   for (const std::string& path : find_npz_files(tree)) {
     const DatasetPath location = parse_dataset_path(path);
     if (location.split != "test") continue;
-    const std::vector<int32_t> order = baseline_order(load_tpu_graph(path), "fewest-changes", 0);
+    const std::vector<int32_t> order = baseline_order(load_tpu_graph(path), BaselineStrategy::FewestChanges, 0);
     text += location.kaggle_id() + ",";
     const size_t count = location.is_tile() ? std::min<size_t>(5, order.size()) : order.size();
     for (size_t i = 0; i < count; ++i) text += (i ? ";" : "") + std::to_string(order[i]);

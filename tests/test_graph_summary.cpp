@@ -9,7 +9,7 @@ using namespace graphcost;
 TEST_CASE("summary of a labelled layout file", "[summary][real]") {
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/default/train/unet3d.npz"));
   const GraphSummary summary = summarize_graph(graph);
-  CHECK(summary.kind == "layout");
+  CHECK(summary.kind == GraphKind::Layout);
   CHECK(summary.nodes == 2774);
   CHECK(summary.edges == 4730);
   CHECK(summary.configurable_nodes == 56);

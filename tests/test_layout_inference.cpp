@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "common/internal_error.h"
 #include "data/dataset_survey.h"
 #include "data/node_features.h"
 #include "model/cost_model.h"
@@ -40,7 +41,7 @@ void check_same(const std::vector<float>& expected, const std::vector<float>& ac
 
 ModelConfig layout_config(int layers, int hops, uint64_t seed) {
   ModelConfig config;
-  config.kind = "layout";
+  config.kind = GraphKind::Layout;
   config.collection = "layout:xla:random";
   config.opcode_embedding = 8;
   config.hidden = 24;
@@ -92,7 +93,7 @@ TEST_CASE("incremental layout inference equals the full forward pass on a real g
   });
   CHECK(calls >= 1);
   CHECK(std::isnan(stopped.back()));
-  CHECK_THROWS_AS(inference.predict({graph.config_count}), std::out_of_range);
+  CHECK_THROWS_AS(inference.predict({graph.config_count}), InternalError);
 }
 
 TEST_CASE("configs given by value predict like the listed configs they copy, and edits change the cost", "[model][inference]") {
@@ -111,6 +112,6 @@ TEST_CASE("configs given by value predict like the listed configs they copy, and
   edited[0] = static_cast<int8_t>(edited[0] == 0 ? 1 : 0);
   const std::vector<float> costs = inference.predict_values(edited);
   CHECK(costs[0] != Approx(inference.predict({0}, 1)[0]).margin(1e-7));
-  CHECK_THROWS_AS(inference.predict_values(std::vector<int8_t>(width + 1, 0)), std::invalid_argument);
-  CHECK_THROWS_AS(inference.predict_values(std::vector<int8_t>(width, 6)), std::invalid_argument);
+  CHECK_THROWS_AS(inference.predict_values(std::vector<int8_t>(width + 1, 0)), InternalError);
+  CHECK_THROWS_AS(inference.predict_values(std::vector<int8_t>(width, 6)), InternalError);
 }

@@ -67,6 +67,6 @@ TEST_CASE("fewest layout changes counts nodes away from their most common values
   }
   const std::vector<float> counts = layout_change_counts(graph, {0, 1, 2});
   CHECK(counts == std::vector<float>{0, 2, 0});
-  const std::vector<int32_t> order = baseline_order(graph, "fewest-changes", 0);
+  const std::vector<int32_t> order = baseline_order(graph, BaselineStrategy::FewestChanges, 0);
   CHECK(std::find(order.begin(), order.end(), 0) < std::find(order.begin(), order.end(), 1));
 }

@@ -18,7 +18,7 @@ namespace {
 
 ModelConfig gst_config(const std::string& kind, int hops) {
   ModelConfig config;
-  config.kind = kind;
+  config.kind = kind == "tile" ? GraphKind::Tile : GraphKind::Layout;
   config.collection = kind == "tile" ? "tile:xla" : "layout:xla:random";
   config.opcode_embedding = 4;
   config.hidden = 16;
@@ -60,7 +60,8 @@ TEST_CASE("partitions put every view node in exactly one segment", "[gst]") {
   INFO("cut edges: metis " << metis.cut_edges << ", contiguous " << ranges.cut_edges);
   CHECK(metis.cut_edges <= ranges.cut_edges * 3 / 2);
   CHECK(partition_graph(view, view.size(), PartitionMethod::Metis).segments.size() == 1);
-  CHECK_THROWS_AS(parse_partition_method("spectral"), std::invalid_argument);
+  CHECK_THROWS_AS(value_named(partition_method_names(), "spectral", "partition"), InputError);
+  CHECK(value_named(partition_method_names(), "contiguous", "partition") == PartitionMethod::Contiguous);
 }
 
 TEST_CASE("an induced view keeps the edges among its nodes and their configurable slots", "[gst]") {
@@ -95,7 +96,7 @@ TEST_CASE("segments with a halo of `layers` hops sum to exactly the whole-graph 
   const PreparedGraph prepared = model.prepare(graph);
   SegmentOptions options;
   options.segment_nodes = graph.kind == GraphKind::Tile ? std::max(2, prepared.view.size() / 2) : prepared.view.size() / 5;
-  options.partition = method == PartitionMethod::Metis ? "metis" : "contiguous";
+  options.partition = method;
   SegmentedGraph segmented(prepared, model.config().layers, options, 1);
   REQUIRE(segmented.segment_count() >= 2);
   const std::vector<int32_t> configs = {0, 1, 2, 5};

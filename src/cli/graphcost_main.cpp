@@ -10,7 +10,9 @@
 #include "cli/info_command.h"
 #include "cli/layout_command.h"
 #include "cli/model_commands.h"
+#include "cli/named_option.h"
 #include "common/heap_tuning.h"
+#include "common/error_exit.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 
@@ -60,7 +62,7 @@ int main(int argc, char** argv) {
       for (const char* collection : graphcost::kCollections) known = known || name == collection;
       if (!known)
         return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
-      kinds += name.rfind("tile:", 0) == 0 ? "t" : "l";
+      kinds += graphcost::collection_kind(name) == graphcost::GraphKind::Tile ? "t" : "l";
       start = comma + 1;
     }
     if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "tile:xla cannot be mixed with other collections";
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
   train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch (default 100)")->check(CLI::PositiveNumber);
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
       ->check(CLI::Range(2, 4096));
-  train_command->add_option("--loss", train.train.loss, "listmle, hinge or mse")->check(CLI::IsMember({"listmle", "hinge", "mse"}));
+  graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(), "listmle, hinge or mse (default listmle)");
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate (default 2e-3)");
   train_command->add_option("--hidden", train.train.model.hidden, "hidden width (default 64)")->check(CLI::Range(1, 4096));
   train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
@@ -91,8 +93,8 @@ int main(int argc, char** argv) {
       ->add_option("--segment-nodes", train.train.segments.segment_nodes,
                    "Graph Segment Training: segments of about N nodes (default 0: whole graphs)")
       ->check(CLI::Range(0, 100000000));
-  train_command->add_option("--partition", train.train.segments.partition, "GST segments: metis or contiguous (default metis)")
-      ->check(CLI::IsMember({"metis", "contiguous"}));
+  graphcost::add_named_option(train_command, "--partition", train.train.segments.partition, graphcost::partition_method_names(),
+                              "GST segments: metis or contiguous (default metis)");
   train_command
       ->add_option("--segments-per-step", train.train.segments.segments_per_step, "GST: segments backpropagated per step (default 1)")
       ->check(CLI::Range(1, 100000));
@@ -156,9 +158,8 @@ int main(int argc, char** argv) {
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
-  } catch (const std::exception& error) {  // InputError included: its message names file and field
-    std::fprintf(stderr, "error: %s\n", graphcost::printable(error.what()).c_str());
-    return 1;
+  } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
+    return graphcost::report_error(error);
   }
   return 2;
 }

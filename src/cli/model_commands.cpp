@@ -41,7 +41,7 @@ std::string describe(const RuntimeCalibration& c) {
 
 int run_train_command(const TrainCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const bool layout = options.train.collection.rfind("tile:", 0) != 0;
+  const bool layout = collection_kind(options.train.collection) == GraphKind::Layout;
   const char* metric = layout ? "valid tau" : "valid tile score";
   int first_report = -1;  // the epoch training starts from (0, or the checkpoint's when resuming)
   const TrainProgress progress = [&](const EpochReport& report, int epochs) {
@@ -64,7 +64,7 @@ int run_train_command(const TrainCommandOptions& options) {
   if (result.segments > 0) {
     const SegmentCounters& c = result.segment_counters;
     std::printf("graph segment training: %zu segments (%s, halo x%.2f, %lld cut edges); %lld fresh, %lld stale, %lld dropped, %lld fills\n",
-                result.segments, options.train.segments.partition.c_str(), result.halo_ratio, static_cast<long long>(result.cut_edges),
+                result.segments, name_of(partition_method_names(), options.train.segments.partition).c_str(), result.halo_ratio, static_cast<long long>(result.cut_edges),
                 static_cast<long long>(c.fresh), static_cast<long long>(c.stale), static_cast<long long>(c.dropped),
                 static_cast<long long>(c.filled));
   }
@@ -95,7 +95,7 @@ int run_predict_command(const PredictCommandOptions& options) {
     for (CostModel& m : models) {
       if (split_in_list(collection, m.config().collection)) return &m;
     }
-    const std::string kind = collection == "tile:xla" ? "tile" : "layout";
+    const GraphKind kind = collection_kind(collection);
     for (CostModel& m : models) {
       if (m.config().kind == kind) return &m;
     }
@@ -162,7 +162,7 @@ int run_evaluate_model_command(const EvaluateCommandOptions& options) {
   ModelAndGraphs loaded = load_model_and_graphs(options.model, options.data, options.collection, options.split);
   const double metric = evaluate_model(loaded.model, loaded.pointers());
   std::printf("%s on %s (%zu graphs, split %s): %s %s\n", options.model.c_str(), loaded.collection.c_str(), loaded.graphs.size(),
-              options.split.c_str(), loaded.model.config().kind == "tile" ? "mean tile score" : "mean Kendall tau-b",
+              options.split.c_str(), loaded.model.config().kind == GraphKind::Tile ? "mean tile score" : "mean Kendall tau-b",
               std::isnan(metric) ? "- (no labelled graphs)" : std::to_string(metric).c_str());
   return 0;
 }
@@ -173,7 +173,7 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   const RuntimeCalibration calibration = fit_runtime_calibration(model, loaded.pointers());
   std::printf("%s on %s (%zu files, split %s): %s\n", options.model.c_str(), loaded.collection.c_str(), loaded.graphs.size(),
               options.split.c_str(), describe(calibration).c_str());
-  if (!calibration.fitted()) throw std::runtime_error("nothing written: the model is not calibrated on these graphs");
+  if (!calibration.fitted()) throw InputError(options.data, "labelled graphs", "configs to calibrate the model on (nothing written)", "none usable");
   model.set_calibration(calibration);
   const std::string out = options.out.empty() ? options.model : options.out;
   // Everything else the file holds (a checkpoint's training state) is kept, so --resume still works.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/input_error.h"
+#include "common/io_error.h"
 
 namespace graphcost {
 
@@ -31,7 +32,7 @@ AtomicFile::AtomicFile(std::string path, const std::vector<std::string>& inputs)
   check_output_path(path_, inputs);
   file_ = std::fopen(partial_path_.c_str(), "wb");
   if (file_ == nullptr) {
-    throw std::runtime_error(partial_path_ + ": cannot create file: " + std::strerror(errno));
+    throw IoError(partial_path_, "create", errno);
   }
 }
 
@@ -44,7 +45,7 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const void* data, size_t size) {
   if (size > 0 && std::fwrite(data, 1, size, file_) != size) {
-    throw std::runtime_error(partial_path_ + ": write failed: " + std::strerror(errno));
+    throw IoError(partial_path_, "write", errno);
   }
   written_ += size;
 }
@@ -52,7 +53,7 @@ void AtomicFile::write(const void* data, size_t size) {
 void AtomicFile::overwrite(uint64_t offset, const void* data, size_t size) {
   if (offset + size > written_ || fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 || std::fwrite(data, 1, size, file_) != size ||
       fseeko(file_, 0, SEEK_END) != 0) {
-    throw std::runtime_error(partial_path_ + ": seek/write failed: " + std::strerror(errno));
+    throw IoError(partial_path_, "seek and write", errno);
   }
 }
 
@@ -63,12 +64,12 @@ void AtomicFile::commit() {
   file_ = nullptr;
   if (!flushed || !closed) {
     std::remove(partial_path_.c_str());
-    throw std::runtime_error(partial_path_ + ": write failed: " + std::strerror(flushed ? errno : error));
+    throw IoError(partial_path_, "write", flushed ? errno : error);
   }
   if (std::rename(partial_path_.c_str(), path_.c_str()) != 0) {
     const int rename_error = errno;
     std::remove(partial_path_.c_str());
-    throw std::runtime_error(path_ + ": cannot move " + partial_path_ + " into place: " + std::strerror(rename_error));
+    throw IoError(path_, "move " + partial_path_ + " into place", rename_error);
   }
 }
 

@@ -5,7 +5,7 @@
 // Refused before anything is created, as InputError: a path that names a directory, and a path
 // that is one of the inputs of the same run (the same file by device and inode, also through
 // another name), so `--out` can never replace the data it was computed from.
-// I/O failures (disk full, permissions) throw std::runtime_error naming the path.
+// I/O failures (disk full, permissions) throw IoError naming the path.
 #pragma once
 
 #include <cstdio>

@@ -6,6 +6,10 @@
 #include "common/input_error.h"
 
 namespace graphcost {
+
+const char* graph_kind_name(GraphKind kind) { return kind == GraphKind::Tile ? "tile" : "layout"; }
+
+GraphKind collection_kind(const std::string& collection) { return collection.rfind("tile:", 0) == 0 ? GraphKind::Tile : GraphKind::Layout; }
 namespace {
 
 std::vector<std::string> split_components(const std::string& path) {

@@ -8,13 +8,19 @@
 
 namespace graphcost {
 
+// What a file holds: a tile kernel's configs or a whole program's layout configs.
+enum class GraphKind { Tile, Layout };
+const char* graph_kind_name(GraphKind kind);  // "tile" / "layout", as model files and JSON write it
+// "tile:xla" -> Tile; any other collection name ("layout:...") -> Layout.
+GraphKind collection_kind(const std::string& collection);
+
 struct DatasetPath {
   std::string collection;  // "" when the path is outside the official tree
   std::string split;       // "train", "valid", "test" or ""
   std::string stem;        // file name without ".npz"
 
   bool in_tree() const { return !collection.empty(); }
-  bool is_tile() const { return collection.rfind("tile:", 0) == 0; }
+  bool is_tile() const { return in_tree() && collection_kind(collection) == GraphKind::Tile; }
   bool is_layout() const { return collection.rfind("layout:", 0) == 0; }
   std::string kaggle_id() const { return in_tree() ? collection + ":" + stem : ""; }
 };

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/internal_error.h"
+#include "data/node_features.h"
 #include "data/opcodes.h"
 
 namespace graphcost {
@@ -45,7 +47,8 @@ std::string duration(int64_t ns) {
 }  // namespace
 
 std::vector<int32_t> config_representatives(const TpuGraph& graph) {
-  const size_t row_bytes = graph.kind == GraphKind::Tile ? sizeof(float) * 24 : static_cast<size_t>(graph.configurable_count()) * 18;
+  const size_t row_bytes = graph.kind == GraphKind::Tile ? sizeof(float) * kTileConfigFeatureCount
+                                                     : static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
   const char* base = graph.kind == GraphKind::Tile ? reinterpret_cast<const char*>(graph.tile_config_features.data())
                                                    : reinterpret_cast<const char*>(graph.layout_config_features.data());
   std::unordered_map<std::string_view, int32_t> rows;
@@ -60,7 +63,7 @@ std::vector<int32_t> config_representatives(const TpuGraph& graph) {
 
 std::vector<int8_t> most_common_layout_values(const TpuGraph& graph) {
   const int32_t nodes = graph.configurable_count();
-  constexpr size_t width = 18;
+  constexpr size_t width = kLayoutConfigFeatureCount;
   std::vector<int8_t> values(static_cast<size_t>(nodes) * width, -1);
   for (int32_t slot = 0; slot < nodes; ++slot) {
     std::map<std::string_view, int32_t> counts;
@@ -84,12 +87,29 @@ std::vector<int32_t> distinct_config_indices(const TpuGraph& graph) {
   return first;
 }
 
+DistinctConfigs group_identical_configs(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+  const std::vector<int32_t> representative = config_representatives(graph);
+  DistinctConfigs groups;
+  groups.slot.resize(configs.size());
+  std::unordered_map<int32_t, int32_t> index_of;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const int32_t c = configs[i];
+    if (c < 0 || c >= graph.config_count) {
+      throw InternalError("config index " + std::to_string(c) + " of a graph with " + std::to_string(graph.config_count) + " configs");
+    }
+    const auto [found, added] = index_of.emplace(representative[static_cast<size_t>(c)], static_cast<int32_t>(groups.distinct.size()));
+    if (added) groups.distinct.push_back(representative[static_cast<size_t>(c)]);
+    groups.slot[i] = found->second;
+  }
+  return groups;
+}
+
 int64_t count_distinct_configs(const TpuGraph& graph) { return static_cast<int64_t>(distinct_config_indices(graph).size()); }
 
 GraphSummary summarize_graph(const TpuGraph& graph) {
   GraphSummary s;
   s.file = graph.source;
-  s.kind = graph_kind_name(graph.kind);
+  s.kind = graph.kind;
   s.collection = graph.location.collection;
   s.split = graph.location.split;
   s.kaggle_id = graph.location.kaggle_id();
@@ -115,7 +135,7 @@ GraphSummary summarize_graph(const TpuGraph& graph) {
       s.normalized_min = 1e300;
       s.normalized_max = 0;
       for (int32_t c = 0; c < graph.config_count; ++c) {
-        const double y = static_cast<double>(graph.config_runtime_ns[c]) / static_cast<double>(graph.config_runtime_normalizers_ns[c]);
+        const double y = config_ranking_target(graph, c);
         s.normalized_min = std::min(s.normalized_min, y);
         s.normalized_max = std::max(s.normalized_max, y);
       }
@@ -132,12 +152,12 @@ std::string format_graph_summary(const GraphSummary& s) {
   std::string out;
   auto line = [&](const char* label, const std::string& value) { out += format("%-20s %s\n", label, value.c_str()); };
   line("file", s.file);
-  line("kind", s.kind);
+  line("kind", graph_kind_name(s.kind));
   line("collection", s.collection.empty() ? "- (outside the TpuGraphs tree)" : s.collection + " (" + s.split + ")");
   line("kaggle id", s.kaggle_id.empty() ? "-" : s.kaggle_id);
   line("nodes", with_thousands(s.nodes));
   line("edges", with_thousands(s.edges) + (s.topologically_ordered ? " (producers before consumers)" : " (NOT in topological order)"));
-  if (s.kind == "layout") {
+  if (s.kind == GraphKind::Layout) {
     line("configurable nodes", with_thousands(s.configurable_nodes));
     line("computations", with_thousands(s.computations) + " (node_splits)");
   }
@@ -146,7 +166,7 @@ std::string format_graph_summary(const GraphSummary& s) {
     line("runtimes", "labelled");
     line("runtime range", duration(s.runtime_min_ns) + " .. " + duration(s.runtime_max_ns));
     line("relative spread", format("%.4f  ((max - min) / min)", s.relative_spread));
-    if (s.kind == "tile") {
+    if (s.kind == GraphKind::Tile) {
       line("runtime/normalizer", format("%.4f .. %.4f", s.normalized_min, s.normalized_max));
     }
   } else {
@@ -166,7 +186,7 @@ nlohmann::json graph_summary_json(const GraphSummary& s) {
     opcodes.push_back({{"id", opcode}, {"name", opcode_name(opcode)}, {"nodes", count}});
   }
   nlohmann::json json = {{"file", s.file},
-                         {"kind", s.kind},
+                         {"kind", graph_kind_name(s.kind)},
                          {"collection", s.collection},
                          {"split", s.split},
                          {"kaggle_id", s.kaggle_id},
@@ -183,7 +203,7 @@ nlohmann::json graph_summary_json(const GraphSummary& s) {
     json["runtime_min_ns"] = s.runtime_min_ns;
     json["runtime_max_ns"] = s.runtime_max_ns;
     json["relative_spread"] = s.relative_spread;
-    if (s.kind == "tile") {
+    if (s.kind == GraphKind::Tile) {
       json["normalized_runtime_min"] = s.normalized_min;
       json["normalized_runtime_max"] = s.normalized_max;
     }

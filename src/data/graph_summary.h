@@ -15,7 +15,7 @@ namespace graphcost {
 
 struct GraphSummary {
   std::string file;
-  std::string kind;        // "tile" | "layout"
+  GraphKind kind = GraphKind::Layout;
   std::string collection;  // "" outside the official tree
   std::string split;
   std::string kaggle_id;
@@ -39,6 +39,16 @@ int64_t count_distinct_configs(const TpuGraph& graph);
 std::vector<int32_t> distinct_config_indices(const TpuGraph& graph);
 // For every config, the first config with identical feature rows (itself when it is the first).
 std::vector<int32_t> config_representatives(const TpuGraph& graph);
+// `configs` (indices into the graph) grouped by identical feature rows, so each distinct row is
+// computed once: `distinct` lists one config per group (its representative), in first-seen order,
+// and `slot[i]` is the position in `distinct` of configs[i]'s group. Throws InternalError for an
+// index outside the graph.
+struct DistinctConfigs {
+  std::vector<int32_t> distinct;
+  std::vector<int32_t> slot;
+};
+DistinctConfigs group_identical_configs(const TpuGraph& graph, const std::vector<int32_t>& configs);
+
 // Layout: per configurable node, the 18 values most of the graph's configs give it (ties: the
 // smallest byte string); configurable x 18, row-major. The base of LayoutInference and the
 // reference of the fewest-changes baseline. All -1 for a graph without configs.

@@ -11,6 +11,11 @@ namespace graphcost {
 constexpr int kNodeFeatureCount = 140;
 constexpr int kTileConfigFeatureCount = 24;
 constexpr int kLayoutConfigFeatureCount = 18;
+// Values a layout config column takes: -1 (unset) and dimension indices 0..5.
+constexpr int kLayoutValueCount = 7;
+constexpr int kLayoutValueMin = -1, kLayoutValueMax = 5;
+// Tile config_feat column of the product of the kernel bounds (the tile's size).
+constexpr int kTileKernelBoundsProductColumn = 7;
 
 // First column of the element-type one-hot block (2..20) and of layout_minor_to_major (134..139).
 constexpr int kElementTypeFirstColumn = 2;

@@ -6,6 +6,7 @@
 
 #include "common/input_error.h"
 #include "data/node_features.h"
+#include "data/opcodes.h"
 
 namespace graphcost {
 namespace {
@@ -113,7 +114,17 @@ GraphKind kind_from_keys(const NpzFile& npz, const std::string& source) {
 
 }  // namespace
 
-const char* graph_kind_name(GraphKind kind) { return kind == GraphKind::Tile ? "tile" : "layout"; }
+double config_ranking_target(const TpuGraph& graph, int32_t config) {
+  const double runtime = static_cast<double>(graph.config_runtime_ns[static_cast<size_t>(config)]);
+  return graph.kind == GraphKind::Tile ? runtime / static_cast<double>(graph.config_runtime_normalizers_ns[static_cast<size_t>(config)])
+                                       : runtime;
+}
+
+std::vector<double> config_ranking_targets(const TpuGraph& graph) {
+  std::vector<double> targets(graph.config_runtime_ns.size());
+  for (size_t c = 0; c < targets.size(); ++c) targets[c] = config_ranking_target(graph, static_cast<int32_t>(c));
+  return targets;
+}
 
 TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   TpuGraph graph;
@@ -126,7 +137,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   }
   const SchemaReader reader(npz, source, graph.kind);
 
-  const NpyArray& node_feat = reader.require("node_feat", {kAnyDimension, kNodeFeatureCount}, {"n", "140"});
+  const NpyArray& node_feat = reader.require("node_feat", {kAnyDimension, kNodeFeatureCount}, {"n", std::to_string(kNodeFeatureCount)});
   const int64_t n = node_feat.shape()[0];
   if (n == 0) reader.fail("node_feat", "at least one node", "shape " + node_feat.shape_text());
   graph.node_count = static_cast<int32_t>(n);
@@ -137,14 +148,14 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   for (size_t i = 0; i < graph.node_features.size(); ++i) {
     if (!std::isfinite(graph.node_features[i])) {
       reader.fail("node_feat", "finite values",
-                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / 140) + ", column " + std::to_string(i % 140) +
-                      " (" + node_feature_name(static_cast<int>(i % 140)) + ")");
+                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / kNodeFeatureCount) + ", column " + std::to_string(i % kNodeFeatureCount) +
+                      " (" + node_feature_name(static_cast<int>(i % kNodeFeatureCount)) + ")");
     }
   }
 
   graph.node_opcodes = reader.values<uint8_t>(node_opcode, "node_opcode");
   for (size_t i = 0; i < graph.node_opcodes.size(); ++i) {
-    if (graph.node_opcodes[i] >= kOpcodeVocabulary) {
+    if (graph.node_opcodes[i] >= kOpcodeCount) {
       reader.fail("node_opcode", "ids 0..120", std::to_string(graph.node_opcodes[i]) + " at node " + std::to_string(i));
     }
   }
@@ -162,7 +173,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   }
 
   if (graph.kind == GraphKind::Tile) {
-    const NpyArray& config_feat = reader.require("config_feat", {kAnyDimension, kTileConfigFeatureCount}, {"c", "24"});
+    const NpyArray& config_feat = reader.require("config_feat", {kAnyDimension, kTileConfigFeatureCount}, {"c", std::to_string(kTileConfigFeatureCount)});
     const int64_t c = config_feat.shape()[0];
     graph.config_count = static_cast<int32_t>(c);
     graph.tile_config_features = reader.values<float>(config_feat, "config_feat");
@@ -193,7 +204,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
       }
       graph.configurable_nodes[i] = static_cast<int32_t>(id_values[i]);
     }
-    const NpyArray& config_feat = reader.require("node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount}, {"c", "nc", "18"});
+    const NpyArray& config_feat = reader.require("node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount}, {"c", "nc", std::to_string(kLayoutConfigFeatureCount)});
     const int64_t c = config_feat.shape()[0];
     graph.config_count = static_cast<int32_t>(c);
     if (config_feat.dtype() != DType::Float32 && config_feat.dtype() != DType::Float64) {
@@ -206,10 +217,10 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
       for (size_t i = 0; i < raw.size(); ++i) {
         const float v = raw[i];
         if (!(v >= -1.0f && v <= 5.0f) || std::trunc(v) != v) {
-          const size_t per_config = static_cast<size_t>(nc) * 18;
+          const size_t per_config = static_cast<size_t>(nc) * kLayoutConfigFeatureCount;
           reader.fail("node_config_feat", "integers in -1..5 (minor-to-major dimension indices)",
                       std::to_string(v) + " at config " + std::to_string(i / per_config) + ", configurable node " +
-                          std::to_string(i % per_config / 18) + ", column " + std::to_string(i % 18));
+                          std::to_string(i % per_config / kLayoutConfigFeatureCount) + ", column " + std::to_string(i % kLayoutConfigFeatureCount));
         }
         graph.layout_config_features[i] = static_cast<int8_t>(v);
       }

@@ -20,19 +20,16 @@
 #include <vector>
 
 #include "data/dataset_path.h"
+#include "data/node_features.h"
 #include "io/npz_file.h"
 
 namespace graphcost {
 
-enum class GraphKind { Tile, Layout };
-const char* graph_kind_name(GraphKind kind);  // "tile" / "layout"
 
 struct Edge {
   int32_t consumer;  // u: reads the producer's output
   int32_t producer;  // v
 };
-
-constexpr int kOpcodeVocabulary = 121;  // node_opcode ids 0..120 (see data/opcodes.h)
 
 struct TpuGraph {
   GraphKind kind = GraphKind::Tile;
@@ -41,7 +38,7 @@ struct TpuGraph {
 
   int32_t node_count = 0;
   std::vector<float> node_features;   // node_count x 140, row-major
-  std::vector<uint8_t> node_opcodes;  // node_count, ids < kOpcodeVocabulary
+  std::vector<uint8_t> node_opcodes;  // node_count, ids < kOpcodeCount (data/opcodes.h)
   std::vector<Edge> edges;
 
   int32_t config_count = 0;
@@ -55,12 +52,17 @@ struct TpuGraph {
   bool runtimes_hidden = false;
 
   int32_t configurable_count() const { return static_cast<int32_t>(configurable_nodes.size()); }
-  float node_feature(int32_t node, int column) const { return node_features[node * 140 + column]; }
+  float node_feature(int32_t node, int column) const { return node_features[node * kNodeFeatureCount + column]; }
   // Layout value of config `config`, configurable node index `slot`, column 0..17.
   int8_t layout_value(int32_t config, int32_t slot, int column) const {
-    return layout_config_features[(static_cast<int64_t>(config) * configurable_count() + slot) * 18 + column];
+    return layout_config_features[(static_cast<int64_t>(config) * configurable_count() + slot) * kLayoutConfigFeatureCount + column];
   }
 };
+
+// The quantity a graph's configs are ranked by, lower = faster (the metrics' definition): the
+// runtime for layout, the runtime over the default config's runtime (normalizer) for tile.
+double config_ranking_target(const TpuGraph& graph, int32_t config);
+std::vector<double> config_ranking_targets(const TpuGraph& graph);  // every config's, in order
 
 // Validates `npz` as a TpuGraphs example. `source` names it in errors and locates it in the tree
 // (the kind follows the path when inside the tree, else the keys).

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/input_error.h"
+#include "common/io_error.h"
 
 namespace graphcost {
 
@@ -81,10 +82,8 @@ void ByteSource::read(uint64_t offset, size_t length, uint8_t* out, const char* 
   while (done < length) {
     ssize_t got = ::pread(file_->descriptor, out + done, length - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      throw InputError(name_, field, std::to_string(length) + " readable bytes",
-                       got < 0 ? std::string(std::strerror(errno)) : "end of file (file shrank?)");
-    }
+    if (got < 0) throw IoError(name_, std::string("read ") + field, errno);
+    if (got == 0) throw InputError(name_, field, std::to_string(length) + " readable bytes", "end of file (file shrank?)");
     done += static_cast<size_t>(got);
   }
 }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 
 namespace graphcost {
 namespace {
@@ -448,7 +449,7 @@ NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>&
   array.shape_ = std::move(shape);
   array.fortran_order_ = fortran_order;
   if (array.element_count() != static_cast<int64_t>(values.size())) {
-    throw std::invalid_argument("NpyArray::from_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
+    throw InternalError("NpyArray::from_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
                                 " values, got " + std::to_string(values.size()));
   }
   array.storage_.resize(values.size() * sizeof(T));

@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "common/internal_error.h"
 
 namespace graphcost {
 namespace {
@@ -378,11 +379,11 @@ std::vector<uint8_t> local_header(const ZipMember& member) {
 }  // namespace
 
 void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>& parts, ZipCompression compression) {
-  if (file_ == nullptr) throw std::logic_error("ZipWriter::add after finish");
-  if (member_name.size() > 0xFFFF) throw std::invalid_argument("zip member name too long");
+  if (file_ == nullptr) throw InternalError("ZipWriter::add after finish");
+  if (member_name.size() > 0xFFFF) throw InternalError("zip member name too long");
   for (const ZipMember& existing : members_) {
     if (existing.name == member_name) {
-      throw std::invalid_argument("duplicate zip member name '" + member_name + "'");
+      throw InternalError("duplicate zip member name '" + member_name + "'");
     }
   }
   ZipMember member;
@@ -420,7 +421,7 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
         stream.next_out = buffer.data();
         stream.avail_out = static_cast<uInt>(buffer.size());
         status = deflate(&stream, flush);
-        if (status == Z_STREAM_ERROR) throw std::runtime_error("zlib deflate failed");
+        if (status == Z_STREAM_ERROR) throw InternalError("zlib deflate failed");
         write_bytes(buffer.data(), buffer.size() - stream.avail_out);
       } while (stream.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END));
     };
@@ -446,7 +447,7 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
 }
 
 void ZipWriter::finish() {
-  if (file_ == nullptr) throw std::logic_error("ZipWriter::finish called twice");
+  if (file_ == nullptr) throw InternalError("ZipWriter::finish called twice");
   const uint64_t directory_offset = position();
   std::vector<uint8_t> out;
   for (const ZipMember& member : members_) {

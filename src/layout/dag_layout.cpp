@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <stdexcept>
 #include <string>
+
+#include "common/internal_error.h"
 
 namespace graphcost {
 namespace {
@@ -288,10 +289,10 @@ struct DagLayoutJob::State {
 
 DagLayoutJob::DagLayoutJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t>> edges, const LayoutOptions& options)
     : state_(std::make_unique<State>()) {
-  if (nodes < 0) throw std::invalid_argument("layout_dag: negative node count");
+  if (nodes < 0) throw InternalError("layout_dag: negative node count");
   for (const auto& [from, to] : edges) {
     if (from < 0 || from >= nodes || to < 0 || to >= nodes) {
-      throw std::invalid_argument("layout_dag: edge (" + std::to_string(from) + ", " + std::to_string(to) + ") outside 0.." +
+      throw InternalError("layout_dag: edge (" + std::to_string(from) + ", " + std::to_string(to) + ") outside 0.." +
                                   std::to_string(nodes - 1));
     }
   }
@@ -326,7 +327,7 @@ void DagLayoutJob::finish_early() {
 }
 
 DagLayout DagLayoutJob::take() {
-  if (!done()) throw std::logic_error("DagLayoutJob::take before the layout is done");
+  if (!done()) throw InternalError("DagLayoutJob::take before the layout is done");
   return std::move(state_->layout);
 }
 

@@ -5,13 +5,14 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common/internal_error.h"
 #include "data/node_features.h"
 
 namespace graphcost {
 
 std::vector<int8_t> layout_config_values(const TpuGraph& graph, int32_t config) {
   if (graph.kind != GraphKind::Layout || config < 0 || config >= graph.config_count) {
-    throw std::out_of_range("layout_config_values: config " + std::to_string(config) + " of a graph with " +
+    throw InternalError("layout_config_values: config " + std::to_string(config) + " of a graph with " +
                             std::to_string(graph.config_count) + " layout configs");
   }
   const size_t width = static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
@@ -21,7 +22,7 @@ std::vector<int8_t> layout_config_values(const TpuGraph& graph, int32_t config) 
 
 ValuePredictions::ValuePredictions(const LayoutInference& inference, std::vector<int8_t> values, size_t width)
     : inference_(inference), values_(std::move(values)), width_(width) {
-  if (width_ == 0 || values_.size() % width_ != 0) throw std::invalid_argument("ValuePredictions: values are not whole configs");
+  if (width_ == 0 || values_.size() % width_ != 0) throw InternalError("ValuePredictions: values are not whole configs");
   costs_.assign(values_.size() / width_, 0.0f);
 }
 
@@ -53,7 +54,7 @@ void copy_row(const std::vector<int8_t>& from, std::vector<int8_t>& to, size_t s
 
 // [reference, other, then `reference` with each differing slot's row taken from `other`].
 std::vector<int8_t> variants(const std::vector<int8_t>& reference, const std::vector<int8_t>& other, std::vector<int32_t>& slots) {
-  if (reference.size() != other.size() || reference.size() % kRow != 0) throw std::invalid_argument("configs of different graphs");
+  if (reference.size() != other.size() || reference.size() % kRow != 0) throw InternalError("configs of different graphs");
   std::vector<int8_t> values = reference;
   values.insert(values.end(), other.begin(), other.end());
   for (size_t slot = 0; slot < reference.size() / kRow; ++slot) {
@@ -77,7 +78,7 @@ ContributionJob::ContributionJob(const LayoutInference& inference, const std::ve
 bool ContributionJob::step(size_t max_configs) { return predictions_.step(max_configs); }
 
 NodeContributions ContributionJob::result() const {
-  if (!done()) throw std::logic_error("ContributionJob::result before done");
+  if (!done()) throw InternalError("ContributionJob::result before done");
   const std::vector<float>& costs = predictions_.costs();
   NodeContributions result;
   result.slots = slots_;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
@@ -18,10 +19,9 @@ namespace graphcost {
 namespace {
 
 constexpr int kFormatVersion = 1;
-constexpr int kLayoutValues = 7;  // -1..5
 
 int config_width(const ModelConfig& config) {
-  return config.kind == "tile" ? kTileConfigFeatureCount : kLayoutConfigFeatureCount * config.config_embedding;
+  return config.kind == GraphKind::Tile ? kTileConfigFeatureCount : kLayoutConfigFeatureCount * config.config_embedding;
 }
 
 // Trained weights stay far below this; larger ones (or NaN, Inf) would make every cost NaN or
@@ -44,7 +44,7 @@ int get_int(const nlohmann::json& json, const char* key, int low, int high) {
 }  // namespace
 
 nlohmann::json ModelConfig::to_json() const {
-  return {{"kind", kind},
+  return {{"kind", graph_kind_name(kind)},
           {"collection", collection},
           {"opcode_embedding", opcode_embedding},
           {"config_embedding", config_embedding},
@@ -60,7 +60,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
   if (!json.contains("kind") || !json["kind"].is_string() || (json["kind"] != "tile" && json["kind"] != "layout")) {
     throw InputError("", "model config.kind", "\"tile\" or \"layout\"", json.contains("kind") ? json["kind"].dump() : "missing");
   }
-  config.kind = json["kind"];
+  config.kind = json["kind"] == "tile" ? GraphKind::Tile : GraphKind::Layout;
   config.collection = json.value("collection", "");
   config.opcode_embedding = get_int(json, "opcode_embedding", 1, 1024);
   config.config_embedding = get_int(json, "config_embedding", 1, 64);
@@ -78,8 +78,8 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
 std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config) {
   const int64_t input = config.opcode_embedding + kNodeFeatureCount + config_width(config);
   const int64_t h = config.hidden;
-  std::vector<std::tuple<std::string, int64_t, int64_t>> shapes = {{"opcode_embedding", kOpcodeVocabulary, config.opcode_embedding}};
-  if (config.kind == "layout") shapes.emplace_back("layout_value_embedding", kLayoutValues, config.config_embedding);
+  std::vector<std::tuple<std::string, int64_t, int64_t>> shapes = {{"opcode_embedding", kOpcodeCount, config.opcode_embedding}};
+  if (config.kind == GraphKind::Layout) shapes.emplace_back("layout_value_embedding", kLayoutValueCount, config.config_embedding);
   shapes.emplace_back("input.weight", input, h);
   shapes.emplace_back("input.bias", 1, h);
   for (int l = 0; l < config.layers; ++l) {
@@ -128,7 +128,7 @@ const nn::Parameter& CostModel::parameter(const std::string& name) const {
   for (const auto& p : parameters_) {
     if (p->name == name) return *p;
   }
-  throw std::logic_error("no parameter " + name);
+  throw InternalError("no parameter " + name);
 }
 
 std::vector<nn::Parameter*> CostModel::parameters() {
@@ -146,7 +146,7 @@ size_t CostModel::parameter_count() const {
 PreparedGraph CostModel::prepare(const TpuGraph& graph) const {
   PreparedGraph prepared;
   prepared.graph = &graph;
-  prepared.view = make_graph_view(graph, config_.kind == "layout" ? config_.hops : -1);
+  prepared.view = make_graph_view(graph, config_.kind == GraphKind::Layout ? config_.hops : -1);
   prepared.node_features = encode_node_features(graph, prepared.view, statistics_);
   if (graph.kind == GraphKind::Tile) prepared.tile_configs = encode_tile_configs(graph, statistics_);
   return prepared;
@@ -194,7 +194,7 @@ nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, co
   const Eigen::Index node_columns = node_part.cols();
   const Var config_weight = slice_rows(input_weight, node_columns, input_weight.rows() - node_columns);
   Var config_term;
-  if (config_.kind == "tile") {
+  if (config_.kind == GraphKind::Tile) {
     Matrix rows(static_cast<Eigen::Index>(batch) * nodes, kTileConfigFeatureCount);
     for (int b = 0; b < batch; ++b)
       rows.middleRows(b * nodes, nodes).rowwise() = prepared.tile_configs.row(configs[static_cast<size_t>(b)]);
@@ -243,23 +243,12 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, int batch, 
 }
 
 std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::vector<int32_t>& configs, int batch, int threads) {
-  if (config_.kind == "layout" && prepared.graph->kind == GraphKind::Layout && !couples_configs()) {
+  if (config_.kind == GraphKind::Layout && prepared.graph->kind == GraphKind::Layout && !couples_configs()) {
     // Identical configs (common in TpuGraphs) are predicted once and copied.
-    const std::vector<int32_t> representative = config_representatives(*prepared.graph);
-    std::vector<int32_t> unique, slot(configs.size());
-    std::unordered_map<int32_t, int32_t> index_of;
-    for (size_t i = 0; i < configs.size(); ++i) {
-      const int32_t c = configs[i];
-      if (c < 0 || c >= prepared.graph->config_count) {
-        throw std::out_of_range("config index " + std::to_string(c) + " of a graph with " + std::to_string(prepared.graph->config_count));
-      }
-      const auto [found, added] = index_of.emplace(representative[static_cast<size_t>(c)], static_cast<int32_t>(unique.size()));
-      if (added) unique.push_back(representative[static_cast<size_t>(c)]);
-      slot[i] = found->second;
-    }
-    const std::vector<float> unique_costs = LayoutInference(*this, prepared).predict(unique, threads);
+    const DistinctConfigs groups = group_identical_configs(*prepared.graph, configs);
+    const std::vector<float> distinct_costs = LayoutInference(*this, prepared).predict(groups.distinct, threads);
     std::vector<float> costs(configs.size());
-    for (size_t i = 0; i < configs.size(); ++i) costs[i] = unique_costs[static_cast<size_t>(slot[i])];
+    for (size_t i = 0; i < configs.size(); ++i) costs[i] = distinct_costs[static_cast<size_t>(groups.slot[i])];
     return costs;
   }
   // Chunks of `batch` configs, fewer on big graphs (a chunk's activations are configs x nodes

@@ -32,8 +32,8 @@
 namespace graphcost {
 
 struct ModelConfig {
-  std::string kind = "layout";  // "tile" or "layout"
-  std::string collection;       // the collection it was trained on (e.g. layout:xla:random)
+  GraphKind kind = GraphKind::Layout;  // written "tile" or "layout" in model files
+  std::string collection;              // the collection it was trained on (e.g. layout:xla:random)
   int opcode_embedding = 16;
   int config_embedding = 4;  // per layout value
   int hidden = 64;

@@ -1,7 +1,6 @@
 #include "model/graph_partition.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #ifdef GRAPHCOST_HAVE_METIS
 #include <metis.h>
@@ -9,10 +8,9 @@
 
 namespace graphcost {
 
-PartitionMethod parse_partition_method(const std::string& name) {
-  if (name == "metis") return PartitionMethod::Metis;
-  if (name == "contiguous") return PartitionMethod::Contiguous;
-  throw std::invalid_argument("unknown partition method '" + name + "' (metis, contiguous)");
+const NameTable<PartitionMethod>& partition_method_names() {
+  static const NameTable<PartitionMethod> names = {{"metis", PartitionMethod::Metis}, {"contiguous", PartitionMethod::Contiguous}};
+  return names;
 }
 
 namespace {
@@ -43,18 +41,18 @@ std::vector<int32_t> metis_parts(const GraphView& view, int parts, uint64_t seed
   if (neighbours.empty()) neighbours.push_back(0);  // METIS reads adjncy[0] even without edges
   const int status = METIS_PartGraphKway(&vertices, &constraints, offsets.data(), neighbours.data(), nullptr, nullptr, nullptr, &part_count,
                                          nullptr, nullptr, options, &objective, part.data());
-  if (status != METIS_OK) throw std::runtime_error("METIS_PartGraphKway failed (status " + std::to_string(status) + ")");
+  if (status != METIS_OK) throw InternalError("METIS_PartGraphKway failed (status " + std::to_string(status) + ")");
   return std::vector<int32_t>(part.begin(), part.end());
 #else
   (void)view, (void)parts, (void)seed;
-  throw std::runtime_error("METIS partitioning is not available in this build (use contiguous)");
+  throw InputError("", "partition method", "contiguous (this build has no METIS)", "metis");
 #endif
 }
 
 }  // namespace
 
 GraphPartition partition_graph(const GraphView& view, int segment_nodes, PartitionMethod method, uint64_t seed) {
-  if (segment_nodes < 1) throw std::invalid_argument("segment_nodes must be at least 1");
+  if (segment_nodes < 1) throw InputError("", "segment nodes", "at least 1", std::to_string(segment_nodes));
   const int32_t n = view.size();
   const int parts = std::max(1, static_cast<int>((static_cast<int64_t>(n) + segment_nodes - 1) / segment_nodes));
   std::vector<int32_t> part(static_cast<size_t>(n), 0);
@@ -77,29 +75,6 @@ GraphPartition partition_graph(const GraphView& view, int segment_nodes, Partiti
     }
   }
   return partition;
-}
-
-std::vector<int32_t> neighbourhood(const GraphView& view, const std::vector<int32_t>& core, int hops) {
-  std::vector<char> inside(static_cast<size_t>(view.size()), 0);
-  std::vector<int32_t> frontier = core, result = core;
-  for (int32_t v : core) inside[static_cast<size_t>(v)] = 1;
-  for (int round = 0; round < hops && !frontier.empty(); ++round) {
-    std::vector<int32_t> next;
-    for (int32_t v : frontier) {
-      for (const nn::Adjacency* adjacency : {&view.producers, &view.consumers}) {
-        for (int32_t k = adjacency->offsets[static_cast<size_t>(v)]; k < adjacency->offsets[static_cast<size_t>(v) + 1]; ++k) {
-          const int32_t u = adjacency->neighbours[static_cast<size_t>(k)];
-          if (inside[static_cast<size_t>(u)]) continue;
-          inside[static_cast<size_t>(u)] = 1;
-          next.push_back(u);
-          result.push_back(u);
-        }
-      }
-    }
-    frontier.swap(next);
-  }
-  std::sort(result.begin(), result.end());
-  return result;
 }
 
 }  // namespace graphcost

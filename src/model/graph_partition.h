@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "common/named_values.h"
 #include "model/graph_view.h"
 
 namespace graphcost {
 
 enum class PartitionMethod { Metis, Contiguous };
-// "metis" or "contiguous"; std::invalid_argument otherwise.
-PartitionMethod parse_partition_method(const std::string& name);
+const NameTable<PartitionMethod>& partition_method_names();  // "metis", "contiguous"
 
 struct GraphPartition {
   std::vector<std::vector<int32_t>> segments;  // view indices, ascending within each segment
@@ -22,10 +22,8 @@ struct GraphPartition {
 };
 
 // ceil(view.size() / segment_nodes) segments (at least 1). METIS may leave a part empty; empty
-// parts are dropped. std::runtime_error if METIS fails, or is not in this build (WebAssembly).
+// parts are dropped. InputError if METIS is not in this build (WebAssembly), InternalError if it fails.
 GraphPartition partition_graph(const GraphView& view, int segment_nodes, PartitionMethod method, uint64_t seed = 0);
 
-// The view nodes within `hops` edges (either direction) of `core`, core included, ascending.
-std::vector<int32_t> neighbourhood(const GraphView& view, const std::vector<int32_t>& core, int hops);
 
 }  // namespace graphcost

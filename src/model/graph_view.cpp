@@ -28,31 +28,9 @@ GraphView make_graph_view(const TpuGraph& graph, int hops) {
     view.nodes.resize(static_cast<size_t>(n));
     for (int32_t i = 0; i < n; ++i) view.nodes[static_cast<size_t>(i)] = i;
   } else {
-    // Breadth-first over both edge directions from every configurable node, `hops` rounds.
-    std::vector<std::vector<int32_t>> neighbours(static_cast<size_t>(n));
-    for (const Edge& e : graph.edges) {
-      neighbours[static_cast<size_t>(e.consumer)].push_back(e.producer);
-      neighbours[static_cast<size_t>(e.producer)].push_back(e.consumer);
-    }
-    std::vector<int32_t> distance(static_cast<size_t>(n), -1), frontier;
-    for (int32_t id : graph.configurable_nodes) {
-      distance[static_cast<size_t>(id)] = 0;
-      frontier.push_back(id);
-    }
-    for (int round = 0; round < hops && !frontier.empty(); ++round) {
-      std::vector<int32_t> next;
-      for (int32_t node : frontier) {
-        for (int32_t other : neighbours[static_cast<size_t>(node)]) {
-          if (distance[static_cast<size_t>(other)] >= 0) continue;
-          distance[static_cast<size_t>(other)] = round + 1;
-          next.push_back(other);
-        }
-      }
-      frontier.swap(next);
-    }
-    for (int32_t i = 0; i < n; ++i) {
-      if (distance[static_cast<size_t>(i)] >= 0) view.nodes.push_back(i);
-    }
+    // The whole graph's view (its indices are node ids), then the neighbourhood of the
+    // configurable nodes in it; the pruned view's edges are then taken in the file's order.
+    view.nodes = k_hop_neighbourhood(make_graph_view(graph, -1), graph.configurable_nodes, hops);
   }
   for (size_t v = 0; v < view.nodes.size(); ++v) view_of[static_cast<size_t>(view.nodes[v])] = static_cast<int32_t>(v);
   std::vector<std::pair<int32_t, int32_t>> in_pairs, out_pairs;
@@ -66,6 +44,29 @@ GraphView make_graph_view(const TpuGraph& graph, int hops) {
   view.consumers = build_csr(view.size(), out_pairs);
   for (int32_t id : graph.configurable_nodes) view.configurable.push_back(view_of[static_cast<size_t>(id)]);
   return view;
+}
+
+std::vector<int32_t> k_hop_neighbourhood(const GraphView& view, const std::vector<int32_t>& core, int hops) {
+  std::vector<char> inside(static_cast<size_t>(view.size()), 0);
+  std::vector<int32_t> frontier = core, result = core;
+  for (int32_t v : core) inside[static_cast<size_t>(v)] = 1;
+  for (int round = 0; round < hops && !frontier.empty(); ++round) {
+    std::vector<int32_t> next;
+    for (int32_t v : frontier) {
+      for (const nn::Adjacency* adjacency : {&view.producers, &view.consumers}) {
+        for (int32_t k = adjacency->offsets[static_cast<size_t>(v)]; k < adjacency->offsets[static_cast<size_t>(v) + 1]; ++k) {
+          const int32_t u = adjacency->neighbours[static_cast<size_t>(k)];
+          if (inside[static_cast<size_t>(u)]) continue;
+          inside[static_cast<size_t>(u)] = 1;
+          next.push_back(u);
+          result.push_back(u);
+        }
+      }
+    }
+    frontier.swap(next);
+  }
+  std::sort(result.begin(), result.end());
+  return result;
 }
 
 GraphView induced_view(const GraphView& view, const std::vector<int32_t>& kept) {

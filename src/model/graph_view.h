@@ -26,6 +26,11 @@ struct GraphView {
 // (either direction). Tile graphs have no configurable nodes: their view is always whole.
 GraphView make_graph_view(const TpuGraph& graph, int hops = -1);
 
+// The view nodes within `hops` edges (either direction) of `core`, core included, ascending; the
+// breadth-first search behind pruning, segment halos and the app's k-hop highlight. `core` holds
+// distinct view indices.
+std::vector<int32_t> k_hop_neighbourhood(const GraphView& view, const std::vector<int32_t>& core, int hops);
+
 // The subgraph of `view` induced by `kept` (ascending view indices): those nodes, the edges between
 // them, and the configurable nodes among them (with their slots).
 GraphView induced_view(const GraphView& view, const std::vector<int32_t>& kept);

@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/internal_error.h"
 #include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
@@ -17,7 +18,6 @@
 namespace graphcost {
 namespace {
 
-constexpr int kLayoutValues = 7;  // -1..5
 constexpr float kNormEpsilon = 1e-5f;
 // The state tables of one scratch (values, products and keys) hold at most this many 4-byte words
 // (128 MB); past it they are cleared and refilled, which costs time, never correctness. A
@@ -123,9 +123,9 @@ LayoutInference::~LayoutInference() = default;
 LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& graph) : model_(model), graph_(graph) {
   const ModelConfig& config = model.config();
   const TpuGraph& tpu = *graph.graph;
-  if (config.kind != "layout" || tpu.kind != GraphKind::Layout) throw std::logic_error("LayoutInference needs a layout model and graph");
-  if (model.couples_configs()) throw std::logic_error("LayoutInference cannot run a model with cross-config attention");
-  if (!graph.view.configurable_slot.empty()) throw std::logic_error("LayoutInference needs a whole view, not a segment");
+  if (config.kind != GraphKind::Layout || tpu.kind != GraphKind::Layout) throw InternalError("LayoutInference needs a layout model and graph");
+  if (model.couples_configs()) throw InternalError("LayoutInference cannot run a model with cross-config attention");
+  if (!graph.view.configurable_slot.empty()) throw InternalError("LayoutInference needs a whole view, not a segment");
   view_rows_ = graph.view.size();
   hidden_ = config.hidden;
   layers_ = config.layers;
@@ -147,9 +147,9 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   // Input layer, config part: value v in column k contributes embedding(v) . W[block k].
   const nn::Matrix& value_embedding = model.parameter("layout_value_embedding").value;
   const int e = config.config_embedding;
-  value_table_.resize(kLayoutConfigFeatureCount * kLayoutValues, h);
+  value_table_.resize(kLayoutConfigFeatureCount * kLayoutValueCount, h);
   for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
-    value_table_.middleRows(k * kLayoutValues, kLayoutValues).noalias() =
+    value_table_.middleRows(k * kLayoutValueCount, kLayoutValueCount).noalias() =
         value_embedding * input_weight.middleRows(node_columns + k * e, e);
   }
 
@@ -181,7 +181,7 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   for (int32_t slot = 0; slot < configurable; ++slot) {
     const int32_t v = graph.view.configurable[static_cast<size_t>(slot)];
     for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
-      input.row(v) += value_table_.row(k * kLayoutValues + base_values_[static_cast<size_t>(slot) * kLayoutConfigFeatureCount + k] + 1);
+      input.row(v) += value_table_.row(k * kLayoutValueCount + base_values_[static_cast<size_t>(slot) * kLayoutConfigFeatureCount + k] + 1);
     }
   }
   nn::gelu_in_place(input.data(), input.size());
@@ -364,7 +364,7 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
       inputs.values.resize(inputs.ids.size() * static_cast<size_t>(h));
       float* target = inputs.values.data() + static_cast<size_t>(id) * h;
       nn::copy_into(target, input_node_part_.row(v).data(), h);
-      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) nn::add_into(target, value_table_.row(k * kLayoutValues + row[k] + 1).data(), h);
+      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) nn::add_into(target, value_table_.row(k * kLayoutValueCount + row[k] + 1).data(), h);
       nn::gelu_in_place(target, h);
       scratch.fresh.push_back(static_cast<int32_t>(first.size()));
     }
@@ -422,7 +422,7 @@ std::vector<float> LayoutInference::predict(const std::vector<int32_t>& configs,
                                             const std::function<bool(size_t, size_t)>& progress) const {
   for (int32_t c : configs) {
     if (c < 0 || c >= graph_.graph->config_count) {
-      throw std::out_of_range("config index " + std::to_string(c) + " of a graph with " + std::to_string(graph_.graph->config_count));
+      throw InternalError("config index " + std::to_string(c) + " of a graph with " + std::to_string(graph_.graph->config_count));
     }
   }
   std::vector<float> costs(configs.size(), std::numeric_limits<float>::quiet_NaN());
@@ -501,11 +501,11 @@ const int8_t* LayoutInference::config_values(int32_t config) const {
 std::vector<float> LayoutInference::predict_values(const std::vector<int8_t>& values) const {
   const size_t width = static_cast<size_t>(graph_.graph->configurable_count()) * kLayoutConfigFeatureCount;
   if (width == 0 || values.size() % width != 0) {
-    throw std::invalid_argument("predict_values: " + std::to_string(values.size()) + " values are not a whole number of configs of " +
+    throw InternalError("predict_values: " + std::to_string(values.size()) + " values are not a whole number of configs of " +
                                 std::to_string(width));
   }
   for (int8_t v : values) {
-    if (v < -1 || v > 5) throw std::invalid_argument("predict_values: layout value " + std::to_string(v) + " outside -1..5");
+    if (v < -1 || v > 5) throw InternalError("predict_values: layout value " + std::to_string(v) + " outside -1..5");
   }
   std::unique_ptr<Scratch> scratch = take_scratch();
   std::vector<float> costs(values.size() / width);

@@ -1,48 +1,50 @@
 #include "scoring/baseline_order.h"
 
 #include "data/graph_summary.h"
+#include "data/node_features.h"
 
 #include <algorithm>
 #include <numeric>
 #include <random>
-#include <stdexcept>
 #include <string>
 
 namespace graphcost {
 
-const std::vector<std::string>& baseline_strategies() {
-  static const std::vector<std::string> names = {"first", "reverse", "random", "fewest-changes"};
+const NameTable<BaselineStrategy>& baseline_strategy_names() {
+  static const NameTable<BaselineStrategy> names = {{"first", BaselineStrategy::First},
+                                                    {"reverse", BaselineStrategy::Reverse},
+                                                    {"random", BaselineStrategy::Random},
+                                                    {"fewest-changes", BaselineStrategy::FewestChanges}};
   return names;
 }
 
-std::vector<int32_t> baseline_order(const TpuGraph& graph, const std::string& strategy, uint64_t seed) {
+std::vector<int32_t> baseline_order(const TpuGraph& graph, BaselineStrategy strategy, uint64_t seed) {
   std::vector<int32_t> order(static_cast<size_t>(graph.config_count));
   std::iota(order.begin(), order.end(), 0);
-  if (strategy == "first") return order;
-  if (strategy == "reverse") {
+  if (strategy == BaselineStrategy::First) return order;
+  if (strategy == BaselineStrategy::Reverse) {
     std::reverse(order.begin(), order.end());
     return order;
   }
-  if (strategy == "random") {
+  if (strategy == BaselineStrategy::Random) {
     std::mt19937_64 random(seed);
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random() % i]);
     return order;
   }
-  if (strategy == "fewest-changes") {
-    std::vector<double> key(order.size());
-    const std::vector<float> changes = graph.kind == GraphKind::Layout ? layout_change_counts(graph, order) : std::vector<float>();
-    for (int32_t c = 0; c < graph.config_count; ++c) {
-      key[c] =
-          graph.kind == GraphKind::Layout ? changes[static_cast<size_t>(c)] : -static_cast<double>(graph.tile_config_features[c * 24 + 7]);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return key[a] < key[b]; });
-    return order;
+  // FewestChanges (see the header).
+  std::vector<double> key(order.size());
+  const std::vector<float> changes = graph.kind == GraphKind::Layout ? layout_change_counts(graph, order) : std::vector<float>();
+  for (int32_t c = 0; c < graph.config_count; ++c) {
+    const size_t row = static_cast<size_t>(c) * kTileConfigFeatureCount;
+    key[c] = graph.kind == GraphKind::Layout ? changes[static_cast<size_t>(c)]
+                                             : -static_cast<double>(graph.tile_config_features[row + kTileKernelBoundsProductColumn]);
   }
-  throw std::invalid_argument("unknown baseline strategy '" + strategy + "' (first, reverse, random, fewest-changes)");
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return key[a] < key[b]; });
+  return order;
 }
 
 std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs) {
-  if (graph.kind != GraphKind::Layout) throw std::invalid_argument("layout_change_counts needs a layout graph");
+  check_invariant(graph.kind == GraphKind::Layout, "layout_change_counts needs a layout graph");
   const int32_t nodes = graph.configurable_count();
   const size_t width = 18;  // layout values per configurable node
   auto row = [&](int32_t config, int32_t slot) {

@@ -14,13 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "common/named_values.h"
 #include "data/tpu_graph.h"
 
 namespace graphcost {
 
-const std::vector<std::string>& baseline_strategies();
-// Throws std::invalid_argument for an unknown strategy name.
-std::vector<int32_t> baseline_order(const TpuGraph& graph, const std::string& strategy, uint64_t seed);
+enum class BaselineStrategy { First, Reverse, Random, FewestChanges };
+const NameTable<BaselineStrategy>& baseline_strategy_names();  // "first", "reverse", "random", "fewest-changes"
+
+std::vector<int32_t> baseline_order(const TpuGraph& graph, BaselineStrategy strategy, uint64_t seed);
 
 // Layout: for each of `configs`, how many configurable nodes it changes (see fewest-changes).
 std::vector<float> layout_change_counts(const TpuGraph& graph, const std::vector<int32_t>& configs);

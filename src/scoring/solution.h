@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "data/dataset_path.h"
+
 namespace graphcost {
 
 enum class Usage { Public, Private };
@@ -26,7 +28,7 @@ struct SolutionEntry {
   std::vector<int64_t> runtime_ns;
   std::vector<int64_t> normalizer_ns;  // tile only
 
-  bool is_tile() const { return collection == "tile:xla"; }
+  bool is_tile() const { return collection_kind(collection) == GraphKind::Tile; }
   int32_t config_count() const { return static_cast<int32_t>(runtime_ns.size()); }
   // What the metrics rank: runtime / normalizer for tile, runtime for layout.
   std::vector<double> target_runtimes() const;

@@ -9,6 +9,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "data/dataset_path.h"
 #include "io/byte_source.h"
 
 namespace graphcost {
@@ -303,7 +304,7 @@ void write_submission_file(const std::string& path, std::vector<SubmissionRow> r
   std::sort(rows.begin(), rows.end(), [](const SubmissionRow& a, const SubmissionRow& b) { return a.id < b.id; });
   std::string text = "ID,TopConfigs\n";
   for (const SubmissionRow& row : rows) {
-    const bool tile = row.id.rfind("tile:", 0) == 0;
+    const bool tile = collection_kind(row.id) == GraphKind::Tile;
     const size_t count = tile ? std::min<size_t>(5, row.predicted_order.size()) : row.predicted_order.size();
     text += row.id + ',';
     for (size_t i = 0; i < count; ++i) {

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/opcodes.h"
 #include "data/tpu_graph.h"
@@ -274,8 +275,8 @@ std::vector<Job> plan(const GeneratorOptions& options) {
   if (collections.empty()) collections.assign(std::begin(kCollections), std::end(kCollections));
   for (const std::string& collection : collections) {
     if (std::find(std::begin(kCollections), std::end(kCollections), collection) == std::end(kCollections)) {
-      throw std::invalid_argument("unknown collection '" + collection +
-                                  "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)");
+      throw InputError("", "collection", "one of tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default",
+                       "'" + printable(collection) + "'");
     }
   }
   std::vector<Job> jobs;
@@ -316,12 +317,11 @@ std::vector<Job> plan(const GeneratorOptions& options) {
 }  // namespace
 
 GeneratorReport generate_dataset(const GeneratorOptions& options, const GeneratorProgress& progress) {
-  if (options.out.empty()) throw std::invalid_argument("gen needs an output folder");
-  if (options.graphs < 1) throw std::invalid_argument("gen needs at least one graph");
-  if (options.layout_configs < 2) throw std::invalid_argument("layout files need at least 2 configs");
+  if (options.out.empty()) throw InputError("", "output folder", "a path", "none");
+  if (options.graphs < 1) throw InputError("", "graphs", "at least 1", std::to_string(options.graphs));
+  if (options.layout_configs < 2) throw InputError("", "configs per layout file", "at least 2", std::to_string(options.layout_configs));
   if (options.min_nodes > options.max_nodes) {
-    throw std::invalid_argument("--min-nodes " + std::to_string(options.min_nodes) + " is above --max-nodes " +
-                                std::to_string(options.max_nodes));
+    throw InputError("", "minimum nodes", "at most the maximum (" + std::to_string(options.max_nodes) + ")", std::to_string(options.min_nodes));
   }
   const std::vector<Job> jobs = plan(options);
   for (const Job& job : jobs) fs::create_directories(fs::path(job.path).parent_path());

@@ -10,12 +10,12 @@
 
 #include <Eigen/Cholesky>
 
+#include "common/input_error.h"
 #include "data/node_features.h"
 
 namespace graphcost {
 namespace {
 
-constexpr int kLayoutValues = 7;  // -1..5
 
 // Ridge weights for centred X and y: primal (d x d system) or dual (n x n), whichever is smaller.
 Eigen::VectorXd solve_ridge(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, double penalty) {
@@ -53,16 +53,16 @@ Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<i
   }
   const int32_t nodes = graph.configurable_count();
   const Eigen::Index columns = encoding_ == ConfigEncoding::PerNode
-                                   ? static_cast<Eigen::Index>(nodes) * kLayoutConfigFeatureCount * kLayoutValues
-                                   : kLayoutConfigFeatureCount * kLayoutValues;
+                                   ? static_cast<Eigen::Index>(nodes) * kLayoutConfigFeatureCount * kLayoutValueCount
+                                   : kLayoutConfigFeatureCount * kLayoutValueCount;
   Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, columns);
   for (Eigen::Index i = 0; i < n; ++i) {
     for (int32_t slot = 0; slot < nodes; ++slot) {
       for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
         const int value = graph.layout_value(configs[static_cast<size_t>(i)], slot, k) + 1;
-        const Eigen::Index column = static_cast<Eigen::Index>(k) * kLayoutValues + value;
+        const Eigen::Index column = static_cast<Eigen::Index>(k) * kLayoutValueCount + value;
         if (encoding_ == ConfigEncoding::PerNode) {
-          x(i, static_cast<Eigen::Index>(slot) * kLayoutConfigFeatureCount * kLayoutValues + column) = 1;
+          x(i, static_cast<Eigen::Index>(slot) * kLayoutConfigFeatureCount * kLayoutValueCount + column) = 1;
         } else {
           x(i, column) += 1.0 / std::max(1, nodes);
         }
@@ -82,13 +82,11 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
     const std::vector<int32_t> configs = all_configs(graph, item.configs);
     Eigen::MatrixXd x = features(graph, configs);
     if (columns >= 0 && x.cols() != columns)
-      throw std::invalid_argument("RidgeRanker: per-node one-hot features need graphs of one program");
+      throw InputError(graph.source, "configurable nodes", "the same count as the other training graphs (per-node one-hot features need graphs of one program)", std::to_string(graph.configurable_count()));
     columns = x.cols();
     std::vector<double> y;
     for (int32_t c : configs) {
-      double runtime = static_cast<double>(graph.config_runtime_ns[static_cast<size_t>(c)]);
-      if (graph.kind == GraphKind::Tile) runtime /= static_cast<double>(graph.config_runtime_normalizers_ns[static_cast<size_t>(c)]);
-      y.push_back(std::log(std::max(runtime, 1e-9)));
+      y.push_back(std::log(std::max(config_ranking_target(graph, c), 1e-9)));
     }
     const double mean = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
     double variance = 0;
@@ -98,7 +96,7 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
     rows += x.rows();
     blocks.push_back(std::move(x));
   }
-  if (rows < 2) throw std::invalid_argument("RidgeRanker: fewer than 2 labelled configs to fit");
+  if (rows < 2) throw InputError("", "training graphs", "at least 2 labelled configs to fit the ridge ranker", std::to_string(rows));
   Eigen::MatrixXd x(rows, columns);
   Eigen::Index at = 0;
   for (const Eigen::MatrixXd& block : blocks) {
@@ -138,7 +136,9 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
 
 std::vector<float> RidgeRanker::predict(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
   Eigen::MatrixXd x = features(graph, configs);
-  if (x.cols() != weights_.size()) throw std::invalid_argument("RidgeRanker: graph's features do not match the fitted ones");
+  if (x.cols() != weights_.size()) {
+    throw InputError(graph.source, "configurable nodes", "the fitted program's (" + std::to_string(weights_.size()) + " one-hot columns)", std::to_string(x.cols()) + " columns");
+  }
   x.rowwise() -= feature_mean_;
   const Eigen::VectorXd prediction = x * weights_;
   std::vector<float> costs(configs.size());

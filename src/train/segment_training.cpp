@@ -9,16 +9,18 @@ namespace graphcost {
 
 SegmentedGraph::SegmentedGraph(const PreparedGraph& whole, int layers, const SegmentOptions& options, uint64_t seed)
     : whole_(whole), options_(options) {
-  if (options.segments_per_step < 1) throw std::invalid_argument("segments_per_step must be at least 1");
-  if (!(options.stale_dropout >= 0 && options.stale_dropout < 1)) throw std::invalid_argument("stale_dropout must be in [0, 1)");
-  const GraphPartition partition = partition_graph(whole.view, options.segment_nodes, parse_partition_method(options.partition), seed);
+  if (options.segments_per_step < 1) throw InputError("", "segments per step", "at least 1", std::to_string(options.segments_per_step));
+  if (!(options.stale_dropout >= 0 && options.stale_dropout < 1)) {
+    throw InputError("", "stale dropout", "a probability in [0, 1)", std::to_string(options.stale_dropout));
+  }
+  const GraphPartition partition = partition_graph(whole.view, options.segment_nodes, options.partition, seed);
   cut_edges_ = partition.cut_edges;
   const bool tile = whole.graph->kind == GraphKind::Tile;
   std::vector<char> configurable(static_cast<size_t>(whole.view.size()), 0);
   for (int32_t v : whole.view.configurable) configurable[static_cast<size_t>(v)] = 1;
   for (const std::vector<int32_t>& core : partition.segments) {
     Segment segment;
-    const std::vector<int32_t> kept = neighbourhood(whole.view, core, layers);
+    const std::vector<int32_t> kept = k_hop_neighbourhood(whole.view, core, layers);
     segment.prepared = restrict_prepared(whole, kept);
     size_t k = 0;
     for (size_t i = 0; i < kept.size(); ++i) {

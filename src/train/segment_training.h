@@ -25,7 +25,7 @@ namespace graphcost {
 
 struct SegmentOptions {
   int segment_nodes = 0;            // 0: full-graph training (no GST)
-  std::string partition = "metis";  // metis | contiguous
+  PartitionMethod partition = PartitionMethod::Metis;
   int segments_per_step = 1;        // segments backpropagated per step
   // Defaults measured on 55k-100k-node graphs (docs/experiments.md): per-config sums from older
   // steps differ by parameter drift more than configs differ, so by default the other segments

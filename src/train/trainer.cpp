@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
@@ -19,16 +20,13 @@
 #include "nn/optimizer.h"
 
 namespace graphcost {
-namespace {
 
-std::vector<double> targets(const TpuGraph& graph) {
-  std::vector<double> y(graph.config_runtime_ns.size());
-  for (size_t c = 0; c < y.size(); ++c) {
-    y[c] = static_cast<double>(graph.config_runtime_ns[c]);
-    if (graph.kind == GraphKind::Tile) y[c] /= static_cast<double>(graph.config_runtime_normalizers_ns[c]);
-  }
-  return y;
+const NameTable<RankingLoss>& ranking_loss_names() {
+  static const NameTable<RankingLoss> names = {{"listmle", RankingLoss::ListMle}, {"hinge", RankingLoss::Hinge}, {"mse", RankingLoss::Mse}};
+  return names;
 }
+
+namespace {
 
 // Every config of each graph.
 std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs) {
@@ -126,9 +124,9 @@ std::vector<int32_t> sample_configs(const std::vector<int32_t>& candidates, cons
 }
 
 // The loss of one step: ListMLE, pairwise hinge, or MSE on the sample's standardised log runtimes.
-nn::Var ranking_loss(const std::string& name, nn::Var cost, const std::vector<double>& y) {
-  if (name == "listmle") return nn::listmle_loss(cost, y);
-  if (name == "hinge") return nn::pairwise_hinge_loss(cost, y);
+nn::Var ranking_loss(RankingLoss loss, nn::Var cost, const std::vector<double>& y) {
+  if (loss == RankingLoss::ListMle) return nn::listmle_loss(cost, y);
+  if (loss == RankingLoss::Hinge) return nn::pairwise_hinge_loss(cost, y);
   nn::Matrix target(static_cast<Eigen::Index>(y.size()), 1);
   double mean = 0;
   for (double v : y) mean += std::log(v) / static_cast<double>(y.size());
@@ -171,21 +169,15 @@ void finetune_head(CostModel& model, std::vector<SegmentedGraph>& segmented, con
   if (progress) progress(report, options.epochs);
 }
 
-void check_loss(const TrainOptions& options) {
-  if (options.loss != "listmle" && options.loss != "hinge" && options.loss != "mse") {
-    throw std::invalid_argument("unknown loss '" + options.loss + "' (listmle, hinge, mse)");
-  }
-}
 
 }  // namespace
 
 double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
   const std::vector<int32_t> used = all_or(graph, configs);
   if (cost.size() != used.size()) {
-    throw std::invalid_argument("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) +
-                                " configs");
+    throw InternalError("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) + " configs");
   }
-  const std::vector<double> all_targets = targets(graph);
+  const std::vector<double> all_targets = config_ranking_targets(graph);
   std::vector<double> y;
   for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
   std::vector<int32_t> order(cost.size());
@@ -202,7 +194,7 @@ double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs)
     const TpuGraph& graph = *item.graph;
     if (graph.runtimes_hidden) continue;
     const std::vector<int32_t> used = all_or(graph, item.configs);
-    const std::vector<double> y = targets(graph);
+    const std::vector<double> y = config_ranking_targets(graph);
     if (used.size() < 2 || std::all_of(used.begin(), used.end(),
                                        [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
       continue;
@@ -222,7 +214,7 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<G
     const TpuGraph& graph = *item.graph;
     if (graph.runtimes_hidden) continue;
     const std::vector<int32_t> used = all_or(graph, item.configs);
-    const std::vector<double> y = targets(graph);
+    const std::vector<double> y = config_ranking_targets(graph);
     std::vector<double> log_runtime;
     for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
     if (used.size() < 2 || std::any_of(log_runtime.begin(), log_runtime.end(), [](double v) { return !std::isfinite(v); })) continue;
@@ -250,7 +242,6 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<c
 }
 
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
-  check_loss(options);
   const std::vector<TpuGraph> train = load_collection(options.data, options.collection, options.train_split);
   const std::vector<TpuGraph> valid = load_collection(options.data, options.collection, options.valid_split);
   std::vector<const TpuGraph*> train_graphs;
@@ -267,7 +258,7 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
                      "labelled .npz files with at least 2 configs", "none found");
   }
   ModelConfig config = options.model;
-  config.kind = options.collection.rfind("tile:", 0) == 0 ? "tile" : "layout";
+  config.kind = collection_kind(options.collection);
   config.collection = options.collection;
   if (options.resume) {
     CostModel model = CostModel::load(options.out);
@@ -282,7 +273,6 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
 
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
                       const TrainOptions& options, const TrainProgress& progress) {
-  check_loss(options);
   std::vector<PreparedGraph> prepared;
   std::vector<std::vector<int32_t>> candidates;
   std::vector<std::vector<double>> runtimes;
@@ -301,9 +291,9 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
     if (distinct.size() < 2) continue;
     prepared.push_back(model.prepare(g));
     candidates.push_back(std::move(distinct));
-    runtimes.push_back(targets(g));
+    runtimes.push_back(config_ranking_targets(g));
   }
-  if (prepared.empty()) throw std::invalid_argument("fit_model: no training graph has 2 distinct labelled configs");
+  if (prepared.empty()) throw InputError("", "training graphs", "at least one with 2 distinct labelled configs", "none");
   nn::Adam adam(model.parameters(), nn::AdamOptions{options.learning_rate, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
   std::mt19937_64 random(model.config().seed + 17);
   TrainResult result;

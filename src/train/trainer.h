@@ -9,10 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "common/named_values.h"
 #include "model/cost_model.h"
 #include "train/segment_training.h"
 
 namespace graphcost {
+
+// ListMLE (the listwise likelihood of the true order), a pairwise hinge, or MSE on centred log runtimes.
+enum class RankingLoss { ListMle, Hinge, Mse };
+const NameTable<RankingLoss>& ranking_loss_names();  // "listmle", "hinge", "mse"
 
 struct TrainOptions {
   std::string data;        // npz tree
@@ -25,7 +30,7 @@ struct TrainOptions {
   int epochs = 10;
   int steps_per_epoch = 100;
   int configs_per_step = 16;
-  std::string loss = "listmle";  // listmle | hinge | mse
+  RankingLoss loss = RankingLoss::ListMle;
   float learning_rate = 2e-3f;
   ModelConfig model;
   SegmentOptions segments;  // segment_nodes > 0: Graph Segment Training (train/segment_training.h)

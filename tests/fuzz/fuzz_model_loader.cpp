@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     graphcost::CostModel model = graphcost::CostModel::load(graphcost::ByteSource::view_memory("fuzz_model.npz", data, size));
-    const graphcost::GraphKind kind = model.config().kind == "tile" ? graphcost::GraphKind::Tile : graphcost::GraphKind::Layout;
+    const graphcost::GraphKind kind = model.config().kind;
     const graphcost::TpuGraph graph = small_graph(kind);
     (void)model.predict(model.prepare(graph), 2, 1);
   } catch (const graphcost::InputError&) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app_shaders.h"  // generated from shaders/ by web/CMakeLists.txt
+#include "common/internal_error.h"
 
 namespace graphcost::app {
 namespace {
@@ -19,7 +20,7 @@ unsigned compile(GLenum kind, const char* source, const char* name) {
   if (!ok) {
     char log[2048] = {0};
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    throw std::runtime_error(std::string("shader ") + name + ": " + log);
+    throw InternalError(std::string("shader ") + name + ": " + log);
   }
   return shader;
 }
@@ -34,7 +35,7 @@ unsigned link(const char* vertex, const char* fragment, const char* name) {
   if (!ok) {
     char log[2048] = {0};
     glGetProgramInfoLog(program, sizeof log, nullptr, log);
-    throw std::runtime_error(std::string("program ") + name + ": " + log);
+    throw InternalError(std::string("program ") + name + ": " + log);
   }
   return program;
 }

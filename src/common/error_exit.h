@@ -1,0 +1,20 @@
+// The error policy's one boundary for the command-line tools: an exception that ended a command
+// becomes a message on stderr and an exit code.
+//   InputError     exit 1  "error: <file>: <field>: expected ..., got ..."
+//   (usage)        exit 2  printed by CLI11 before any command runs
+//   InternalError  exit 3  "internal error, please report: ..." (also any exception of no known kind)
+//   IoError        exit 4  "error: <path>: <operation>: <system message>"; also std::system_error
+//                          (std::filesystem) and out of memory: the machine, not the input
+// Names from files are printed through printable() (no terminal escapes).
+#pragma once
+
+#include <exception>
+
+namespace graphcost {
+
+constexpr int kExitBadInput = 1, kExitUsage = 2, kExitInternalError = 3, kExitSystemError = 4;
+
+// Prints `error` as above and returns its exit code.
+int report_error(const std::exception& error);
+
+}  // namespace graphcost
