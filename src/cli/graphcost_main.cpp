@@ -11,8 +11,8 @@
 #include "cli/layout_command.h"
 #include "cli/model_commands.h"
 #include "cli/named_option.h"
-#include "common/heap_tuning.h"
 #include "common/error_exit.h"
+#include "common/heap_tuning.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 
@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
   train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch (default 100)")->check(CLI::PositiveNumber);
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
       ->check(CLI::Range(2, 4096));
-  graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(), "listmle, hinge or mse (default listmle)");
+  graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(),
+                              "listmle, hinge or mse (default listmle)");
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate (default 2e-3)");
   train_command->add_option("--hidden", train.train.model.hidden, "hidden width (default 64)")->check(CLI::Range(1, 4096));
   train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
@@ -118,6 +119,7 @@ int main(int argc, char** argv) {
   predict_command->add_option("--data", predict.data, "npz tree")->required();
   predict_command->add_option("--split", predict.split, "split(s) (default test)");
   predict_command->add_option("--out", predict.out, "submission CSV")->required();
+  predict_command->add_option("--costs", predict.costs_out, "also write every config's predicted cost (CSV ID,config,cost)");
   predict_command->add_option("--threads", predict.threads, "worker threads for layout ranking (default 2)")->check(CLI::Range(1, 256));
 
   graphcost::LayoutCommandOptions layout;

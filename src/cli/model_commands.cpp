@@ -64,9 +64,9 @@ int run_train_command(const TrainCommandOptions& options) {
   if (result.segments > 0) {
     const SegmentCounters& c = result.segment_counters;
     std::printf("graph segment training: %zu segments (%s, halo x%.2f, %lld cut edges); %lld fresh, %lld stale, %lld dropped, %lld fills\n",
-                result.segments, name_of(partition_method_names(), options.train.segments.partition).c_str(), result.halo_ratio, static_cast<long long>(result.cut_edges),
-                static_cast<long long>(c.fresh), static_cast<long long>(c.stale), static_cast<long long>(c.dropped),
-                static_cast<long long>(c.filled));
+                result.segments, name_of(partition_method_names(), options.train.segments.partition).c_str(), result.halo_ratio,
+                static_cast<long long>(result.cut_edges), static_cast<long long>(c.fresh), static_cast<long long>(c.stale),
+                static_cast<long long>(c.dropped), static_cast<long long>(c.filled));
   }
   if (!result.epochs.empty()) {
     const EpochReport& last = result.epochs.back();
@@ -106,6 +106,8 @@ int run_predict_command(const PredictCommandOptions& options) {
   std::vector<std::string> inputs = options.models;
   for (const SplitFile& file : files) inputs.push_back(file.path);
   check_output_path(options.out, inputs);
+  if (!options.costs_out.empty()) check_output_path(options.costs_out, inputs);
+  std::string costs_csv = "ID,config,cost\n";
   size_t done = 0;
   for (const auto& [path, location] : files) {
     CostModel* model = model_for(location.collection);
@@ -125,12 +127,23 @@ int run_predict_command(const PredictCommandOptions& options) {
     std::stable_sort(order.begin(), order.end(),
                      [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
     rows.push_back({location.kaggle_id(), order});
+    if (!options.costs_out.empty()) {
+      char number[32];
+      for (size_t i = 0; i < cost.size(); ++i) {
+        std::snprintf(number, sizeof number, "%.9g", static_cast<double>(cost[i]));  // float round-trips exactly
+        costs_csv += location.kaggle_id() + "," + std::to_string(i) + "," + number + "\n";
+      }
+    }
     std::fprintf(stderr, "\rpredict: %zu files", ++done);
   }
   std::fprintf(stderr, "\n");
   if (rows.empty()) throw InputError(options.data, "split " + options.split, "TpuGraphs .npz files", "none found");
   write_submission_file(options.out, rows);
   std::printf("wrote %s: %zu rows\n", options.out.c_str(), rows.size());
+  if (!options.costs_out.empty()) {
+    write_file_atomically(options.costs_out, costs_csv, inputs);
+    std::printf("wrote %s: the predicted cost of every config\n", options.costs_out.c_str());
+  }
   return 0;
 }
 
@@ -173,7 +186,8 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   const RuntimeCalibration calibration = fit_runtime_calibration(model, loaded.pointers());
   std::printf("%s on %s (%zu files, split %s): %s\n", options.model.c_str(), loaded.collection.c_str(), loaded.graphs.size(),
               options.split.c_str(), describe(calibration).c_str());
-  if (!calibration.fitted()) throw InputError(options.data, "labelled graphs", "configs to calibrate the model on (nothing written)", "none usable");
+  if (!calibration.fitted())
+    throw InputError(options.data, "labelled graphs", "configs to calibrate the model on (nothing written)", "none usable");
   model.set_calibration(calibration);
   const std::string out = options.out.empty() ? options.model : options.out;
   // Everything else the file holds (a checkpoint's training state) is kept, so --resume still works.

@@ -18,6 +18,7 @@ int run_train_command(const TrainCommandOptions& options);
 struct PredictCommandOptions {
   std::vector<std::string> models;  // one per collection (or per kind)
   std::string data, split = "test", out;
+  std::string costs_out;  // optional: every config's predicted cost, CSV ID,config,cost (ensembles, checks)
   int batch = 64;
   int threads = 2;  // LayoutInference workers
 };

@@ -293,7 +293,7 @@ DagLayoutJob::DagLayoutJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t
   for (const auto& [from, to] : edges) {
     if (from < 0 || from >= nodes || to < 0 || to >= nodes) {
       throw InternalError("layout_dag: edge (" + std::to_string(from) + ", " + std::to_string(to) + ") outside 0.." +
-                                  std::to_string(nodes - 1));
+                          std::to_string(nodes - 1));
     }
   }
   state_->nodes = nodes;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "layout/camera.h"
+
 namespace graphcost::app {
 
 struct NodeInstance {
@@ -16,12 +18,6 @@ struct NodeInstance {
 struct EdgeInstance {
   float x0, y0, x1, y1;  // world units
   uint8_t r, g, b, a;
-};
-
-// World point at the viewport centre and device pixels per world unit.
-struct Camera {
-  float centre_x = 0, centre_y = 0;
-  float scale = 1;
 };
 
 class GraphRenderer {

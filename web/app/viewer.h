@@ -1,8 +1,9 @@
-// Viewer: the browser app's state and behaviour, above GL and below the page. It loads a TpuGraphs
-// file (errors become a message; the previous graph stays), lays it out (src/layout), ranks its
-// configs with the shipped model a slice per frame (src/model), explains, searches, and draws the
-// ImGui panels (viewer_panels.cpp) and the graph (GraphRenderer). app_main.cpp owns the window and
-// forwards the page's calls (the JS API) here.
+// Viewer: the browser app's drawing, input and camera, above GL and below the page. It reads a
+// TpuGraphs file (errors become a message; the previous graph stays) into a RankingSession
+// (src/model/ranking_session.h: layout, ranking, metrics, explanations, search, all GL-free and
+// tested natively), gives the session time between frames, and draws the ImGui panels
+// (viewer_panels.cpp) and the graph (GraphRenderer). app_main.cpp owns the window and forwards the
+// page's calls (the JS API) here.
 #pragma once
 
 #include <chrono>
@@ -15,14 +16,11 @@
 
 #include "data/tpu_graph.h"
 #include "graph_renderer.h"
-#include "layout/dag_layout.h"
-#include "model/config_explainer.h"
+#include "layout/node_style.h"
 #include "model/cost_model.h"
-#include "model/layout_inference.h"
+#include "model/ranking_session.h"
 
 namespace graphcost::app {
-
-enum class Colouring { Opcode, Configurable, Section, Contribution, Compare };
 
 class Viewer {
  public:
@@ -61,29 +59,21 @@ class Viewer {
 
  private:
   // Loading and layout.
-  void continue_layout(double budget_ms);
   void show_loaded();  // the laid-out pending file becomes the current graph
   void window_layout_progress();
   void build_geometry();
-  // Grouped view: one box per group (node_splits sections when a file has 3 or more, else bands
-  // of layers), laid out as a DAG of groups; clicking a group opens it in the full view.
-  void build_groups();
+  void build_group_geometry();
   void set_grouped(bool grouped);
-  int32_t group_at(float world_x, float world_y) const;
-  void frame_nodes(int32_t group);  // centres and zooms the full view on a group's nodes
   void recolour();
   void fit_view();
-  // Ranking (a slice per frame) and derived metrics.
-  void start_ranking();
-  void continue_ranking(double budget_ms);
-  void finish_ranking();
-  void continue_jobs(double budget_ms);
+  void after_work();  // takes what the session finished since the last frame (ranking, explanation)
+  const DagLayout& layout() const { return session_->layout(); }
   // Input and drawing.
   void handle_mouse(int width, int height);
   void handle_keys();
-  int32_t node_at(float world_x, float world_y) const;
   void draw_labels(int width, int height) const;
   void draw_minimap(int width, int height);
+  Camera minimap_camera(int side) const;  // the whole layout in a side x side square
   // Panels (viewer_panels.cpp).
   void panel_open();
   void panel_view();
@@ -92,62 +82,27 @@ class Viewer {
   void panel_explain();
   void panel_scatter();
   void banner_error();
-  void start_explain();
-  void start_compare();
-  void start_search();
+  void explain_selected();
+  void compare_selected();
   void update_what_if();
-  void compute_neighbourhood();
+  void update_neighbourhood();
 
-  std::string model_dir_;
+  ModelShelf models_;
   std::unique_ptr<GraphRenderer> renderer_;
   nlohmann::json demos_ = nlohmann::json::array();
   std::string error_;
-  std::string pending_url_;  // a demo the page is fetching
 
-  // A file read and being laid out; it replaces the current graph when the layout is done.
-  struct PendingGraph {
-    std::unique_ptr<TpuGraph> graph;
-    std::unique_ptr<CostModel> model;  // null: the current model fits
-    std::string model_path, file;
-    double load_ms = 0, layout_ms = 0;
-    std::unique_ptr<DagLayoutJob> layout;
-  };
-  std::unique_ptr<PendingGraph> pending_;
+  std::unique_ptr<RankingSession> pending_;  // read and being laid out; replaces session_ when done
   bool layout_held_ = false;
 
   // The loaded graph.
-  std::unique_ptr<TpuGraph> graph_;
-  std::string file_;
-  DagLayout layout_;
-  double load_ms_ = 0, layout_ms_ = 0;
+  std::unique_ptr<RankingSession> session_;
+  const TpuGraph* graph_ = nullptr;  // session_'s
   std::vector<NodeInstance> node_instances_;
   std::vector<EdgeInstance> edge_instances_;
-  std::vector<int32_t> section_of_;  // node -> node_splits section (layout graphs)
-  std::vector<int32_t> group_of_;    // node -> group of the grouped view
-  std::string group_kind_;           // "section" or "layer band"
-  DagLayout group_layout_;
-  std::vector<int32_t> group_size_;
   std::vector<NodeInstance> group_instances_;
   std::vector<EdgeInstance> group_edges_;
   bool grouped_ = false;
-
-  // The model and its ranking.
-  std::unique_ptr<CostModel> model_;
-  std::string model_path_;
-  std::unique_ptr<PreparedGraph> prepared_;
-  std::unique_ptr<LayoutInference> inference_;
-  std::vector<int32_t> unique_configs_, slot_of_config_;
-  std::vector<float> unique_costs_;
-  size_t ranked_unique_ = 0;
-  std::vector<float> costs_;
-  std::vector<int32_t> order_;  // configs, predicted fastest first (stable by index)
-  std::vector<int32_t> true_rank_;
-  bool ranking_done_ = false;
-  double ranking_ms_ = 0;          // wall time, from the layout's end to the last config
-  double ranking_compute_ms_ = 0;  // of which in the model (the rest: frames drawn between slices)
-  std::chrono::steady_clock::time_point ranking_started_;
-  double kendall_tau_ = 0, top5_slowdown_ = 0, tile_score_ = 0, true_speedup_ = 0;
-  bool labelled_ = false;
 
   // Selection, view and overlays.
   Camera camera_;
@@ -167,18 +122,12 @@ class Viewer {
   double frame_ms_ = 0;
   std::chrono::steady_clock::time_point last_frame_{};
   bool focus_search_ = false;
-  std::vector<int> key_presses_;  // since the last frame
+  std::vector<int> key_presses_;    // since the last frame
+  bool explanation_shown_ = false;  // the session's explanation is coloured in
 
-  // Explanations, what-if and search.
-  std::unique_ptr<ContributionJob> explain_job_;
-  bool explain_is_compare_ = false;
-  NodeContributions contributions_;
-  std::vector<float> node_contribution_;  // per node, for the overlay
-  bool have_contributions_ = false;
-  std::vector<int8_t> what_if_;  // the edited config (values)
-  float what_if_cost_ = 0;
-  int what_if_rank_ = 0;
-  std::unique_ptr<GreedyLayoutSearch> search_;
+  // What-if: the edited config's values and the model's view of them.
+  std::vector<int8_t> what_if_;
+  RankingSession::WhatIf what_if_result_;
 };
 
 }  // namespace graphcost::app

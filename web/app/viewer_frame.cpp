@@ -28,9 +28,7 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   width_ = width, height_ = height, pixel_ratio_ = pixel_ratio;
   if (first_size && graph_) fit_view();
   // Background work first, within a budget that keeps the page responsive.
-  continue_layout(budget);
-  continue_ranking(budget);
-  continue_jobs(budget);
+  work(budget);
 
   handle_keys();
   handle_mouse(width, height);
@@ -92,7 +90,7 @@ void Viewer::handle_keys() {
   if (pressed(GLFW_KEY_L)) show_labels_ = !show_labels_;
   if (pressed(GLFW_KEY_M)) show_minimap_ = !show_minimap_;
   if (pressed(GLFW_KEY_G)) show_edges_ = !show_edges_;
-  if (pressed(GLFW_KEY_E)) start_explain();
+  if (pressed(GLFW_KEY_E)) explain_selected();
   if (pressed(GLFW_KEY_S)) set_grouped(!grouped_);
 }
 
@@ -105,35 +103,23 @@ void Viewer::handle_mouse(int width, int height) {
   const float minimap_left = kMinimapLeft * pixel_ratio_;
   const bool over_minimap =
       show_minimap_ && !grouped_ && mouse.x > minimap_left && mouse.x < minimap_left + minimap && mouse.y > height - minimap - 10;
-  auto to_world = [&](float sx, float sy, float& wx, float& wy) {
-    wx = (sx - static_cast<float>(width) / 2) / camera_.scale + camera_.centre_x;
-    wy = (sy - static_cast<float>(height) / 2) / camera_.scale + camera_.centre_y;
-  };
   if (io.WantCaptureMouse) {
     dragging_ = false;
     return;
   }
   if (over_minimap) {
     if (ImGui::IsMouseDown(0)) {  // jump: the minimap shows the whole layout
-      const float fit = std::min(minimap / std::max(1.0f, layout_.width + 1), minimap / std::max(1.0f, layout_.height + 1));
-      const float left = minimap_left, top = static_cast<float>(height) - minimap - 10;
-      camera_.centre_x = (mouse.x - left - minimap / 2) / fit + layout_.width / 2;
-      camera_.centre_y = (mouse.y - top - minimap / 2) / fit + layout_.height / 2;
+      const int side = static_cast<int>(minimap);
+      minimap_camera(side).to_world(mouse.x - minimap_left, mouse.y - (height - minimap - 10), side, side, camera_.centre_x,
+                                    camera_.centre_y);
     }
     return;
   }
   float wx, wy;
-  to_world(mouse.x, mouse.y, wx, wy);
-  const int32_t hovered_group = grouped_ ? group_at(wx, wy) : -1;
-  hovered_node_ = grouped_ ? -1 : node_at(wx, wy);
-  if (io.MouseWheel != 0) {  // zoom about the cursor
-    const float factor = std::pow(1.15f, io.MouseWheel);
-    camera_.scale = std::max(1e-3f, std::min(camera_.scale * factor, 2000.0f));
-    float after_x, after_y;
-    to_world(mouse.x, mouse.y, after_x, after_y);
-    camera_.centre_x += wx - after_x;
-    camera_.centre_y += wy - after_y;
-  }
+  camera_.to_world(mouse.x, mouse.y, width, height, wx, wy);
+  const int32_t hovered_group = grouped_ ? session_->group_at(wx, wy) : -1;
+  hovered_node_ = grouped_ ? -1 : session_->node_at(wx, wy, 2.0f / std::max(camera_.scale, 1e-6f));  // boxes are at least 1 px
+  if (io.MouseWheel != 0) camera_.zoom_about(std::pow(1.15f, io.MouseWheel), mouse.x, mouse.y, width, height);
   if (ImGui::IsMouseClicked(0)) {
     dragging_ = true;
     drag_x_ = mouse.x, drag_y_ = mouse.y;
@@ -150,7 +136,7 @@ void Viewer::handle_mouse(int width, int height) {
       if (grouped_) {
         if (hovered_group >= 0) {
           set_grouped(false);
-          frame_nodes(hovered_group);
+          camera_ = Camera::framing(session_->group_box(hovered_group), width_, height_, 0.9f, 2, camera_);
         }
       } else {
         select_node(hovered_node_);
@@ -159,15 +145,17 @@ void Viewer::handle_mouse(int width, int height) {
   }
   if (hovered_group >= 0) {
     ImGui::BeginTooltip();
-    ImGui::Text("%s group %d: %d nodes (click to open)", group_kind_ == "section" ? "section" : "layer", hovered_group,
-                group_size_[static_cast<size_t>(hovered_group)]);
+    const GraphGroups& groups = session_->groups();
+    ImGui::Text("%s group %d: %d nodes (click to open)", groups.kind == "section" ? "section" : "layer", hovered_group,
+                groups.size[static_cast<size_t>(hovered_group)]);
     ImGui::EndTooltip();
   }
   if (hovered_node_ >= 0) {
     ImGui::BeginTooltip();
     ImGui::Text("node %d: %s", hovered_node_, opcode_name(graph_->node_opcodes[static_cast<size_t>(hovered_node_)]).c_str());
-    if (!node_contribution_.empty() && have_contributions_ && node_contribution_[static_cast<size_t>(hovered_node_)] != 0) {
-      ImGui::Text("contribution %+.4f", node_contribution_[static_cast<size_t>(hovered_node_)]);
+    const std::vector<float>& contribution = session_->node_contribution();
+    if (explanation_shown_ && !contribution.empty() && contribution[static_cast<size_t>(hovered_node_)] != 0) {
+      ImGui::Text("contribution %+.4f", contribution[static_cast<size_t>(hovered_node_)]);
     }
     ImGui::EndTooltip();
   }
@@ -179,10 +167,10 @@ void Viewer::draw_labels(int width, int height) const {
     for (size_t g = 0; g < group_instances_.size(); ++g) {
       const NodeInstance& box = group_instances_[g];
       if (box.half_width * 2 * camera_.scale < 40 * pixel_ratio_) continue;
-      const std::string text = std::to_string(group_size_[g]);
+      const std::string text = std::to_string(session_->groups().size[g]);
       const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-      const float sx = (box.x - camera_.centre_x) * camera_.scale + static_cast<float>(width) / 2;
-      const float sy = (box.y - camera_.centre_y) * camera_.scale + static_cast<float>(height) / 2;
+      float sx, sy;
+      camera_.to_screen(box.x, box.y, width, height, sx, sy);
       draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), text.c_str());
     }
     return;
@@ -194,26 +182,28 @@ void Viewer::draw_labels(int width, int height) const {
   const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
   int drawn = 0;
   for (int32_t v = 0; v < graph_->node_count && drawn < 4000; ++v) {
-    const float x = layout_.x[static_cast<size_t>(v)], y = layout_.y[static_cast<size_t>(v)];
+    const float x = layout().x[static_cast<size_t>(v)], y = layout().y[static_cast<size_t>(v)];
     if (std::fabs(x - camera_.centre_x) > half_w + 1 || std::fabs(y - camera_.centre_y) > half_h + 1) continue;  // visible only
     const std::string& name = opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
     const ImVec2 size = ImGui::CalcTextSize(name.c_str());
     if (size.x > box_pixels * 0.95f) continue;
-    const float sx = (x - camera_.centre_x) * camera_.scale + static_cast<float>(width) / 2;
-    const float sy = (y - camera_.centre_y) * camera_.scale + static_cast<float>(height) / 2;
+    float sx, sy;
+    camera_.to_screen(x, y, width, height, sx, sy);
     draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), name.c_str());
     ++drawn;
   }
 }
 
+Camera Viewer::minimap_camera(int side) const {
+  LayoutBox whole;
+  whole.add(0, 0), whole.add(layout().width, layout().height);
+  return Camera::framing(whole, side, side, 1.0f, 1, camera_);
+}
+
 void Viewer::draw_minimap(int width, int height) {
   const float size = kMinimapSize * pixel_ratio_;
   const int left = static_cast<int>(kMinimapLeft * pixel_ratio_), bottom = 10;  // GL origin is bottom-left
-  (void)width;
-  Camera whole;
-  whole.centre_x = layout_.width / 2;
-  whole.centre_y = layout_.height / 2;
-  whole.scale = std::min(size / std::max(1.0f, layout_.width + 1), size / std::max(1.0f, layout_.height + 1));
+  const Camera whole = minimap_camera(static_cast<int>(size));
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
   const float top = static_cast<float>(height) - size - 10;
   draw->AddRectFilled(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size),
@@ -234,14 +224,13 @@ void Viewer::draw_minimap(int width, int height) {
       &pass);
   draw->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   // The main view's extent on the minimap.
-  const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
-  auto map_x = [&](float x) { return static_cast<float>(left) + size / 2 + (x - whole.centre_x) * whole.scale; };
-  auto map_y = [&](float y) { return top + size / 2 + (y - whole.centre_y) * whole.scale; };
-  auto clamp_x = [&](float x) { return std::max(static_cast<float>(left), std::min(static_cast<float>(left) + size, x)); };
-  auto clamp_y = [&](float y) { return std::max(top, std::min(top + size, y)); };
-  draw->AddRect(ImVec2(clamp_x(map_x(camera_.centre_x - half_w)), clamp_y(map_y(camera_.centre_y - half_h))),
-                ImVec2(clamp_x(map_x(camera_.centre_x + half_w)), clamp_y(map_y(camera_.centre_y + half_h))), IM_COL32(220, 60, 40, 255), 0,
-                0, 2);
+  float x0, y0, x1, y1;  // the main view's corners, on the minimap
+  camera_.to_world(0, 0, width, height, x0, y0);
+  camera_.to_world(static_cast<float>(width), static_cast<float>(height), width, height, x1, y1);
+  whole.to_screen(x0, y0, static_cast<int>(size), static_cast<int>(size), x0, y0);
+  whole.to_screen(x1, y1, static_cast<int>(size), static_cast<int>(size), x1, y1);
+  auto clamp = [&](float v) { return std::max(0.0f, std::min(size, v)); };
+  draw->AddRect(ImVec2(left + clamp(x0), top + clamp(y0)), ImVec2(left + clamp(x1), top + clamp(y1)), IM_COL32(220, 60, 40, 255), 0, 0, 2);
   draw->AddRect(ImVec2(static_cast<float>(left), top), ImVec2(static_cast<float>(left) + size, top + size), IM_COL32(120, 120, 130, 255));
 }
 

@@ -43,9 +43,11 @@ void Viewer::window_layout_progress() {
   ImGui::SetNextWindowPos(ImVec2(viewport->Size.x / 2, viewport->Size.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(420 * pixel_ratio_, 0), ImGuiCond_Always);
   ImGui::Begin("Laying out", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
-  ImGui::Text("%s: %d nodes, %zu edges", pending_->file.c_str(), pending_->graph->node_count, pending_->graph->edges.size());
-  const std::string stage = std::string(pending_->layout->stage()) + (layout_held_ ? " (held)" : "");
-  ImGui::ProgressBar(static_cast<float>(pending_->layout->fraction()), ImVec2(-1, 0), stage.c_str());
+  const TpuGraph& graph = pending_->graph();
+  ImGui::Text("%s: %d nodes, %zu edges", pending_->file().c_str(), graph.node_count, graph.edges.size());
+  const RankingSession::Progress progress = pending_->progress();
+  const std::string stage = progress.stage.substr(progress.stage.find(": ") + 2) + (layout_held_ ? " (held)" : "");
+  ImGui::ProgressBar(static_cast<float>(progress.fraction), ImVec2(-1, 0), stage.c_str());
   if (ImGui::Button("Show it now")) {
     stop_layout(true);
   } else {
@@ -71,7 +73,7 @@ void Viewer::panel_open() {
     ImGui::Text("Demo graphs (graphcost gen):");
     for (const auto& demo : demos_) {
       const std::string name = demo.value("name", "demo"), url = demo.value("url", "");
-      if (ImGui::Selectable(name.c_str(), file_ == name)) {
+      if (ImGui::Selectable(name.c_str(), session_ && session_->file() == name)) {
         EM_ASM(
             {
               if (Module.graphcostFetch) Module.graphcostFetch(UTF8ToString($0), UTF8ToString($1));
@@ -82,10 +84,10 @@ void Viewer::panel_open() {
   }
   if (graph_) {
     ImGui::Separator();
-    ImGui::TextWrapped("%s", file_.c_str());
+    ImGui::TextWrapped("%s", session_->file().c_str());
     ImGui::Text("%s graph: %d nodes, %zu edges, %d configs", graph_->kind == GraphKind::Tile ? "tile" : "layout", graph_->node_count,
                 graph_->edges.size(), graph_->config_count);
-    ImGui::Text("load %.0f ms, layout %.0f ms (%d layers)", load_ms_, layout_ms_, layout_.layer_count);
+    ImGui::Text("load %.0f ms, layout %.0f ms (%d layers)", session_->load_ms(), session_->layout_ms(), layout().layer_count);
   }
   ImGui::End();
 }
@@ -101,7 +103,8 @@ void Viewer::panel_view() {
   bool grouped = grouped_;
   if (ImGui::Checkbox("grouped view (S)", &grouped)) set_grouped(grouped);
   ImGui::SameLine();
-  ImGui::TextDisabled("%zu groups: %s", group_size_.size(), group_kind_ == "section" ? "node_splits sections" : group_kind_.c_str());
+  const GraphGroups& groups = session_->groups();
+  ImGui::TextDisabled("%zu groups: %s", groups.size.size(), groups.kind == "section" ? "node_splits sections" : groups.kind.c_str());
   const char* names[] = {"opcode", "configurable nodes (C)", "section (node_splits)", "contribution (explain)", "compare two configs"};
   int colouring = static_cast<int>(colouring_);
   if (ImGui::Combo("colour by", &colouring, names, IM_ARRAYSIZE(names))) {
@@ -114,23 +117,13 @@ void Viewer::panel_view() {
       for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
         const std::string label = "section " + std::to_string(s) + ": nodes " + std::to_string(graph_->node_splits[s]) + ".." +
                                   std::to_string(graph_->node_splits[s + 1] - 1);
-        if (ImGui::Selectable(label.c_str())) {  // frame the section's nodes
-          float x0 = 1e30f, x1 = -1e30f, y0 = 1e30f, y1 = -1e30f;
-          for (int64_t v = graph_->node_splits[s]; v < graph_->node_splits[s + 1] && v < graph_->node_count; ++v) {
-            x0 = std::min(x0, layout_.x[static_cast<size_t>(v)]), x1 = std::max(x1, layout_.x[static_cast<size_t>(v)]);
-            y0 = std::min(y0, layout_.y[static_cast<size_t>(v)]), y1 = std::max(y1, layout_.y[static_cast<size_t>(v)]);
-          }
-          if (x0 <= x1) {
-            camera_.centre_x = (x0 + x1) / 2, camera_.centre_y = (y0 + y1) / 2;
-            camera_.scale = 0.9f * std::min(width_ / (x1 - x0 + 2), height_ / (y1 - y0 + 2));
-          }
-        }
+        if (ImGui::Selectable(label.c_str())) camera_ = Camera::framing(session_->section_box(s), width_, height_, 0.9f, 2, camera_);
       }
       ImGui::EndListBox();
     }
   }
   if (ImGui::SliderInt("k-hop view", &k_hops_, 0, 6, k_hops_ == 0 ? "off" : "%d hops")) {
-    compute_neighbourhood();
+    update_neighbourhood();
     recolour();
   }
   if (focus_search_) {
@@ -140,17 +133,7 @@ void Viewer::panel_view() {
   if (ImGui::InputTextWithHint("search (/)", "node id or opcode", search_text_, sizeof search_text_,
                                ImGuiInputTextFlags_EnterReturnsTrue) ||
       ImGui::IsItemEdited()) {
-    search_results_.clear();
-    const std::string text = search_text_;
-    char* end = nullptr;
-    const long id = std::strtol(text.c_str(), &end, 10);
-    if (!text.empty() && end != nullptr && *end == '\0') {
-      if (id >= 0 && id < graph_->node_count) search_results_.push_back(static_cast<int32_t>(id));
-    } else if (!text.empty()) {
-      for (int32_t v = 0; v < graph_->node_count && search_results_.size() < 500; ++v) {
-        if (opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]).find(text) != std::string::npos) search_results_.push_back(v);
-      }
-    }
+    search_results_ = session_->find_nodes(search_text_, 500);
   }
   if (!search_results_.empty()) {
     ImGui::Text("%zu match%s%s", search_results_.size(), search_results_.size() == 1 ? "" : "es",
@@ -160,7 +143,7 @@ void Viewer::panel_view() {
         const std::string label = std::to_string(v) + "  " + opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
         if (ImGui::Selectable(label.c_str(), v == selected_node_)) {
           select_node(v);
-          camera_.centre_x = layout_.x[static_cast<size_t>(v)], camera_.centre_y = layout_.y[static_cast<size_t>(v)];
+          camera_.centre_x = layout().x[static_cast<size_t>(v)], camera_.centre_y = layout().y[static_cast<size_t>(v)];
           camera_.scale = std::max(camera_.scale, 60.0f * pixel_ratio_);
         }
       }
@@ -181,9 +164,8 @@ void Viewer::panel_inspector() {
   }
   const size_t v = static_cast<size_t>(selected_node_);
   ImGui::Text("node %d: %s", selected_node_, opcode_name(graph_->node_opcodes[v]).c_str());
-  const auto slot = std::lower_bound(graph_->configurable_nodes.begin(), graph_->configurable_nodes.end(), selected_node_);
-  const bool configurable = slot != graph_->configurable_nodes.end() && *slot == selected_node_;
-  const int32_t slot_index = configurable ? static_cast<int32_t>(slot - graph_->configurable_nodes.begin()) : -1;
+  const int32_t slot_index = session_->configurable_slot(selected_node_);
+  const bool configurable = slot_index >= 0;
   if (configurable && selected_config_ >= 0 && !what_if_.empty()) {
     ImGui::Text("configurable: config %d's layout (edit = what-if)", selected_config_);
     bool edited = false;
@@ -198,8 +180,9 @@ void Viewer::panel_inspector() {
       ImGui::PopID();
     }
     if (edited) update_what_if();
-    ImGui::Text("what-if cost %.4f (config %d: %.4f), would rank %d of %zu", what_if_cost_, selected_config_,
-                costs_.empty() ? 0.0f : costs_[static_cast<size_t>(selected_config_)], what_if_rank_ + 1, costs_.size() + 1);
+    const std::vector<float>& costs = session_->costs();
+    ImGui::Text("what-if cost %.4f (config %d: %.4f), would rank %d of %zu", what_if_result_.cost, selected_config_,
+                costs.empty() ? 0.0f : costs[static_cast<size_t>(selected_config_)], what_if_result_.rank + 1, costs.size() + 1);
     if (ImGui::Button("reset edits")) select_config(selected_config_);
   } else if (configurable) {
     ImGui::TextDisabled("configurable (rank the configs to edit its layout)");
@@ -235,27 +218,29 @@ void Viewer::panel_ranking() {
   const float right = static_cast<float>(width_) / pixel_ratio_;
   place(right - 450, 10, 440, 430, pixel_ratio_);
   ImGui::Begin("Ranking");
-  ImGui::TextDisabled("model %s", model_path_.c_str());
-  if (!ranking_done_) {
-    const float progress = unique_configs_.empty() ? 0.0f : static_cast<float>(ranked_unique_) / static_cast<float>(unique_configs_.size());
-    ImGui::ProgressBar(progress, ImVec2(-1, 0), "ranking configs...");
+  ImGui::TextDisabled("model %s", session_->model_source().c_str());
+  if (!session_->ranked()) {
+    ImGui::ProgressBar(static_cast<float>(session_->ranking_progress()), ImVec2(-1, 0), "ranking configs...");
     ImGui::End();
     return;
   }
-  ImGui::Text("%zu configs ranked in %.0f ms", costs_.size(), ranking_ms_);
-  if (labelled_) {
+  const std::vector<float>& costs = session_->costs();
+  const std::vector<int32_t>& order = session_->order();
+  const RankingMetrics& metrics = session_->metrics();
+  ImGui::Text("%zu configs ranked in %.0f ms", costs.size(), session_->ranking_ms());
+  if (metrics.labelled) {
     if (graph_->kind == GraphKind::Tile) {
-      ImGui::Text("tile score %.3f   top-5 slowdown %.3f", tile_score_, top5_slowdown_);
+      ImGui::Text("tile score %.3f   top-5 slowdown %.3f", metrics.tile_score, metrics.top5_slowdown);
     } else {
-      ImGui::Text("Kendall tau %.3f   top-5 slowdown %.3f", kendall_tau_, top5_slowdown_);
+      ImGui::Text("Kendall tau %.3f   top-5 slowdown %.3f", metrics.kendall_tau, metrics.top5_slowdown);
     }
-    ImGui::Text("model's pick vs config 0: %.3fx faster (measured)", true_speedup_);
+    ImGui::Text("model's pick vs config 0: %.3fx faster (measured)", metrics.measured_speedup);
   }
-  ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs_[static_cast<size_t>(order_.front())], costs_.front());
-  const RuntimeCalibration& calibration = model_->calibration();
+  ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs[static_cast<size_t>(order.front())], costs.front());
+  const RuntimeCalibration& calibration = session_->model().calibration();
   if (calibration.fitted()) {
     ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)",
-                calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]));
+                calibration.predicted_speedup(costs.front(), costs[static_cast<size_t>(order.front())]));
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip(
           "exp(%.4g x cost difference): log runtime fitted on the predicted cost within %lld labelled graphs\n"
@@ -266,22 +251,22 @@ void Viewer::panel_ranking() {
   } else {
     ImGui::TextDisabled("predicted speedup: the model has no runtime calibration (graphcost calibrate)");
   }
-  const int columns = labelled_ ? 5 : 3;
+  const int columns = metrics.labelled ? 5 : 3;
   if (ImGui::BeginTable("configs", columns, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("rank");
     ImGui::TableSetupColumn("config");
     ImGui::TableSetupColumn("predicted cost");
-    if (labelled_) {
+    if (metrics.labelled) {
       ImGui::TableSetupColumn("runtime");
       ImGui::TableSetupColumn("true rank");
     }
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(order_.size()));
+    clipper.Begin(static_cast<int>(order.size()));
     while (clipper.Step()) {
       for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
-        const int32_t c = order_[static_cast<size_t>(r)];
+        const int32_t c = order[static_cast<size_t>(r)];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         const std::string label = std::to_string(r + 1);
@@ -289,19 +274,19 @@ void Viewer::panel_ranking() {
         if (ImGui::BeginPopupContextItem()) {
           if (ImGui::MenuItem("compare with the selected config")) {
             compare_config_ = c;
-            start_compare();
+            compare_selected();
           }
           ImGui::EndPopup();
         }
         ImGui::TableNextColumn();
         ImGui::Text("%d%s", c, c == compare_config_ ? " (compare)" : "");
         ImGui::TableNextColumn();
-        ImGui::Text("%.4f", costs_[static_cast<size_t>(c)]);
-        if (labelled_) {
+        ImGui::Text("%.4f", costs[static_cast<size_t>(c)]);
+        if (metrics.labelled) {
           ImGui::TableNextColumn();
           ImGui::Text("%.1f us", static_cast<double>(graph_->config_runtime_ns[static_cast<size_t>(c)]) / 1000.0);
           ImGui::TableNextColumn();
-          ImGui::Text("%d", true_rank_[static_cast<size_t>(c)] + 1);
+          ImGui::Text("%d", session_->true_rank()[static_cast<size_t>(c)] + 1);
         }
       }
     }
@@ -314,58 +299,55 @@ void Viewer::panel_explain() {
   const float right = static_cast<float>(width_) / pixel_ratio_;
   place(right - 450, 450, 440, 250, pixel_ratio_);
   ImGui::Begin("Explain and search");
-  if (graph_->kind == GraphKind::Tile || !inference_) {
+  if (graph_->kind == GraphKind::Tile || (session_->ranked() && !session_->explainable())) {
     ImGui::TextWrapped("Explanations and search work on layout graphs (a tile config applies to the whole kernel).");
     ImGui::End();
     return;
   }
-  if (!ranking_done_) {
+  if (!session_->ranked()) {
     ImGui::TextDisabled("waiting for the ranking...");
     ImGui::End();
     return;
   }
   ImGui::Text("selected config %d; compare with %d (right-click a row)", selected_config_, compare_config_);
-  if (ImGui::Button("Explain selected (E)")) start_explain();
+  if (ImGui::Button("Explain selected (E)")) explain_selected();
   ImGui::SameLine();
-  if (ImGui::Button("Compare") && compare_config_ >= 0) start_compare();
-  if (explain_job_) ImGui::ProgressBar(static_cast<float>(explain_job_->progress()), ImVec2(-1, 0), "occluding nodes...");
-  if (have_contributions_) {
-    if (explain_is_compare_) {
+  if (ImGui::Button("Compare") && compare_config_ >= 0) compare_selected();
+  if (session_->explaining()) ImGui::ProgressBar(static_cast<float>(session_->progress().fraction), ImVec2(-1, 0), "occluding nodes...");
+  const NodeContributions& contributions = session_->contributions();
+  if (explanation_shown_) {
+    if (session_->explained_compare()) {
       ImGui::TextWrapped("config %d -> %d: predicted %+.4f; %zu nodes differ (red: taking config %d's layout there costs more)",
-                         selected_config_, compare_config_, contributions_.other_cost - contributions_.reference_cost,
-                         contributions_.slots.size(), compare_config_);
+                         selected_config_, compare_config_, contributions.other_cost - contributions.reference_cost,
+                         contributions.slots.size(), compare_config_);
     } else {
       ImGui::TextWrapped("config %d: %zu nodes differ from the most common layout; red nodes add predicted cost, blue ones save it",
-                         selected_config_, contributions_.slots.size());
+                         selected_config_, contributions.slots.size());
     }
-    std::vector<size_t> strongest(contributions_.slots.size());
-    for (size_t i = 0; i < strongest.size(); ++i) strongest[i] = i;
-    std::sort(strongest.begin(), strongest.end(),
-              [&](size_t a, size_t b) { return std::fabs(contributions_.contribution[a]) > std::fabs(contributions_.contribution[b]); });
-    for (size_t i = 0; i < std::min<size_t>(5, strongest.size()); ++i) {
-      const int32_t node = graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[strongest[i]])];
+    for (const auto& [node, contribution] : session_->strongest_contributions(5)) {
       const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) +
-                                "): " + std::to_string(contributions_.contribution[strongest[i]]);
+                                "): " + std::to_string(contribution);
       if (ImGui::Selectable(label.c_str())) {
         select_node(node);
-        camera_.centre_x = layout_.x[static_cast<size_t>(node)], camera_.centre_y = layout_.y[static_cast<size_t>(node)];
+        camera_.centre_x = layout().x[static_cast<size_t>(node)], camera_.centre_y = layout().y[static_cast<size_t>(node)];
       }
     }
   }
   ImGui::Separator();
-  if (ImGui::Button("Search for a better config (greedy)")) start_search();
-  if (search_) {
-    if (!search_->done()) {
-      ImGui::ProgressBar(static_cast<float>(search_->round_progress()), ImVec2(-1, 0),
-                         ("round " + std::to_string(search_->rounds() + 1)).c_str());
-      if (ImGui::Button("stop")) search_.reset();
+  if (ImGui::Button("Search for a better config (greedy)")) session_->start_search();
+  if (const GreedyLayoutSearch* search = session_->search()) {
+    const float best_listed = session_->costs()[static_cast<size_t>(session_->order().front())];
+    if (!search->done()) {
+      ImGui::ProgressBar(static_cast<float>(search->round_progress()), ImVec2(-1, 0),
+                         ("round " + std::to_string(search->rounds() + 1)).c_str());
+      if (ImGui::Button("stop")) session_->stop_search();
     } else {
-      const bool better = search_->best_cost() < costs_[static_cast<size_t>(order_.front())];
+      const bool better = search->best_cost() < best_listed;
       ImGui::TextWrapped("%s: predicted %.4f vs best listed %.4f (%d nodes changed, %d rounds)",
                          better ? "found a config the model rates better than every listed one" : "no better config found",
-                         search_->best_cost(), costs_[static_cast<size_t>(order_.front())], search_->changed_nodes(), search_->rounds());
+                         search->best_cost(), best_listed, search->changed_nodes(), search->rounds());
       if (better && ImGui::Button("load it into what-if")) {
-        what_if_ = search_->best();
+        what_if_ = search->best();
         update_what_if();
       }
     }
@@ -374,7 +356,7 @@ void Viewer::panel_explain() {
 }
 
 void Viewer::panel_scatter() {
-  if (!ranking_done_ || !labelled_) return;
+  if (!session_->ranked() || !session_->metrics().labelled) return;
   const float right = static_cast<float>(width_) / pixel_ratio_;
   place(right - 450, 710, 440, 260, pixel_ratio_);
   ImGui::Begin("Predicted vs measured");
@@ -383,16 +365,10 @@ void Viewer::panel_scatter() {
                     std::max(50.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeight()));
   ImDrawList* draw = ImGui::GetWindowDrawList();
   draw->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(255, 255, 255, 255));
-  const auto [cmin, cmax] = std::minmax_element(costs_.begin(), costs_.end());
-  double rmin = 1e300, rmax = -1e300;
-  for (int64_t r : graph_->config_runtime_ns)
-    rmin = std::min(rmin, std::log(static_cast<double>(r))), rmax = std::max(rmax, std::log(static_cast<double>(r)));
-  for (size_t c = 0; c < costs_.size(); ++c) {
-    const float x = origin.x + 4 + (size.x - 8) * (costs_[c] - *cmin) / std::max(1e-9f, *cmax - *cmin);
-    const float y = origin.y + size.y - 4 -
-                    (size.y - 8) * static_cast<float>((std::log(static_cast<double>(graph_->config_runtime_ns[c])) - rmin) /
-                                                      std::max(1e-12, rmax - rmin));
-    draw->AddCircleFilled(ImVec2(x, y), 2.0f * pixel_ratio_,
+  const std::vector<std::pair<float, float>> points = session_->cost_runtime_points();
+  for (size_t c = 0; c < points.size(); ++c) {
+    const ImVec2 at(origin.x + 4 + (size.x - 8) * points[c].first, origin.y + size.y - 4 - (size.y - 8) * points[c].second);
+    draw->AddCircleFilled(at, 2.0f * pixel_ratio_,
                           static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
   }
   ImGui::Dummy(size);

@@ -1,0 +1,415 @@
+#include "model/ranking_session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+
+#include "common/internal_error.h"
+#include "data/graph_summary.h"
+#include "data/opcodes.h"
+#include "metrics/ranking_metrics.h"
+
+namespace graphcost {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+constexpr size_t kRankingChunk = 4;  // configs per ranking unit: a few ms on a 20k-node graph
+constexpr size_t kExplainChunk = 2;  // configs per explanation or search unit
+
+GraphGroups group_graph(const TpuGraph& graph, const DagLayout& layout, const std::vector<int32_t>& section_of) {
+  GraphGroups groups;
+  const int32_t n = graph.node_count;
+  groups.group_of.assign(static_cast<size_t>(n), 0);
+  int32_t count = 1;
+  if (graph.node_splits.size() >= 4) {  // at least 3 sections
+    groups.group_of = section_of;
+    count = static_cast<int32_t>(graph.node_splits.size()) - 1;
+    groups.kind = "section";
+  } else {
+    const int32_t band = std::max(1, (layout.layer_count + 39) / 40);
+    for (int32_t v = 0; v < n; ++v) groups.group_of[static_cast<size_t>(v)] = layout.layer[static_cast<size_t>(v)] / band;
+    count = std::max(1, (layout.layer_count + band - 1) / band);
+    groups.kind = "layers " + std::to_string(band) + " deep";
+  }
+  groups.size.assign(static_cast<size_t>(count), 0);
+  for (int32_t g : groups.group_of) ++groups.size[static_cast<size_t>(g)];
+  std::vector<char> seen(static_cast<size_t>(count) * static_cast<size_t>(count), 0);
+  for (const Edge& e : graph.edges) {
+    const int32_t a = groups.group_of[static_cast<size_t>(e.producer)], b = groups.group_of[static_cast<size_t>(e.consumer)];
+    const size_t key = static_cast<size_t>(a) * static_cast<size_t>(count) + static_cast<size_t>(b);
+    if (a == b || seen[key]) continue;
+    seen[key] = 1;
+    groups.edges.emplace_back(a, b);
+  }
+  LayoutOptions options;
+  options.node_width = GraphGroups::kGroupWidth;
+  options.node_height = GraphGroups::kGroupHeight;
+  options.horizontal_gap = 1.0f;
+  options.layer_gap = 2.0f;
+  options.stub_fanout = 0;
+  groups.layout = layout_dag(count, groups.edges, options);
+  const int32_t largest = *std::max_element(groups.size.begin(), groups.size.end());
+  for (int32_t size : groups.size) {
+    const float share = std::sqrt(static_cast<float>(size) / static_cast<float>(std::max(1, largest)));
+    groups.half_width.push_back(GraphGroups::kGroupWidth / 2 * (0.35f + 0.65f * share));
+  }
+  return groups;
+}
+
+}  // namespace
+
+RankingSession::RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<CostModel> model, std::string model_source)
+    : graph_(std::move(graph)), model_(std::move(model)), model_source_(std::move(model_source)) {
+  check_invariant(graph_ != nullptr && model_ != nullptr, "RankingSession needs a graph and a model");
+  check_invariant(model_->config().kind == graph_->kind, "RankingSession: the model is not of the graph's kind");
+  view_ = make_graph_view(*graph_, -1);
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  edges.reserve(graph_->edges.size());
+  for (const Edge& e : graph_->edges) edges.emplace_back(e.producer, e.consumer);
+  layout_job_ = std::make_unique<DagLayoutJob>(graph_->node_count, std::move(edges));
+  section_of_.assign(static_cast<size_t>(graph_->node_count), 0);
+  for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
+    for (int64_t v = graph_->node_splits[s]; v < graph_->node_splits[s + 1] && v < graph_->node_count; ++v) {
+      section_of_[static_cast<size_t>(v)] = static_cast<int32_t>(s);
+    }
+  }
+}
+
+RankingSession::~RankingSession() = default;
+
+std::string ModelShelf::path_for(GraphKind kind) const { return dir_ + (kind == GraphKind::Tile ? "/tile_xla.npz" : "/layout_xla.npz"); }
+
+std::shared_ptr<CostModel> ModelShelf::model_for(GraphKind kind) {
+  std::shared_ptr<CostModel>& model = kind == GraphKind::Tile ? tile_ : layout_;
+  if (!model) model = std::make_shared<CostModel>(CostModel::load(path_for(kind)));
+  return model;
+}
+
+std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, const std::string& file, ModelShelf& models) {
+  const auto start = Clock::now();
+  auto graph = std::make_unique<TpuGraph>(load_tpu_graph(path));
+  const GraphKind kind = graph->kind;
+  auto session = std::make_unique<RankingSession>(std::move(graph), models.model_for(kind), models.path_for(kind));
+  session->file_ = file.empty() ? path : file;
+  session->load_ms_ = ms_since(start);
+  return session;
+}
+
+bool RankingSession::done() const { return laid_out() && ranked_ && explain_job_ == nullptr && (search_ == nullptr || search_->done()); }
+
+void RankingSession::step(double budget_ms) {
+  const auto start = Clock::now();
+  do {
+    if (!laid_out()) {
+      layout_unit();
+    } else if (!ranked_) {
+      ranking_unit();
+    } else if (explain_job_) {
+      explain_unit();
+    } else if (search_ && !search_->done()) {
+      search_->step(kExplainChunk);
+    } else {
+      return;
+    }
+  } while (ms_since(start) < budget_ms);
+}
+
+RankingSession::Progress RankingSession::progress() const {
+  if (!laid_out()) return {std::string("layout: ") + layout_job_->stage(), layout_job_->fraction()};
+  if (!ranked_) return {"ranking", ranking_progress()};
+  if (explain_job_) return {"explaining", explain_job_->progress()};
+  if (search_ && !search_->done()) return {"searching", search_->round_progress()};
+  return {"done", 1.0};
+}
+
+void RankingSession::layout_unit() {
+  const auto start = Clock::now();
+  layout_job_->step();
+  layout_ms_ += ms_since(start);
+  if (layout_job_->done()) finish_layout();
+}
+
+void RankingSession::finish_layout_early() {
+  if (laid_out()) return;
+  const auto start = Clock::now();
+  layout_job_->finish_early();
+  layout_ms_ += ms_since(start);
+  finish_layout();
+}
+
+void RankingSession::finish_layout() {
+  layout_ = layout_job_->take();
+  layout_job_.reset();
+  groups_ = group_graph(*graph_, layout_, section_of_);
+}
+
+LayoutBox RankingSession::group_box(int32_t group) const {
+  LayoutBox box;
+  if (!laid_out()) return box;
+  for (int32_t v = 0; v < graph_->node_count; ++v) {
+    if (groups_.group_of[static_cast<size_t>(v)] != group) continue;
+    box.add(layout_.x[static_cast<size_t>(v)], layout_.y[static_cast<size_t>(v)]);
+  }
+  return box;
+}
+
+LayoutBox RankingSession::section_box(size_t section) const {
+  LayoutBox box;
+  if (!laid_out() || section + 1 >= graph_->node_splits.size()) return box;
+  for (int64_t v = graph_->node_splits[section]; v < graph_->node_splits[section + 1] && v < graph_->node_count; ++v) {
+    box.add(layout_.x[static_cast<size_t>(v)], layout_.y[static_cast<size_t>(v)]);
+  }
+  return box;
+}
+
+std::vector<EdgeSegment> RankingSession::edge_segments() const {
+  std::vector<EdgeSegment> segments;
+  if (!laid_out()) return segments;
+  const LayoutOptions options;
+  segments.reserve(graph_->edges.size());
+  for (const Edge& e : graph_->edges) {
+    const size_t p = static_cast<size_t>(e.producer), c = static_cast<size_t>(e.consumer);
+    const float cx = layout_.x[c], cy = layout_.y[c] - options.node_height / 2;
+    if (layout_.stub[p]) {
+      segments.push_back({cx - 0.25f, cy - 0.35f, cx, cy, true});
+    } else {
+      segments.push_back({layout_.x[p], layout_.y[p] + options.node_height / 2, cx, cy, false});
+    }
+  }
+  return segments;
+}
+
+int32_t RankingSession::node_at(float x, float y, float slack) const {
+  if (!laid_out()) return -1;
+  const LayoutOptions options;
+  for (int32_t v = 0; v < graph_->node_count; ++v) {
+    if (std::fabs(x - layout_.x[static_cast<size_t>(v)]) <= options.node_width / 2 + slack &&
+        std::fabs(y - layout_.y[static_cast<size_t>(v)]) <= options.node_height / 2 + slack) {
+      return v;
+    }
+  }
+  return -1;
+}
+
+int32_t RankingSession::group_at(float x, float y) const {
+  for (size_t g = 0; g < groups_.half_width.size(); ++g) {
+    if (std::fabs(x - groups_.layout.x[g]) <= groups_.half_width[g] &&
+        std::fabs(y - groups_.layout.y[g]) <= GraphGroups::kGroupHeight / 2) {
+      return static_cast<int32_t>(g);
+    }
+  }
+  return -1;
+}
+
+int32_t RankingSession::configurable_slot(int32_t node) const {
+  const auto found = std::lower_bound(graph_->configurable_nodes.begin(), graph_->configurable_nodes.end(), node);
+  return found != graph_->configurable_nodes.end() && *found == node ? static_cast<int32_t>(found - graph_->configurable_nodes.begin())
+                                                                     : -1;
+}
+
+std::vector<std::pair<float, float>> RankingSession::cost_runtime_points() const {
+  std::vector<std::pair<float, float>> points;
+  if (!ranked_ || !metrics_.labelled || costs_.empty()) return points;
+  const auto [low_cost, high_cost] = std::minmax_element(costs_.begin(), costs_.end());
+  std::vector<double> log_runtime(costs_.size());
+  for (size_t c = 0; c < costs_.size(); ++c) log_runtime[c] = std::log(static_cast<double>(graph_->config_runtime_ns[c]));
+  const auto [low_runtime, high_runtime] = std::minmax_element(log_runtime.begin(), log_runtime.end());
+  for (size_t c = 0; c < costs_.size(); ++c) {
+    points.emplace_back((costs_[c] - *low_cost) / std::max(1e-9f, *high_cost - *low_cost),
+                        static_cast<float>((log_runtime[c] - *low_runtime) / std::max(1e-12, *high_runtime - *low_runtime)));
+  }
+  return points;
+}
+
+double RankingSession::ranking_progress() const {
+  if (ranked_) return 1.0;
+  return distinct_configs_.empty() ? 0.0 : static_cast<double>(ranked_distinct_) / static_cast<double>(distinct_configs_.size());
+}
+
+void RankingSession::ranking_unit() {
+  const auto start = Clock::now();
+  if (!ranking_started_) {  // preparing the graph and the base activations
+    ranking_started_ = true;
+    ranking_start_ = start;
+    metrics_.labelled = !graph_->runtimes_hidden;
+    prepared_ = std::make_unique<PreparedGraph>(model_->prepare(*graph_));
+    if (graph_->kind == GraphKind::Layout && !model_->couples_configs()) {
+      inference_ = std::make_unique<LayoutInference>(*model_, *prepared_);
+      std::vector<int32_t> all(static_cast<size_t>(graph_->config_count));
+      std::iota(all.begin(), all.end(), 0);
+      DistinctConfigs groups = group_identical_configs(*graph_, all);  // as CostModel::predict
+      distinct_configs_ = std::move(groups.distinct);
+      slot_of_config_ = std::move(groups.slot);
+      distinct_costs_.assign(distinct_configs_.size(), 0.0f);
+      ranking_compute_ms_ += ms_since(start);
+    } else {
+      costs_ = model_->predict(*prepared_);  // tile kernels are small: all at once
+      ranking_compute_ms_ += ms_since(start);
+      finish_ranking();
+    }
+    return;
+  }
+  const size_t end = std::min(distinct_configs_.size(), ranked_distinct_ + kRankingChunk);
+  const std::vector<int32_t> chunk(distinct_configs_.begin() + static_cast<std::ptrdiff_t>(ranked_distinct_),
+                                   distinct_configs_.begin() + static_cast<std::ptrdiff_t>(end));
+  const std::vector<float> costs = inference_->predict(chunk, 1);
+  std::copy(costs.begin(), costs.end(), distinct_costs_.begin() + static_cast<std::ptrdiff_t>(ranked_distinct_));
+  ranked_distinct_ = end;
+  ranking_compute_ms_ += ms_since(start);
+  if (ranked_distinct_ == distinct_configs_.size()) {
+    costs_.resize(static_cast<size_t>(graph_->config_count));
+    for (size_t c = 0; c < costs_.size(); ++c) costs_[c] = distinct_costs_[static_cast<size_t>(slot_of_config_[c])];
+    finish_ranking();
+  }
+}
+
+void RankingSession::finish_ranking() {
+  order_.resize(costs_.size());
+  std::iota(order_.begin(), order_.end(), 0);
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](int32_t a, int32_t b) { return costs_[static_cast<size_t>(a)] < costs_[static_cast<size_t>(b)]; });
+  ranked_ = true;
+  ranking_ms_ = ms_since(ranking_start_);
+  if (!metrics_.labelled || costs_.size() < 2) return;
+  const std::vector<double> targets = config_ranking_targets(*graph_);
+  std::vector<int32_t> by_target(targets.size());
+  std::iota(by_target.begin(), by_target.end(), 0);
+  std::stable_sort(by_target.begin(), by_target.end(),
+                   [&](int32_t a, int32_t b) { return targets[static_cast<size_t>(a)] < targets[static_cast<size_t>(b)]; });
+  true_rank_.assign(targets.size(), 0);
+  for (size_t r = 0; r < by_target.size(); ++r) true_rank_[static_cast<size_t>(by_target[r])] = static_cast<int32_t>(r);
+  if (graph_->kind == GraphKind::Tile) {
+    metrics_.tile_score = tile_score(targets, order_);
+  } else {
+    metrics_.kendall_tau = layout_kendall_tau(targets, order_);
+  }
+  metrics_.top5_slowdown = slowdown_at_k(targets, order_, 5);
+  metrics_.measured_speedup = targets[0] / targets[static_cast<size_t>(order_.front())];
+}
+
+std::vector<char> RankingSession::neighbourhood(int32_t node, int hops) const {
+  std::vector<char> inside(static_cast<size_t>(graph_->node_count), 0);
+  if (node < 0 || node >= graph_->node_count) return inside;
+  for (int32_t v : k_hop_neighbourhood(view_, {node}, hops)) inside[static_cast<size_t>(v)] = 1;
+  return inside;
+}
+
+std::vector<int32_t> RankingSession::find_nodes(const std::string& text, size_t limit) const {
+  std::vector<int32_t> found;
+  if (text.empty()) return found;
+  char* end = nullptr;
+  const long id = std::strtol(text.c_str(), &end, 10);
+  if (end != nullptr && *end == '\0') {
+    if (id >= 0 && id < graph_->node_count) found.push_back(static_cast<int32_t>(id));
+    return found;
+  }
+  for (int32_t v = 0; v < graph_->node_count && found.size() < limit; ++v) {
+    if (opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]).find(text) != std::string::npos) found.push_back(v);
+  }
+  return found;
+}
+
+RankingSession::WhatIf RankingSession::what_if(const std::vector<int8_t>& values) const {
+  check_invariant(explainable(), "RankingSession::what_if before a layout ranking");
+  WhatIf result;
+  result.cost = inference_->predict_values(values)[0];
+  for (float c : costs_) result.rank += c < result.cost;
+  return result;
+}
+
+void RankingSession::explain(int32_t config) {
+  if (!explainable()) return;
+  explain_job_compare_ = false;
+  explain_job_ = std::make_unique<ContributionJob>(*inference_, layout_config_values(*graph_, config));
+}
+
+void RankingSession::compare(int32_t config, int32_t other) {
+  if (!explainable()) return;
+  explain_job_compare_ = true;
+  explain_job_ =
+      std::make_unique<ContributionJob>(*inference_, layout_config_values(*graph_, config), layout_config_values(*graph_, other));
+}
+
+void RankingSession::explain_unit() {
+  explain_job_->step(kExplainChunk);
+  if (!explain_job_->done()) return;
+  contributions_ = explain_job_->result();
+  explain_job_.reset();
+  node_contribution_.assign(static_cast<size_t>(graph_->node_count), 0.0f);
+  for (size_t i = 0; i < contributions_.slots.size(); ++i) {
+    const int32_t node = graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[i])];
+    node_contribution_[static_cast<size_t>(node)] = contributions_.contribution[i];
+  }
+  explained_ = true;
+  explained_compare_ = explain_job_compare_;
+}
+
+std::vector<std::pair<int32_t, float>> RankingSession::strongest_contributions(size_t count) const {
+  std::vector<size_t> index(contributions_.slots.size());
+  std::iota(index.begin(), index.end(), 0);
+  std::sort(index.begin(), index.end(),
+            [&](size_t a, size_t b) { return std::fabs(contributions_.contribution[a]) > std::fabs(contributions_.contribution[b]); });
+  std::vector<std::pair<int32_t, float>> strongest;
+  for (size_t i = 0; i < std::min(count, index.size()); ++i) {
+    strongest.emplace_back(graph_->configurable_nodes[static_cast<size_t>(contributions_.slots[index[i]])],
+                           contributions_.contribution[index[i]]);
+  }
+  return strongest;
+}
+
+void RankingSession::start_search() {
+  if (!explainable() || order_.empty()) return;
+  search_ = std::make_unique<GreedyLayoutSearch>(*inference_, *graph_, layout_config_values(*graph_, order_.front()));
+}
+
+nlohmann::json RankingSession::state() const {
+  nlohmann::json state;
+  state["file"] = file_;
+  state["load_ms"] = load_ms_;
+  state["kind"] = graph_kind_name(graph_->kind);
+  state["nodes"] = graph_->node_count;
+  state["edges"] = graph_->edges.size();
+  state["configs"] = graph_->config_count;
+  if (laid_out()) {
+    state["layout"] = {{"done", !layout_.cancelled},
+                       {"stopped_early", layout_.stopped_early},
+                       {"ms", layout_ms_},
+                       {"layers", layout_.layer_count},
+                       {"width", layout_.width},
+                       {"height", layout_.height},
+                       {"stubs", std::count(layout_.stub.begin(), layout_.stub.end(), 1)}};
+  }
+  state["model"] = model_source_;
+  const RuntimeCalibration& calibration = model_->calibration();
+  if (calibration.fitted()) {
+    state["calibration"] = {{"log_runtime_per_score", calibration.log_runtime_per_score},
+                            {"r2", calibration.r2},
+                            {"configs", calibration.configs},
+                            {"graphs", calibration.graphs}};
+  }
+  state["ranking"] = {{"done", ranked_}, {"ms", ranking_ms_}, {"compute_ms", ranking_compute_ms_}, {"progress", ranking_progress()}};
+  if (ranked_) {
+    if (calibration.fitted() && !order_.empty()) {
+      state["ranking"]["predicted_speedup"] = calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
+    }
+    if (metrics_.labelled && !order_.empty()) state["ranking"]["measured_speedup"] = metrics_.measured_speedup;
+    state["ranking"]["order"] = order_;
+    state["ranking"]["costs"] = costs_;
+    if (metrics_.labelled) {
+      state["ranking"]["kendall_tau"] = metrics_.kendall_tau;
+      state["ranking"]["tile_score"] = metrics_.tile_score;
+      state["ranking"]["top5_slowdown"] = metrics_.top5_slowdown;
+    }
+  }
+  state["groups"] = groups_.size.size();
+  state["group_kind"] = groups_.kind;
+  if (explained_) state["explained_nodes"] = contributions_.slots.size();
+  if (search_) state["search"] = {{"done", search_->done()}, {"start_cost", search_->start_cost()}, {"best_cost", search_->best_cost()}};
+  return state;
+}
+
+}  // namespace graphcost

@@ -1,0 +1,200 @@
+// RankingSession: what the browser app knows about one graph, without a window or GL, so it is
+// tested natively. It holds the graph and its view, the model, the graph's layout, the ranking of
+// its configs with metrics against measured runtimes, per-node explanations, what-if costs and a
+// model-guided search.
+//
+// All slow work runs through one interface: step(budget_ms) does units of the current work until
+// the budget is spent (a layout unit, 4 configs of the ranking, 2 configs of an explanation or of
+// a search round), progress() says which work runs and how far it is, done() says nothing is
+// pending. The order is fixed: layout, then ranking; an explanation or a search starts when asked
+// and runs after them. The app calls step() between frames; tests call it until done().
+//
+// The numbers are the CLI's: costs as `graphcost predict` (identical configs predicted once), the
+// layout as `graphcost layout`, the metrics as the evaluator's (metrics/ranking_metrics.h).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/tpu_graph.h"
+#include "layout/camera.h"
+#include "layout/dag_layout.h"
+#include "model/config_explainer.h"
+#include "model/cost_model.h"
+#include "model/graph_view.h"
+#include "model/layout_inference.h"
+
+namespace graphcost {
+
+// The grouped view of a big graph: one group per node_splits section when a file has 3 or more,
+// else bands of layers; the groups laid out as a DAG of their own.
+struct GraphGroups {
+  std::string kind;                                // "section" or "layers N deep"
+  std::vector<int32_t> group_of;                   // node -> group
+  std::vector<int32_t> size;                       // nodes per group
+  std::vector<std::pair<int32_t, int32_t>> edges;  // distinct (producer group, consumer group)
+  DagLayout layout;                                // LayoutOptions of kGroupWidth x kGroupHeight boxes
+  std::vector<float> half_width;                   // per group: its box, wider for more nodes (sqrt)
+  static constexpr float kGroupWidth = 4.0f, kGroupHeight = 1.5f;
+};
+
+// The ranking against the measured runtimes (labelled files only).
+struct RankingMetrics {
+  bool labelled = false;
+  double kendall_tau = 0;       // layout
+  double tile_score = 0;        // tile
+  double top5_slowdown = 0;     // best of the top 5 over the true best
+  double measured_speedup = 0;  // config 0's runtime over the model's pick's
+};
+
+// An edge as drawn: producer's bottom to consumer's top, or a short stub into the consumer when
+// the producer is a detached high fan-out node (DagLayout::stub).
+struct EdgeSegment {
+  float x0, y0, x1, y1;
+  bool stub;
+};
+
+// The shipped models by graph kind (<dir>/layout_xla.npz, <dir>/tile_xla.npz), each loaded on
+// first use (InputError as CostModel::load).
+class ModelShelf {
+ public:
+  explicit ModelShelf(std::string dir) : dir_(std::move(dir)) {}
+  std::string path_for(GraphKind kind) const;
+  std::shared_ptr<CostModel> model_for(GraphKind kind);
+
+ private:
+  std::string dir_;
+  std::shared_ptr<CostModel> tile_, layout_;
+};
+
+class RankingSession {
+ public:
+  // Reads `path` (InputError as load_tpu_graph) and starts a session with the shelf's model of
+  // its kind; `file` names it in state() and the app (the path when empty).
+  static std::unique_ptr<RankingSession> open(const std::string& path, const std::string& file, ModelShelf& models);
+  // `graph` as loaded (InputError is the loader's); `model` must be of the graph's kind. The
+  // layout starts at once; `source` names the model in state().
+  RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<CostModel> model, std::string model_source);
+  ~RankingSession();
+  RankingSession(const RankingSession&) = delete;
+  RankingSession& operator=(const RankingSession&) = delete;
+
+  // The work: at least one unit, then units until `budget_ms` has passed or nothing is pending.
+  void step(double budget_ms);
+  bool done() const;
+  struct Progress {
+    std::string stage;  // "layout: <stage>", "ranking", "explaining", "searching" or "done"
+    double fraction;    // of that stage, 0..1
+  };
+  Progress progress() const;
+
+  const TpuGraph& graph() const { return *graph_; }
+  const GraphView& view() const { return view_; }  // the whole graph (view index = node id)
+  const CostModel& model() const { return *model_; }
+  const std::string& model_source() const { return model_source_; }
+  const std::string& file() const { return file_; }
+  double load_ms() const { return load_ms_; }  // reading the file and the model (open())
+
+  // Layout. Until laid_out() only the job's stage and fraction are known (progress()).
+  bool laid_out() const { return layout_job_ == nullptr; }
+  void finish_layout_early();  // the layout so far, now (DagLayoutJob::finish_early)
+  const DagLayout& layout() const { return layout_; }
+  double layout_ms() const { return layout_ms_; }
+  const std::vector<int32_t>& section_of() const { return section_of_; }  // node -> node_splits section
+  const GraphGroups& groups() const { return groups_; }
+  LayoutBox group_box(int32_t group) const;     // the layout box of a group's nodes
+  LayoutBox section_box(size_t section) const;  // of a node_splits section's nodes
+  std::vector<EdgeSegment> edge_segments() const;
+  // The node whose box (LayoutOptions' size, grown by `slack`) holds layout point (x, y); -1 if none.
+  int32_t node_at(float x, float y, float slack) const;
+  int32_t group_at(float x, float y) const;  // in groups().layout's coordinates; -1 if none
+
+  // Ranking (after the layout).
+  bool ranked() const { return ranked_; }
+  double ranking_progress() const;
+  const std::vector<float>& costs() const { return costs_; }            // per config
+  const std::vector<int32_t>& order() const { return order_; }          // predicted fastest first, stable
+  const std::vector<int32_t>& true_rank() const { return true_rank_; }  // per config, labelled files
+  const RankingMetrics& metrics() const { return metrics_; }
+  double ranking_ms() const { return ranking_ms_; }                  // wall time from its start to its end
+  double ranking_compute_ms() const { return ranking_compute_ms_; }  // of which in the model
+
+  // Labelled files: per config (predicted cost, log runtime), each scaled to [0, 1] over the configs.
+  std::vector<std::pair<float, float>> cost_runtime_points() const;
+
+  // Graph queries.
+  int32_t configurable_slot(int32_t node) const;                  // its index in configurable_nodes; -1 if not configurable
+  std::vector<char> neighbourhood(int32_t node, int hops) const;  // per node: within `hops` of `node`
+  // Nodes whose id is `text`, or whose opcode name contains it; at most `limit`, ascending.
+  std::vector<int32_t> find_nodes(const std::string& text, size_t limit) const;
+
+  // Layout configs' explanations, what-if and search: a ranked layout graph whose model ranks
+  // each config alone (not cross-config attention).
+  bool explainable() const { return inference_ != nullptr && ranked_; }
+  struct WhatIf {
+    float cost = 0;
+    int rank = 0;  // listed configs predicted cheaper
+  };
+  WhatIf what_if(const std::vector<int8_t>& values) const;  // configurable x 18 values
+  void explain(int32_t config);                             // occlusion against the base config
+  void compare(int32_t config, int32_t other);              // the gap between two configs
+  bool explaining() const { return explain_job_ != nullptr; }
+  bool explained() const { return explained_; }
+  bool explained_compare() const { return explained_compare_; }
+  const NodeContributions& contributions() const { return contributions_; }
+  const std::vector<float>& node_contribution() const { return node_contribution_; }  // per node, 0 unexplained
+  // The `count` strongest contributions: (node, contribution), largest magnitude first.
+  std::vector<std::pair<int32_t, float>> strongest_contributions(size_t count) const;
+  void start_search();  // greedy, from the best listed config
+  void stop_search() { search_.reset(); }
+  const GreedyLayoutSearch* search() const { return search_.get(); }
+
+  // The fields the app's page API reports (docs/browser-app.md).
+  nlohmann::json state() const;
+
+ private:
+  void layout_unit();
+  void finish_layout();
+  void ranking_unit();
+  void finish_ranking();
+  void explain_unit();
+
+  std::unique_ptr<TpuGraph> graph_;
+  std::shared_ptr<CostModel> model_;
+  std::string model_source_;
+  std::string file_;
+  double load_ms_ = 0;
+  GraphView view_;
+
+  std::unique_ptr<DagLayoutJob> layout_job_;
+  DagLayout layout_;
+  double layout_ms_ = 0;
+  std::vector<int32_t> section_of_;
+  GraphGroups groups_;
+
+  std::unique_ptr<PreparedGraph> prepared_;
+  std::unique_ptr<LayoutInference> inference_;
+  bool ranking_started_ = false, ranked_ = false;
+  std::vector<int32_t> distinct_configs_, slot_of_config_;
+  std::vector<float> distinct_costs_;
+  size_t ranked_distinct_ = 0;
+  std::vector<float> costs_;
+  std::vector<int32_t> order_, true_rank_;
+  RankingMetrics metrics_;
+  std::chrono::steady_clock::time_point ranking_start_;
+  double ranking_ms_ = 0, ranking_compute_ms_ = 0;
+
+  std::unique_ptr<ContributionJob> explain_job_;
+  bool explain_job_compare_ = false, explained_ = false, explained_compare_ = false;
+  NodeContributions contributions_;
+  std::vector<float> node_contribution_;
+  std::unique_ptr<GreedyLayoutSearch> search_;
+};
+
+}  // namespace graphcost

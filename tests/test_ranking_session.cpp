@@ -1,0 +1,233 @@
+// RankingSession, the browser app's logic run natively: its layout is `graphcost layout`'s, its
+// costs are `graphcost predict`'s, its metrics the evaluator's, and its explanations, what-if and
+// search agree with direct predictions; work runs in budgeted steps with an honest progress().
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "common/input_error.h"
+#include "data/dataset_survey.h"
+#include "data/opcodes.h"
+#include "layout/dag_layout.h"
+#include "metrics/ranking_metrics.h"
+#include "model/ranking_session.h"
+#include "test_support.h"
+
+using namespace graphcost;
+
+namespace {
+
+// Steps `session` until done, checking that the stages come in order and the fractions stay in
+// [0, 1]; returns the stages seen (consecutive repeats collapsed).
+std::vector<std::string> run_to_end(RankingSession& session) {
+  std::vector<std::string> stages;
+  for (int steps = 0; !session.done(); ++steps) {
+    REQUIRE(steps < 1000000);
+    const RankingSession::Progress progress = session.progress();
+    CHECK(progress.fraction >= 0.0);
+    CHECK(progress.fraction <= 1.0);
+    const std::string kind = progress.stage.substr(0, progress.stage.find(':'));
+    if (stages.empty() || stages.back() != kind) stages.push_back(kind);
+    session.step(5);
+  }
+  CHECK(session.progress().stage == "done");
+  return stages;
+}
+
+std::shared_ptr<CostModel> small_model(const TpuGraph& graph) {
+  ModelConfig config;
+  config.kind = graph.kind;
+  config.collection = graph.kind == GraphKind::Tile ? "tile:xla" : "layout:xla:random";
+  config.hidden = 16;
+  config.opcode_embedding = 4;
+  config.seed = 5;
+  return std::make_shared<CostModel>(config, fit_feature_statistics({&graph}));
+}
+
+DagLayout cli_layout(const TpuGraph& graph) {
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  for (const Edge& e : graph.edges) edges.emplace_back(e.producer, e.consumer);
+  return layout_dag(graph.node_count, edges);
+}
+
+}  // namespace
+
+TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI does", "[model][session][real]") {
+  const std::string path = testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz");
+  auto model = std::make_shared<CostModel>(CostModel::load(testing::source_dir() + "/models/layout_xla.npz"));
+  RankingSession session(std::make_unique<TpuGraph>(load_tpu_graph(path)), model, "layout_xla.npz");
+  CHECK_FALSE(session.laid_out());
+  CHECK(session.progress().stage.rfind("layout: ", 0) == 0);
+  CHECK(run_to_end(session) == std::vector<std::string>{"layout", "ranking"});
+  const TpuGraph& graph = session.graph();
+
+  const DagLayout expected = cli_layout(graph);  // `graphcost layout`
+  CHECK(session.layout().x == expected.x);
+  CHECK(session.layout().y == expected.y);
+
+  const TpuGraph reference = load_tpu_graph(path);  // `graphcost predict`
+  CostModel cli_model = CostModel::load(testing::source_dir() + "/models/layout_xla.npz");
+  CHECK(session.costs() == cli_model.predict(cli_model.prepare(reference)));
+
+  const std::vector<double> targets = config_ranking_targets(graph);
+  CHECK(session.metrics().labelled);
+  CHECK(session.metrics().kendall_tau == layout_kendall_tau(targets, session.order()));
+  CHECK(session.metrics().top5_slowdown == slowdown_at_k(targets, session.order(), 5));
+  std::vector<int32_t> ranks = session.true_rank();
+  std::sort(ranks.begin(), ranks.end());
+  std::vector<int32_t> all(ranks.size());
+  std::iota(all.begin(), all.end(), 0);
+  CHECK(ranks == all);
+  const int32_t fastest = static_cast<int32_t>(std::min_element(targets.begin(), targets.end()) - targets.begin());
+  CHECK(session.true_rank()[static_cast<size_t>(fastest)] == 0);
+
+  const nlohmann::json state = session.state();
+  CHECK(state["kind"] == "layout");
+  CHECK(state["ranking"]["done"] == true);
+  CHECK(state["ranking"]["order"].size() == static_cast<size_t>(graph.config_count));
+  CHECK(state["ranking"]["kendall_tau"] == session.metrics().kendall_tau);
+
+  // The predicted-vs-measured scatter: one point per config in the unit square, ordered as the data.
+  const auto points = session.cost_runtime_points();
+  REQUIRE(points.size() == static_cast<size_t>(graph.config_count));
+  for (const auto& [cost, runtime] : points) CHECK((cost >= 0 && cost <= 1 && runtime >= 0 && runtime <= 1));
+  const auto slowest = std::max_element(graph.config_runtime_ns.begin(), graph.config_runtime_ns.end()) - graph.config_runtime_ns.begin();
+  CHECK(points[static_cast<size_t>(slowest)].second == 1.0f);
+}
+
+TEST_CASE("a session opens files with the shelf's model of their kind, and refuses bad files", "[model][session][real]") {
+  ModelShelf models(testing::source_dir() + "/models");
+  const auto layout = RankingSession::open(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"), "unet", models);
+  CHECK(layout->file() == "unet");
+  CHECK(layout->model_source() == models.path_for(GraphKind::Layout));
+  CHECK(layout->state()["file"] == "unet");
+  const auto tile = RankingSession::open(testing::real_file("npz/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz"), "", models);
+  CHECK(tile->model().config().kind == GraphKind::Tile);
+  CHECK(tile->file().find("retinanet") != std::string::npos);
+  CHECK(models.model_for(GraphKind::Layout).get() == &layout->model());  // loaded once
+  CHECK_THROWS_AS(RankingSession::open(testing::data_dir() + "/nonconforming/alexnet_trimmed_columns.npz", "", models), InputError);
+}
+
+TEST_CASE("a session's explanations, what-if and search agree with direct predictions", "[model][session]") {
+  const std::string tree = testing::generate_tree("ranking_session_layout", "layout:xla:random", 1, 17, 400, 30);
+  const TpuGraph graph = load_tpu_graph(find_npz_files(tree).front());
+  auto model = small_model(graph);
+  RankingSession session(std::make_unique<TpuGraph>(graph), model, "small");
+  run_to_end(session);
+  REQUIRE(session.explainable());
+  CHECK(session.costs() == model->predict(model->prepare(graph)));
+
+  // What-if of a listed config: its own cost, ranked behind exactly the cheaper ones.
+  const int32_t config = session.order()[3];
+  const RankingSession::WhatIf what_if = session.what_if(layout_config_values(graph, config));
+  CHECK(what_if.cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
+  const auto cheaper = std::count_if(session.costs().begin(), session.costs().end(), [&](float c) { return c < what_if.cost; });
+  CHECK(what_if.rank == cheaper);
+
+  // Explanation: runs through step(), lands on configurable nodes, strongest first.
+  session.explain(config);
+  CHECK(session.explaining());
+  CHECK(session.progress().stage == "explaining");
+  CHECK(run_to_end(session) == std::vector<std::string>{"explaining"});
+  CHECK(session.explained());
+  CHECK_FALSE(session.explained_compare());
+  const std::vector<float>& per_node = session.node_contribution();
+  for (int32_t v = 0; v < graph.node_count; ++v) {
+    if (per_node[static_cast<size_t>(v)] != 0) {
+      CHECK(std::binary_search(graph.configurable_nodes.begin(), graph.configurable_nodes.end(), v));
+    }
+  }
+  const auto strongest = session.strongest_contributions(5);
+  CHECK(strongest.size() == std::min<size_t>(5, session.contributions().slots.size()));
+  for (size_t i = 1; i < strongest.size(); ++i) CHECK(std::fabs(strongest[i - 1].second) >= std::fabs(strongest[i].second));
+  session.compare(config, session.order().back());
+  run_to_end(session);
+  CHECK(session.explained_compare());
+
+  // Search from the best listed config: never worse than where it started.
+  session.start_search();
+  CHECK(session.progress().stage == "searching");
+  run_to_end(session);
+  REQUIRE(session.search() != nullptr);
+  CHECK(session.search()->best_cost() <= session.search()->start_cost());
+  CHECK(session.state()["search"]["done"] == true);
+}
+
+TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups", "[model][session]") {
+  const std::string tree = testing::generate_tree("ranking_session_queries", "layout:nlp:random", 1, 23, 600, 8);
+  const TpuGraph graph = load_tpu_graph(find_npz_files(tree).front());
+  RankingSession session(std::make_unique<TpuGraph>(graph), small_model(graph), "small");
+  run_to_end(session);
+
+  const Edge& edge = graph.edges.front();
+  std::vector<char> zero = session.neighbourhood(edge.consumer, 0);
+  CHECK(std::count(zero.begin(), zero.end(), 1) == 1);
+  std::vector<char> one = session.neighbourhood(edge.consumer, 1);
+  CHECK(one[static_cast<size_t>(edge.producer)] == 1);
+  int32_t adjacent = 1;  // the node itself
+  std::vector<char> expected(static_cast<size_t>(graph.node_count), 0);
+  for (const Edge& e : graph.edges) {
+    if (e.consumer == edge.consumer) expected[static_cast<size_t>(e.producer)] = 1;
+    if (e.producer == edge.consumer) expected[static_cast<size_t>(e.consumer)] = 1;
+  }
+  expected[static_cast<size_t>(edge.consumer)] = 1;
+  adjacent = static_cast<int32_t>(std::count(expected.begin(), expected.end(), 1));
+  CHECK(one == expected);
+  CHECK(std::count(one.begin(), one.end(), 1) == adjacent);
+
+  CHECK(session.find_nodes("7", 10) == std::vector<int32_t>{7});
+  CHECK(session.find_nodes(std::to_string(graph.node_count), 10).empty());
+  const std::vector<int32_t> fusions = session.find_nodes("fusion", 1000000);
+  CHECK(std::is_sorted(fusions.begin(), fusions.end()));
+  for (int32_t v : fusions) CHECK(opcode_name(graph.node_opcodes[static_cast<size_t>(v)]).find("fusion") != std::string::npos);
+  CHECK(session.find_nodes("fusion", 2).size() == std::min<size_t>(2, fusions.size()));
+
+  // Hit testing and geometry: each node is found at its own position; edges run producer to consumer.
+  for (int32_t v : {0, graph.node_count / 2, graph.node_count - 1}) {
+    CHECK(session.node_at(session.layout().x[static_cast<size_t>(v)], session.layout().y[static_cast<size_t>(v)], 0) == v);
+  }
+  CHECK(session.node_at(-100, -100, 0) == -1);
+  const std::vector<EdgeSegment> segments = session.edge_segments();
+  REQUIRE(segments.size() == graph.edges.size());
+  for (size_t e = 0; e < segments.size(); ++e) {
+    CHECK(segments[e].x1 == session.layout().x[static_cast<size_t>(graph.edges[e].consumer)]);
+    if (!segments[e].stub) CHECK(segments[e].x0 == session.layout().x[static_cast<size_t>(graph.edges[e].producer)]);
+  }
+  for (size_t slot = 0; slot < graph.configurable_nodes.size(); ++slot) {
+    CHECK(session.configurable_slot(graph.configurable_nodes[slot]) == static_cast<int32_t>(slot));
+  }
+  CHECK(session.configurable_slot(-1) == -1);
+
+  const GraphGroups& groups = session.groups();
+  CHECK(std::accumulate(groups.size.begin(), groups.size.end(), 0) == graph.node_count);
+  CHECK(session.group_at(groups.layout.x[0], groups.layout.y[0]) == 0);
+  CHECK(groups.half_width.size() == groups.size.size());
+  CHECK(groups.layout.x.size() == groups.size.size());
+  CHECK_FALSE(session.group_box(0).empty());
+  CHECK(session.group_box(static_cast<int32_t>(groups.size.size())).empty());
+}
+
+TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model][session]") {
+  const std::string tree = testing::generate_tree("ranking_session_tile", "tile:xla", 1, 29, 200, 8);
+  const TpuGraph tile = load_tpu_graph(find_npz_files(tree).front());
+  auto model = small_model(tile);
+  RankingSession session(std::make_unique<TpuGraph>(tile), model, "small tile");
+  run_to_end(session);
+  CHECK(session.costs() == model->predict(model->prepare(tile)));
+  CHECK_FALSE(session.explainable());
+  if (session.metrics().labelled) {
+    CHECK(session.metrics().tile_score == tile_score(config_ranking_targets(tile), session.order()));
+  }
+  CHECK(session.state()["kind"] == "tile");
+
+  const std::string layout_tree = testing::generate_tree("ranking_session_early", "layout:xla:random", 1, 31, 600, 8);
+  const TpuGraph graph = load_tpu_graph(find_npz_files(layout_tree).front());
+  RankingSession early(std::make_unique<TpuGraph>(graph), small_model(graph), "small");
+  early.step(0);  // one unit
+  early.finish_layout_early();
+  CHECK(early.laid_out());
+  CHECK(early.layout().x.size() == static_cast<size_t>(graph.node_count));
+  CHECK(early.progress().stage == "ranking");
+}
