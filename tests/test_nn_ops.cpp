@@ -62,19 +62,15 @@ TEST_CASE("dense ops match finite differences", "[nn]") {
   check_gradients({&a, &c}, [&](Tape& t) { return project(t, mul(add(t.parameter(a), t.parameter(c)), t.parameter(c))); });
   check_gradients({&a}, [&](Tape& t) { return project(t, scale(t.parameter(a), -2.5f)); });
   check_gradients({&a, &c}, [&](Tape& t) { return project(t, concat_columns({t.parameter(a), t.parameter(c), t.parameter(a)})); });
-  check_gradients({&a}, [&](Tape& t) { return mean_all(t.parameter(a)); });
 }
 
 TEST_CASE("activations match finite differences", "[nn]") {
   std::mt19937_64 random(2);
-  // Keep values away from relu's kink at 0.
   Matrix values = random_matrix(3, 4, random, 0.1f, 1.0f);
   for (Eigen::Index i = 0; i < values.size(); i += 2) values.data()[i] *= -1;
   Parameter x("x", values);
-  check_gradients({&x}, [&](Tape& t) { return project(t, relu(t.parameter(x))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, gelu(t.parameter(x))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, tanh(t.parameter(x))); });
-  check_gradients({&x}, [&](Tape& t) { return project(t, sigmoid(t.parameter(x))); });
 }
 
 TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differences", "[nn]") {
@@ -88,36 +84,16 @@ TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differ
   for (Aggregation kind : {Aggregation::Sum, Aggregation::Mean}) {
     check_gradients({&x}, [&](Tape& t) { return project(t, aggregate(t.parameter(x), adjacency, kind)); });
   }
-  // Max pooling is not differentiable at ties: use values at least 0.1 apart.
-  Matrix separated(8, 3);
-  for (Eigen::Index i = 0; i < separated.size(); ++i) separated.data()[i] = 0.1f * static_cast<float>((i * 7) % 24);
-  Parameter spaced("spaced", separated);
-  for (Pool kind : {Pool::Sum, Pool::Mean, Pool::Max}) {
-    check_gradients({&spaced}, [&](Tape& t) { return project(t, segment_pool(t.parameter(spaced), 4, kind)); });
+  for (Pool kind : {Pool::Sum, Pool::Mean}) {
+    check_gradients({&x}, [&](Tape& t) { return project(t, segment_pool(t.parameter(x), 4, kind)); });
   }
   Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), bias("bias", random_matrix(1, 3, random));
   check_gradients({&x, &gain, &bias},
                   [&](Tape& t) { return project(t, layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, group_softmax(t.parameter(x), 2)); });
-  check_gradients({&x, &gain, &bias},
-                  [&](Tape& t) { return project(t, instance_norm(t.parameter(x), 4, t.parameter(gain), t.parameter(bias))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, slice_rows(t.parameter(x), 2, 5)); });
   Parameter factor("factor", random_matrix(1, 1, random, 0.5f, 1.5f));
   check_gradients({&x, &factor}, [&](Tape& t) { return project(t, scale_by(t.parameter(x), t.parameter(factor))); });
-}
-
-TEST_CASE("instance norm gives every segment's columns zero mean and unit variance", "[nn]") {
-  std::mt19937_64 random(6);
-  Tape tape;
-  const Var y = instance_norm(tape.constant(random_matrix(8, 3, random, -5, 5)), 4, tape.constant(Matrix::Ones(1, 3)),
-                              tape.constant(Matrix::Zero(1, 3)));
-  for (Eigen::Index s = 0; s < 2; ++s) {
-    for (Eigen::Index c = 0; c < 3; ++c) {
-      const auto column = y.value().block(s * 4, c, 4, 1);
-      CHECK(column.mean() == Approx(0.0f).margin(1e-5));
-      CHECK(column.array().square().mean() == Approx(1.0f).margin(1e-3));
-    }
-  }
 }
 
 TEST_CASE("group softmax normalises across configurations", "[nn]") {

@@ -15,83 +15,25 @@ namespace {
 v128_t splat(float value) { return wasm_f32x4_splat(value); }
 v128_t madd(v128_t a, v128_t b, v128_t c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }  // a b + c (no FMA)
 
-// GELU's constants, then Eigen's generic_fast_tanh_float (its non-FMA clamp): the rational
+// GELU, with Eigen's generic_fast_tanh_float (its non-FMA clamp) for tanh: the rational
 // approximation Eigen's own vector kernels evaluate, so both builds agree to float rounding.
-// The kernel reads them into locals once per call, so that LLVM cannot rematerialise each v128
-// constant inside the loop (a guess at why GELU was a quarter of the ranking time; it made no
-// measurable difference on this machine, where GELU is bound by its 17 vector operations and a
-// division per 4 values).
-enum GeluConstant {
-  kHalf,
-  kOne,
-  kScale,
-  kCubic,
-  kClampHigh,
-  kClampLow,
-  kTiny,
-  kP13,
-  kP11,
-  kP9,
-  kP7,
-  kP5,
-  kP3,
-  kP1,
-  kQ6,
-  kQ4,
-  kQ2,
-  kQ0,
-  kGeluConstants
-};
-
-}  // namespace
-// Outside the anonymous namespace and not const, so the compiler cannot fold the loads back into
-// literals.
-float gelu_constants_for_wasm[kGeluConstants] = {0.5f,
-                                                 1.0f,
-                                                 kGeluScale,
-                                                 kGeluCubic,
-                                                 7.90531110763549805f,
-                                                 -7.90531110763549805f,
-                                                 0.0004f,
-                                                 -2.76076847742355e-16f,
-                                                 2.00018790482477e-13f,
-                                                 -8.60467152213735e-11f,
-                                                 5.12229709037114e-08f,
-                                                 1.48572235717979e-05f,
-                                                 6.37261928875436e-04f,
-                                                 4.89352455891786e-03f,
-                                                 1.19825839466702e-06f,
-                                                 1.18534705686654e-04f,
-                                                 2.26843463243900e-03f,
-                                                 4.89352518554385e-03f};
-namespace {
-
-struct GeluConstants {
-  v128_t c[kGeluConstants];
-  GeluConstants() {
-    for (int i = 0; i < kGeluConstants; ++i) c[i] = splat(gelu_constants_for_wasm[i]);
-  }
-};
-
-v128_t gelu4(v128_t x, const GeluConstants& k) {
-  const v128_t* c = k.c;
-  const v128_t u = wasm_f32x4_mul(c[kScale], madd(wasm_f32x4_mul(c[kCubic], x), wasm_f32x4_mul(x, x), x));
-  // tanh(u)
-  const v128_t t = wasm_f32x4_max(wasm_f32x4_min(u, c[kClampHigh]), c[kClampLow]);
-  const v128_t tiny = wasm_f32x4_lt(wasm_f32x4_abs(u), c[kTiny]);
+v128_t gelu4(v128_t x) {
+  const v128_t u = wasm_f32x4_mul(splat(kGeluScale), madd(wasm_f32x4_mul(splat(kGeluCubic), x), wasm_f32x4_mul(x, x), x));
+  const v128_t t = wasm_f32x4_max(wasm_f32x4_min(u, splat(7.90531110763549805f)), splat(-7.90531110763549805f));
+  const v128_t tiny = wasm_f32x4_lt(wasm_f32x4_abs(u), splat(0.0004f));
   const v128_t t2 = wasm_f32x4_mul(t, t);
-  v128_t p = madd(t2, c[kP13], c[kP11]);
-  p = madd(t2, p, c[kP9]);
-  p = madd(t2, p, c[kP7]);
-  p = madd(t2, p, c[kP5]);
-  p = madd(t2, p, c[kP3]);
-  p = madd(t2, p, c[kP1]);
+  v128_t p = madd(t2, splat(-2.76076847742355e-16f), splat(2.00018790482477e-13f));
+  p = madd(t2, p, splat(-8.60467152213735e-11f));
+  p = madd(t2, p, splat(5.12229709037114e-08f));
+  p = madd(t2, p, splat(1.48572235717979e-05f));
+  p = madd(t2, p, splat(6.37261928875436e-04f));
+  p = madd(t2, p, splat(4.89352455891786e-03f));
   p = wasm_f32x4_mul(t, p);
-  v128_t q = madd(t2, c[kQ6], c[kQ4]);
-  q = madd(t2, q, c[kQ2]);
-  q = madd(t2, q, c[kQ0]);
+  v128_t q = madd(t2, splat(1.19825839466702e-06f), splat(1.18534705686654e-04f));
+  q = madd(t2, q, splat(2.26843463243900e-03f));
+  q = madd(t2, q, splat(4.89352518554385e-03f));
   const v128_t tanh_u = wasm_v128_bitselect(t, wasm_f32x4_div(p, q), tiny);
-  return wasm_f32x4_mul(wasm_f32x4_mul(c[kHalf], x), wasm_f32x4_add(c[kOne], tanh_u));
+  return wasm_f32x4_mul(wasm_f32x4_mul(splat(0.5f), x), wasm_f32x4_add(splat(1.0f), tanh_u));
 }
 
 float horizontal_sum(v128_t v) {
@@ -104,8 +46,7 @@ float horizontal_sum(v128_t v) {
 void gelu_in_place(float* values, Eigen::Index count) {
   Eigen::Index done = 0;
 #ifdef __wasm_simd128__
-  const GeluConstants constants;
-  for (; done + 4 <= count; done += 4) wasm_v128_store(values + done, gelu4(wasm_v128_load(values + done), constants));
+  for (; done + 4 <= count; done += 4) wasm_v128_store(values + done, gelu4(wasm_v128_load(values + done)));
 #endif
   Eigen::Map<Eigen::ArrayXf> x(values + done, count - done);
   x = 0.5f * x * (1.0f + (kGeluScale * (x + kGeluCubic * x.cube())).tanh());

@@ -76,11 +76,6 @@ Var scale_by(Var a, Var factor) {
   });
 }
 
-Var relu(Var a) {
-  return unary(
-      a, [](float x) { return x > 0 ? x : 0.0f; }, [](float x, float) { return x > 0 ? 1.0f : 0.0f; });
-}
-
 Var gelu(Var a) {
   Matrix out = a.value();
   gelu_in_place(out.data(), out.size());
@@ -98,11 +93,6 @@ Var gelu(Var a) {
 Var tanh(Var a) {
   return unary(
       a, [](float x) { return std::tanh(x); }, [](float, float y) { return 1.0f - y * y; });
-}
-
-Var sigmoid(Var a) {
-  return unary(
-      a, [](float x) { return 1.0f / (1.0f + std::exp(-x)); }, [](float, float y) { return y * (1.0f - y); });
 }
 
 Var concat_columns(const std::vector<Var>& parts) {
@@ -136,8 +126,6 @@ Var sum_all(Var a) {
     if (tape.needs_grad(a.id)) tape.grad(a.id).array() += tape.grad(id)(0, 0);
   });
 }
-
-Var mean_all(Var a) { return scale(sum_all(a), 1.0f / static_cast<float>(std::max<Eigen::Index>(1, a.value().size()))); }
 
 Var embedding(Var table, const std::vector<int32_t>& ids) {
   Matrix out(static_cast<Eigen::Index>(ids.size()), table.cols());
@@ -269,69 +257,21 @@ Var layer_norm(Var x, Var gain, Var bias, float epsilon) {
       });
 }
 
-Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon) {
-  assert(segment_rows > 0 && x.rows() % segment_rows == 0);
-  assert(gain.rows() == 1 && gain.cols() == x.cols() && bias.rows() == 1 && bias.cols() == x.cols());
-  const Matrix& in = x.value();
-  const Eigen::Index segments = in.rows() / segment_rows;
-  Matrix normalized(in.rows(), in.cols());
-  Matrix inverse_std(segments, in.cols());
-  for (Eigen::Index s = 0; s < segments; ++s) {
-    const auto block = in.middleRows(s * segment_rows, segment_rows);
-    const Eigen::RowVectorXf mean = block.colwise().mean();
-    const Eigen::RowVectorXf variance = (block.rowwise() - mean).array().square().colwise().mean();
-    inverse_std.row(s) = (variance.array() + epsilon).rsqrt();
-    normalized.middleRows(s * segment_rows, segment_rows) =
-        ((block.rowwise() - mean).array().rowwise() * inverse_std.row(s).array()).matrix();
-  }
-  return x.tape->record(
-      apply_gain_bias(normalized, gain, bias), {x, gain, bias}, [x, gain, bias, normalized, inverse_std, segment_rows](Tape& tape, int id) {
-        const Matrix g_hat = gain_bias_backward(tape, id, normalized, gain, bias);
-        if (!tape.needs_grad(x.id)) return;
-        Matrix& target = tape.grad(x.id);
-        for (Eigen::Index s = 0; s < inverse_std.rows(); ++s) {
-          const auto g_block = g_hat.middleRows(s * segment_rows, segment_rows);
-          const auto x_hat = normalized.middleRows(s * segment_rows, segment_rows);
-          const Eigen::RowVectorXf mean_g = g_block.colwise().mean();
-          const Eigen::RowVectorXf mean_g_xhat = g_block.cwiseProduct(x_hat).colwise().mean();
-          target.middleRows(s * segment_rows, segment_rows).array() +=
-              ((g_block.rowwise() - mean_g).array() - x_hat.array().rowwise() * mean_g_xhat.array()).rowwise() * inverse_std.row(s).array();
-        }
-      });
-}
-
 Var segment_pool(Var x, int segment_rows, Pool kind) {
   assert(segment_rows > 0 && x.rows() % segment_rows == 0);
   const Matrix& in = x.value();
   const Eigen::Index segments = in.rows() / segment_rows;
   Matrix out(segments, in.cols());
-  std::vector<Eigen::Index> argmax;
-  if (kind == Pool::Max) argmax.resize(static_cast<size_t>(segments * in.cols()));
   for (Eigen::Index s = 0; s < segments; ++s) {
-    const auto block = in.middleRows(s * segment_rows, segment_rows);
-    if (kind == Pool::Max) {
-      for (Eigen::Index c = 0; c < in.cols(); ++c) {
-        Eigen::Index best = 0;
-        out(s, c) = block.col(c).maxCoeff(&best);
-        argmax[static_cast<size_t>(s * in.cols() + c)] = s * segment_rows + best;
-      }
-    } else {
-      out.row(s) = block.colwise().sum();
-      if (kind == Pool::Mean) out.row(s) /= static_cast<float>(segment_rows);
-    }
+    out.row(s) = in.middleRows(s * segment_rows, segment_rows).colwise().sum();
+    if (kind == Pool::Mean) out.row(s) /= static_cast<float>(segment_rows);
   }
-  return x.tape->record(std::move(out), {x}, [x, segment_rows, kind, argmax](Tape& tape, int id) {
+  return x.tape->record(std::move(out), {x}, [x, segment_rows, kind](Tape& tape, int id) {
     if (!tape.needs_grad(x.id)) return;
     Matrix& target = tape.grad(x.id);
     const Matrix& g = tape.grad(id);
-    for (Eigen::Index s = 0; s < g.rows(); ++s) {
-      if (kind == Pool::Max) {
-        for (Eigen::Index c = 0; c < g.cols(); ++c) target(argmax[static_cast<size_t>(s * g.cols() + c)], c) += g(s, c);
-      } else {
-        const float weight = kind == Pool::Mean ? 1.0f / static_cast<float>(segment_rows) : 1.0f;
-        target.middleRows(s * segment_rows, segment_rows).rowwise() += weight * g.row(s);
-      }
-    }
+    const float weight = kind == Pool::Mean ? 1.0f / static_cast<float>(segment_rows) : 1.0f;
+    for (Eigen::Index s = 0; s < g.rows(); ++s) target.middleRows(s * segment_rows, segment_rows).rowwise() += weight * g.row(s);
   });
 }
 

@@ -17,13 +17,10 @@ Var add_row(Var a, Var row);  // a + a (1 x m) row broadcast to every row (a bia
 Var mul(Var a, Var b);        // elementwise
 Var scale(Var a, float factor);
 Var scale_by(Var a, Var factor);  // a * factor, factor 1 x 1 (e.g. a learned temperature)
-Var relu(Var a);
-Var gelu(Var a);  // tanh approximation: gelu_in_place
+Var gelu(Var a);                  // tanh approximation: gelu_in_place
 Var tanh(Var a);
-Var sigmoid(Var a);
 Var concat_columns(const std::vector<Var>& parts);
-Var sum_all(Var a);   // 1 x 1
-Var mean_all(Var a);  // 1 x 1
+Var sum_all(Var a);  // 1 x 1
 
 // Rows of `table` picked by `ids` (an embedding lookup); gradients scatter-add into the table.
 Var embedding(Var table, const std::vector<int32_t>& ids);
@@ -52,12 +49,7 @@ Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind);
 // Per-row layer normalisation with a learned gain and bias (1 x m each).
 Var layer_norm(Var x, Var gain, Var bias, float epsilon = 1e-5f);
 
-// Instance normalisation: every column normalised over the rows of its segment (consecutive blocks
-// of `segment_rows` rows: the nodes of one graph under one config), then a learned gain and bias
-// (1 x m each). x.rows() must be a multiple of segment_rows.
-Var instance_norm(Var x, int segment_rows, Var gain, Var bias, float epsilon = 1e-5f);
-
-enum class Pool { Sum, Mean, Max };
+enum class Pool { Sum, Mean };
 // Consecutive segments of `segment_rows` rows pooled into one row each (e.g. nodes -> graph, per
 // config). x.rows() must be a multiple of segment_rows.
 Var segment_pool(Var x, int segment_rows, Pool kind);
