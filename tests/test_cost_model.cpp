@@ -132,6 +132,7 @@ TEST_CASE("whole-model gradients match finite differences", "[model]") {
 }
 
 TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = small_layout_graph("model_files");
   CostModel model(small_config("layout"), fit_feature_statistics({&graph}));
   const std::string dir = testing::scratch_dir("model_file");

@@ -153,6 +153,7 @@ TEST_CASE("the layout job steps to layout_dag's result and can stop early with a
 }
 
 TEST_CASE("the 21,918-node nlp graph lays out with the same invariants", "[layout][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"));
   Edges edges;
   for (const Edge& edge : graph.edges) edges.emplace_back(edge.producer, edge.consumer);

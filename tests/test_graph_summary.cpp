@@ -7,6 +7,7 @@
 using namespace graphcost;
 
 TEST_CASE("summary of a labelled layout file", "[summary][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/default/train/unet3d.npz"));
   const GraphSummary summary = summarize_graph(graph);
   CHECK(summary.kind == GraphKind::Layout);
@@ -33,6 +34,7 @@ TEST_CASE("summary of a labelled layout file", "[summary][real]") {
 }
 
 TEST_CASE("summary of a hidden tile file", "[summary][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/tile/xla/test/0ac539372cc77cc6791794b369b984e1.npz"));
   const GraphSummary summary = summarize_graph(graph);
   CHECK_FALSE(summary.labelled);

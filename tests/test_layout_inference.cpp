@@ -77,6 +77,7 @@ TEST_CASE("incremental layout inference equals the full forward pass on generate
 }
 
 TEST_CASE("incremental layout inference equals the full forward pass on a real graph", "[model][inference][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"));
   CostModel model(layout_config(2, 1, 9), fit_feature_statistics({&graph}));
   const PreparedGraph prepared = model.prepare(graph);

@@ -44,6 +44,7 @@ TEST_CASE("graph views: whole graphs and k-hop pruning", "[model]") {
 }
 
 TEST_CASE("pruning a real layout graph keeps every configurable node", "[model][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/default/train/unet3d.npz"));
   const GraphView pruned = make_graph_view(graph, 1);
   CHECK(pruned.size() < graph.node_count / 2);
@@ -69,6 +70,7 @@ TEST_CASE("layout columns are re-padded with -1 beyond the rank, then log-transf
 }
 
 TEST_CASE("feature statistics standardise training columns and round-trip through JSON", "[model][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph a = load_tpu_graph(testing::real_file("npz/layout/xla/default/train/unet3d.npz"));
   const TpuGraph b = load_tpu_graph(testing::real_file("npz/layout/xla/random/train/openai_v0_rnn_optimized.npz"));
   const FeatureStatistics statistics = fit_feature_statistics({&a, &b});

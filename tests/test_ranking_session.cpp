@@ -55,6 +55,7 @@ DagLayout cli_layout(const TpuGraph& graph) {
 }  // namespace
 
 TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI does", "[model][session][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const std::string path = testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz");
   auto model = std::make_shared<CostModel>(CostModel::load(testing::source_dir() + "/models/layout_xla.npz"));
   RankingSession session(std::make_unique<TpuGraph>(load_tpu_graph(path)), model, "layout_xla.npz");
@@ -98,6 +99,7 @@ TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI do
 }
 
 TEST_CASE("a session opens files with the shelf's model of their kind, and refuses bad files", "[model][session][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   ModelShelf models(testing::source_dir() + "/models");
   const auto layout = RankingSession::open(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"), "unet", models);
   CHECK(layout->file() == "unet");

@@ -135,6 +135,7 @@ TEST_CASE("hostile submissions: huge lines and row counts stay bounded and preci
 }
 
 TEST_CASE("the official sample submission fails against a solution of the shared labelled files", "[submission][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const Solution solution = solution_from_tree(testing::data_dir() + "/tpugraphs", "train,valid", 0, 0.5);
   REQUIRE(solution.entries.size() == 5);
   const SubmissionCheck result = check_submission_file(testing::real_file("sample_submission.csv"), solution);
@@ -145,6 +146,7 @@ TEST_CASE("the official sample submission fails against a solution of the shared
 }
 
 TEST_CASE("solution files round trip and stratify Public/Private per collection", "[solution][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const Solution solution = solution_from_tree(testing::data_dir() + "/tpugraphs", "train,valid", 3, 0.5);
   const std::string path = testing::scratch_dir("solution") + "/solution.csv";
   write_solution(solution, path);

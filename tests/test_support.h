@@ -9,8 +9,11 @@
 
 namespace graphcost::testing {
 
-// $GRAPHCOST_DATA, else <source>/../shared/data. Tests fail (not skip) when it is missing.
+// $GRAPHCOST_DATA, else <source>/../shared/data. A test that reads it starts with
+// SKIP_WITHOUT_REAL_DATA(): without the folder it warns "skipped: no TpuGraphs data ..." and
+// returns, and CTest reports it as skipped (SKIP_REGULAR_EXPRESSION in tests/CMakeLists.txt).
 std::string data_dir();
+bool real_data_present();
 std::string real_file(const std::string& relative_to_tpugraphs);  // data_dir()/tpugraphs/<path>
 // A fresh empty directory under the build tree, named after the test.
 std::string scratch_dir(const std::string& name);
@@ -39,3 +42,11 @@ struct ChildResult {
 ChildResult run_in_child(uint64_t extra_bytes, const std::function<int(std::string& output)>& body);
 
 }  // namespace graphcost::testing
+
+#define SKIP_WITHOUT_REAL_DATA()                                                                                          \
+  do {                                                                                                                    \
+    if (!graphcost::testing::real_data_present()) {                                                                      \
+      WARN("skipped: no TpuGraphs data at " << graphcost::testing::data_dir() << " (set GRAPHCOST_DATA to the shared data folder)"); \
+      return;                                                                                                             \
+    }                                                                                                                     \
+  } while (0)

@@ -45,6 +45,7 @@ void check_dtype(const NpzFile& npz, const std::string& key, DType dtype, bool f
 }  // namespace
 
 TEST_CASE("every shared TpuGraphs file loads with the documented keys, dtypes and shapes", "[tpu_graph][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const std::vector<std::string> files = find_npz_files(testing::data_dir() + "/tpugraphs");
   REQUIRE(files.size() == 15);
   for (const std::string& path : files) {
@@ -80,6 +81,7 @@ TEST_CASE("every shared TpuGraphs file loads with the documented keys, dtypes an
 }
 
 TEST_CASE("shared files match the sizes in the data README", "[tpu_graph][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const TpuGraph nlp = load_tpu_graph(testing::real_file(kNlpDefaultTest));
   CHECK(nlp.node_count == 21918);
   CHECK(nlp.configurable_count() == 848);
@@ -109,6 +111,7 @@ TEST_CASE("shared files match the sizes in the data README", "[tpu_graph][real]"
 }
 
 TEST_CASE("the nonconforming alexnet file is refused naming node_feat and 140", "[tpu_graph][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const std::string path = testing::data_dir() + "/nonconforming/alexnet_trimmed_columns.npz";
   try {
     load_tpu_graph(path);
@@ -122,6 +125,7 @@ TEST_CASE("the nonconforming alexnet file is refused naming node_feat and 140", 
 }
 
 TEST_CASE("int32 and float64 variants load identically", "[tpu_graph][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const std::string path = testing::real_file(kXlaDefaultTrain);
   const NpzFile npz = read_npz_file(path);
   const TpuGraph original = tpu_graph_from_npz(npz, path);
@@ -144,6 +148,7 @@ TEST_CASE("int32 and float64 variants load identically", "[tpu_graph][real]") {
 }
 
 TEST_CASE("save_tpu_graph writes files that load back identically", "[tpu_graph][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const std::string dir = testing::scratch_dir("save_tpu_graph");
   for (const std::string& relative : {kXlaDefaultTrain, kTileTrain}) {
     const TpuGraph graph = load_tpu_graph(testing::real_file(relative));
@@ -165,6 +170,7 @@ TEST_CASE("save_tpu_graph writes files that load back identically", "[tpu_graph]
 }
 
 TEST_CASE("schema violations are refused with file, key, expected and actual", "[tpu_graph][real]") {
+  SKIP_WITHOUT_REAL_DATA();
   const std::string path = testing::real_file(kXlaDefaultTrain);
   const NpzFile npz = read_npz_file(path);
   auto refuses = [&](const NpzFile& bad, const std::string& field, const std::string& needle) {

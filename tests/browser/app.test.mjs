@@ -10,7 +10,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { artifact, launchBrowser, repoRoot, serveStatic } from "./browser_support.mjs";
@@ -20,6 +20,15 @@ const graphcost = process.env.GRAPHCOST_BIN || join(repoRoot, "build/native-rele
 const data = process.env.GRAPHCOST_DATA || join(repoRoot, "../shared/data");
 const LAYOUT_FILE = "npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz";
 const BAD_FILE = join(data, "nonconforming/alexnet_trimmed_columns.npz");
+
+if (!existsSync(join(data, "tpugraphs"))) {
+  console.log(`skipped: no TpuGraphs data at ${data} (set GRAPHCOST_DATA to the shared data folder)`);
+  process.exit(0);
+}
+if (!existsSync(join(appDir, "graphcost_app.wasm"))) {
+  console.log(`skipped: no WebAssembly build at ${appDir} (cmake --preset web && cmake --build --preset web)`);
+  process.exit(0);
+}
 
 let work, server, browser, nativeOrder, nativeNodes;
 

@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { artifactsDir, launchChromium, repoRoot, serveStatic } from "./browser_support.mjs";
@@ -13,6 +13,10 @@ import { artifactsDir, launchChromium, repoRoot, serveStatic } from "./browser_s
 const evalTool = process.env.GRAPHCOST_EVAL || join(repoRoot, "build/native-release/evaluation/graphcost-eval");
 const data = process.env.GRAPHCOST_DATA || join(repoRoot, "../shared/data");
 const XSS_TEAM = "<img src=x onerror=alert(1)>";
+if (!existsSync(join(data, "tpugraphs"))) {
+  console.log(`skipped: no TpuGraphs data at ${data} (set GRAPHCOST_DATA to the shared data folder)`);
+  process.exit(0);
+}
 
 let work, server, browser, board;
 

@@ -4,6 +4,10 @@
 set -u
 graphcost=$1
 data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
+if [ ! -d "$data/tpugraphs" ]; then
+  echo "skipped: no TpuGraphs data at $data (set GRAPHCOST_DATA to the shared data folder)"
+  exit 0
+fi
 source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 
