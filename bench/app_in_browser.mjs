@@ -52,6 +52,7 @@ const size = (name) => statSync(join(appDir, name)).size;
 const download = size("graphcost_app.wasm") + size("graphcost_app.js") + size("graphcost_app.data") + size("index.html");
 
 const first = results[browsers[0]].s;
+console.log(execFileSync(join(native, "bench/bench_machine")).toString().trim());
 console.log(`file: ${basename(file)}: ${first.nodes} nodes, ${first.edges} edges, ${first.configs} configs`);
 console.log(`native layout ${nativeLayout} ms; native rank, 1 thread ${benchOut.rank_all_1thread_ms.toFixed(0)} ms (bench_model, same model code, no frames between)`);
 for (const name of browsers) {

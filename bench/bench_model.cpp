@@ -18,6 +18,7 @@
 
 #include "common/heap_tuning.h"
 #include "data/graph_summary.h"
+#include "machine.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
 #include "nn/ops.h"
@@ -89,8 +90,9 @@ int main(int argc, char** argv) {
         model.forward(tape, prepared, chunk);
       }
     });
+    std::printf("{\"machine\": %s, ", bench::machine_json(bench::measure_machine()).dump().c_str());
     std::printf(
-        "{\"file\": \"%s\", \"view_rows\": %d, \"configs\": %d, \"hidden\": %d, \"layers\": %d, \"hops\": %d, \"prepare_ms\": %.3f, "
+        "\"file\": \"%s\", \"view_rows\": %d, \"configs\": %d, \"hidden\": %d, \"layers\": %d, \"hops\": %d, \"prepare_ms\": %.3f, "
         "\"forward_per_1000_configs_ms\": %.3f",
         file.c_str(), prepared.view.size(), graph.config_count, model.config().hidden, model.config().layers, model.config().hops,
         prepare_s * 1e3, forward_s / static_cast<double>(sampled.size()) * 1000 * 1e3);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/npz_file.h"
+#include "machine.h"
 
 namespace {
 
@@ -27,6 +28,7 @@ long resident_kib() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::fprintf(stderr, "%s\n", graphcost::bench::machine_line(graphcost::bench::measure_machine()).c_str());
   if (argc < 2) {
     std::fprintf(stderr, "usage: bench_npz_load FILE.npz [REPEAT]\n");
     return 2;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/npz_file.h"
+#include "machine.h"
 #include "metrics/kendall_tau.h"
 #include "scoring/scorer.h"
 #include "scoring/solution.h"
@@ -98,6 +99,7 @@ int tau(const std::string& file, int repeat) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode != "make") std::fprintf(stderr, "%s\n", graphcost::bench::machine_line(graphcost::bench::measure_machine()).c_str());
   if (mode == "make" && argc == 4) return make(argv[2], std::strtoull(argv[3], nullptr, 10));
   if (mode == "score" && argc == 4) return score(argv[2], std::atoi(argv[3]));
   if (mode == "tau" && argc == 4) return tau(argv[2], std::atoi(argv[3]));

@@ -5,6 +5,7 @@
 # Usage: bench/gen_dataset_time.sh [BUILD_DIR=build/native-release]
 set -euo pipefail
 build=${1:-build/native-release}
+"$build/bench/bench_machine" || true
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 for threads in 1 2; do
   times=()

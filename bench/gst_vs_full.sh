@@ -13,6 +13,7 @@ graphcost="${GRAPHCOST_BIN:-$here/build/native-release/src/graphcost}"
 data="${1:-/tmp/graphcost-gst-data}"
 shift || true
 [[ -x "$graphcost" ]] || { echo "build first: cmake --preset native-release && cmake --build build/native-release" >&2; exit 1; }
+"$(dirname "$graphcost")/../bench/bench_machine" || true
 if [[ ! -d "$data/npz" ]]; then
   "$graphcost" gen --out "$data" --graphs 10 --seed 5 --collections layout:nlp:random --min-nodes 55000 --max-nodes 100000 \
     --layout-configs 200

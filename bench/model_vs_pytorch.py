@@ -148,6 +148,8 @@ def main():
     parser.add_argument("--threads", type=int, default=1, help="PyTorch threads (graphcost's tape uses 1)")
     parser.add_argument("--sample", type=int, default=32, help="configs timed for the forward-per-1,000 figure")
     args = parser.parse_args()
+    machine = os.path.join(os.path.dirname(args.binary), "bench_machine")
+    print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
     try:
         import torch
     except ImportError:

@@ -55,6 +55,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=11)
     args = parser.parse_args()
+    machine = os.path.join(os.path.dirname(args.binary), "bench_machine")
+    print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
     python = "/usr/bin/python3"
     native_cmd = lambda repeat: [args.binary, args.file, str(repeat)]
     numpy_cmd = lambda repeat: [python, "-c", NUMPY_PROGRAM, args.file, str(repeat)]

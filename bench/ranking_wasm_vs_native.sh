@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 data=${GRAPHCOST_DATA:-$(cd .. && pwd)/shared/data}
 file=${1:-$data/tpugraphs/npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz}
 rounds=${2:-3}
-cmake --build --preset native-release --target bench_model >/dev/null
+cmake --build --preset native-release --target bench_model bench_machine >/dev/null
+build/native-release/bench/bench_machine
 cmake --build --preset web --target bench_model >/dev/null
 for round in $(seq "$rounds"); do
   native=$(build/native-release/bench/bench_model "$file" --model models/layout_xla.npz --what rank --repeat 3)

@@ -80,6 +80,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build/native-release"))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    machine = os.path.join(os.path.dirname(os.path.join(args.build, "bench/bench_scoring")), "bench_machine")
+    print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
     bench = os.path.join(args.build, "bench/bench_scoring")
     with tempfile.TemporaryDirectory() as folder:
         run([bench, "make", folder, "1"])
