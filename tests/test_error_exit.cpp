@@ -24,6 +24,11 @@ TEST_CASE("each kind of failure has its exit code", "[error_exit]") {
   CHECK(report_error(std::bad_alloc()) == kExitSystemError);
   CHECK(report_error(InternalError("no parameter head.weight")) == kExitInternalError);
   CHECK(report_error(std::runtime_error("anything else")) == kExitInternalError);  // never passed off as the user's input
+  // The text the app shows is the CLI's.
+  CHECK(error_message(InternalError("no parameter x")) == "internal error, please report: no parameter x");
+  CHECK(error_message(IoError("out.csv", "write", ENOSPC)) == "out.csv: write: No space left on device");
+  CHECK(error_message(std::bad_alloc()).rfind("out of memory (", 0) == 0);
+  CHECK(error_message(InputError("a\x1b.npz", "f", "x", "y")) == "a\\x1b.npz: f: expected x, got y");
 }
 
 TEST_CASE("an I/O error names the path, the operation and the system's reason", "[error_exit]") {

@@ -10,26 +10,31 @@
 
 namespace graphcost {
 
+namespace {
+
+bool is_system_failure(const std::exception& error) {  // the machine, not the input or the code
+  return dynamic_cast<const IoError*>(&error) != nullptr || dynamic_cast<const std::system_error*>(&error) != nullptr ||
+         dynamic_cast<const std::bad_alloc*>(&error) != nullptr;
+}
+
+}  // namespace
+
+int exit_code(const std::exception& error) {
+  if (dynamic_cast<const InputError*>(&error) != nullptr) return kExitBadInput;
+  return is_system_failure(error) ? kExitSystemError : kExitInternalError;
+}
+
+std::string error_message(const std::exception& error) {
+  const std::string what = printable(error.what());
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return "out of memory (" + what + ")";
+  if (exit_code(error) == kExitInternalError) return "internal error, please report: " + what;
+  return what;
+}
+
 int report_error(const std::exception& error) {
-  const std::string message = printable(error.what());
-  if (dynamic_cast<const InputError*>(&error) != nullptr) {
-    std::fprintf(stderr, "error: %s\n", message.c_str());
-    return kExitBadInput;
-  }
-  if (dynamic_cast<const IoError*>(&error) != nullptr) {
-    std::fprintf(stderr, "error: %s\n", message.c_str());
-    return kExitSystemError;
-  }
-  if (dynamic_cast<const std::system_error*>(&error) != nullptr) {  // the OS refused (std::filesystem too)
-    std::fprintf(stderr, "error: %s\n", message.c_str());
-    return kExitSystemError;
-  }
-  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) {
-    std::fprintf(stderr, "error: out of memory (%s)\n", message.c_str());
-    return kExitSystemError;
-  }
-  std::fprintf(stderr, "internal error, please report: %s\n", message.c_str());
-  return kExitInternalError;
+  const int code = exit_code(error);
+  std::fprintf(stderr, "%s%s\n", code == kExitInternalError ? "" : "error: ", error_message(error).c_str());
+  return code;
 }
 
 }  // namespace graphcost

@@ -9,12 +9,17 @@
 #pragma once
 
 #include <exception>
+#include <string>
 
 namespace graphcost {
 
 constexpr int kExitBadInput = 1, kExitUsage = 2, kExitInternalError = 3, kExitSystemError = 4;
 
-// Prints `error` as above and returns its exit code.
+// What a user reads about `error` (the text after "error: " above, or the internal-error line),
+// and its exit code; the browser app shows the same text.
+std::string error_message(const std::exception& error);
+int exit_code(const std::exception& error);
+// Prints "error: <message>" (or the internal-error line) to stderr and returns the exit code.
 int report_error(const std::exception& error);
 
 }  // namespace graphcost

@@ -7,6 +7,7 @@
 
 #include "common/internal_error.h"
 #include "data/graph_summary.h"
+#include "data/node_features.h"
 #include "data/opcodes.h"
 #include "metrics/ranking_metrics.h"
 
@@ -364,6 +365,17 @@ std::vector<std::pair<int32_t, float>> RankingSession::strongest_contributions(s
 void RankingSession::start_search() {
   if (!explainable() || order_.empty()) return;
   search_ = std::make_unique<GreedyLayoutSearch>(*inference_, *graph_, layout_config_values(*graph_, order_.front()));
+}
+
+nlohmann::json RankingSession::loading_state() const {
+  const Progress now = progress();
+  const std::string stage = now.stage.rfind("layout: ", 0) == 0 ? now.stage.substr(8) : now.stage;
+  return {{"file", file_}, {"nodes", graph_->node_count}, {"stage", stage}, {"progress", now.fraction}};
+}
+
+nlohmann::json RankingSession::node_state(int32_t node) const {
+  if (node < 0 || node >= graph_->node_count) return nullptr;
+  return {{"node", node}, {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])}, {"features", kNodeFeatureCount}};
 }
 
 nlohmann::json RankingSession::state() const {

@@ -155,8 +155,11 @@ class RankingSession {
   void stop_search() { search_.reset(); }
   const GreedyLayoutSearch* search() const { return search_.get(); }
 
-  // The fields the app's page API reports (docs/browser-app.md).
+  // The fields the app's page API reports (docs/browser-app.md): the session's, a layout in
+  // progress ({file, nodes, stage, progress}), and a node ({node, opcode, features}).
   nlohmann::json state() const;
+  nlohmann::json loading_state() const;
+  nlohmann::json node_state(int32_t node) const;
 
  private:
   void layout_unit();

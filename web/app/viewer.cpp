@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/input_error.h"
-#include "common/internal_error.h"
-#include "data/node_features.h"
-#include "data/opcodes.h"
+#include "common/error_exit.h"
 
 namespace graphcost::app {
 
@@ -17,14 +14,8 @@ Viewer::~Viewer() = default;
 bool Viewer::open(const std::string& path, const std::string& display_name) {
   try {
     pending_ = RankingSession::open(path, display_name, models_);  // a newer file replaces one still being laid out
-  } catch (const InputError& e) {
-    error_ = e.what();
-    return false;
-  } catch (const InternalError& e) {
-    error_ = std::string("internal error, please report: ") + e.what();
-    return false;
-  } catch (const std::exception& e) {
-    error_ = std::string(path) + ": " + e.what();
+  } catch (const std::exception& e) {                              // the CLI's wording (common/error_exit.h)
+    error_ = error_message(e);
     return false;
   }
   error_.clear();
@@ -182,38 +173,29 @@ void Viewer::update_what_if() {
   if (session_->explainable() && !what_if_.empty()) what_if_result_ = session_->what_if(what_if_);
 }
 
-void Viewer::explain_selected() {
-  if (selected_config_ < 0) return;
+void Viewer::explain_selected(bool compare) {
+  if (selected_config_ < 0 || (compare && compare_config_ < 0)) return;
   explanation_shown_ = false;
-  session_->explain(selected_config_);
+  compare ? session_->compare(selected_config_, compare_config_) : session_->explain(selected_config_);
 }
 
-void Viewer::compare_selected() {
-  if (selected_config_ < 0 || compare_config_ < 0) return;
-  explanation_shown_ = false;
-  session_->compare(selected_config_, compare_config_);
+void Viewer::centre_on(int32_t node) {
+  select_node(node);
+  camera_.centre_x = layout().x[static_cast<size_t>(node)], camera_.centre_y = layout().y[static_cast<size_t>(node)];
 }
 
 nlohmann::json Viewer::state() const {
   nlohmann::json state = {{"error", error_}, {"loaded", graph_ != nullptr}, {"frame_ms", frame_ms_}};
   if (pending_) {
-    const RankingSession::Progress progress = pending_->progress();
-    state["loading"] = {{"file", pending_->file()},
-                        {"nodes", pending_->graph().node_count},
-                        {"stage", progress.stage.substr(progress.stage.find(": ") + 2)},
-                        {"progress", progress.fraction},
-                        {"held", layout_held_}};
+    state["loading"] = pending_->loading_state();
+    state["loading"]["held"] = layout_held_;
   }
   if (!graph_) return state;
   state.update(session_->state());
   state["grouped"] = grouped_;
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
-  if (selected_node_ >= 0) {
-    state["inspector"] = {{"node", selected_node_},
-                          {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(selected_node_)])},
-                          {"features", kNodeFeatureCount}};
-  }
+  if (selected_node_ >= 0) state["inspector"] = session_->node_state(selected_node_);
   state["camera"] = {{"centre_x", camera_.centre_x}, {"centre_y", camera_.centre_y}, {"scale", camera_.scale}};
   state["canvas"] = {{"width", width_}, {"height", height_}, {"pixel_ratio", pixel_ratio_}};
   return state;

@@ -82,8 +82,8 @@ class Viewer {
   void panel_explain();
   void panel_scatter();
   void banner_error();
-  void explain_selected();
-  void compare_selected();
+  void explain_selected(bool compare = false);  // the selected config, or its gap to the compared one
+  void centre_on(int32_t node);                 // selects it and centres the view on it
   void update_what_if();
   void update_neighbourhood();
 

@@ -162,35 +162,31 @@ void Viewer::handle_mouse(int width, int height) {
 }
 
 void Viewer::draw_labels(int width, int height) const {
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  // `text` centred on layout point (x, y) when it fits in `room` device pixels.
+  auto label = [&](float x, float y, const std::string& text, float room) {
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    if (size.x > room) return false;
+    float sx, sy;
+    camera_.to_screen(x, y, width, height, sx, sy);
+    draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), text.c_str());
+    return true;
+  };
   if (grouped_) {  // every group: its size
-    ImDrawList* draw = ImGui::GetBackgroundDrawList();
     for (size_t g = 0; g < group_instances_.size(); ++g) {
       const NodeInstance& box = group_instances_[g];
-      if (box.half_width * 2 * camera_.scale < 40 * pixel_ratio_) continue;
-      const std::string text = std::to_string(session_->groups().size[g]);
-      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-      float sx, sy;
-      camera_.to_screen(box.x, box.y, width, height, sx, sy);
-      draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), text.c_str());
+      if (box.half_width * 2 * camera_.scale >= 40 * pixel_ratio_) label(box.x, box.y, std::to_string(session_->groups().size[g]), 1e9f);
     }
     return;
   }
-  const LayoutOptions options;
-  const float box_pixels = options.node_width * camera_.scale;
+  const float box_pixels = LayoutOptions{}.node_width * camera_.scale;
   if (box_pixels < 40 * pixel_ratio_) return;  // too small to read: labels would be noise
-  ImDrawList* draw = ImGui::GetBackgroundDrawList();
   const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
   int drawn = 0;
   for (int32_t v = 0; v < graph_->node_count && drawn < 4000; ++v) {
     const float x = layout().x[static_cast<size_t>(v)], y = layout().y[static_cast<size_t>(v)];
     if (std::fabs(x - camera_.centre_x) > half_w + 1 || std::fabs(y - camera_.centre_y) > half_h + 1) continue;  // visible only
-    const std::string& name = opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
-    const ImVec2 size = ImGui::CalcTextSize(name.c_str());
-    if (size.x > box_pixels * 0.95f) continue;
-    float sx, sy;
-    camera_.to_screen(x, y, width, height, sx, sy);
-    draw->AddText(ImVec2(sx - size.x / 2, sy - size.y / 2), IM_COL32(25, 25, 30, 255), name.c_str());
-    ++drawn;
+    drawn += label(x, y, opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]), box_pixels * 0.95f);
   }
 }
 

@@ -43,11 +43,10 @@ void Viewer::window_layout_progress() {
   ImGui::SetNextWindowPos(ImVec2(viewport->Size.x / 2, viewport->Size.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(420 * pixel_ratio_, 0), ImGuiCond_Always);
   ImGui::Begin("Laying out", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
-  const TpuGraph& graph = pending_->graph();
-  ImGui::Text("%s: %d nodes, %zu edges", pending_->file().c_str(), graph.node_count, graph.edges.size());
-  const RankingSession::Progress progress = pending_->progress();
-  const std::string stage = progress.stage.substr(progress.stage.find(": ") + 2) + (layout_held_ ? " (held)" : "");
-  ImGui::ProgressBar(static_cast<float>(progress.fraction), ImVec2(-1, 0), stage.c_str());
+  ImGui::Text("%s: %d nodes, %zu edges", pending_->file().c_str(), pending_->graph().node_count, pending_->graph().edges.size());
+  const nlohmann::json loading = pending_->loading_state();
+  const std::string stage = loading["stage"].get<std::string>() + (layout_held_ ? " (held)" : "");
+  ImGui::ProgressBar(loading["progress"].get<float>(), ImVec2(-1, 0), stage.c_str());
   if (ImGui::Button("Show it now")) {
     stop_layout(true);
   } else {
@@ -142,8 +141,7 @@ void Viewer::panel_view() {
       for (int32_t v : search_results_) {
         const std::string label = std::to_string(v) + "  " + opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
         if (ImGui::Selectable(label.c_str(), v == selected_node_)) {
-          select_node(v);
-          camera_.centre_x = layout().x[static_cast<size_t>(v)], camera_.centre_y = layout().y[static_cast<size_t>(v)];
+          centre_on(v);
           camera_.scale = std::max(camera_.scale, 60.0f * pixel_ratio_);
         }
       }
@@ -274,7 +272,7 @@ void Viewer::panel_ranking() {
         if (ImGui::BeginPopupContextItem()) {
           if (ImGui::MenuItem("compare with the selected config")) {
             compare_config_ = c;
-            compare_selected();
+            explain_selected(true);
           }
           ImGui::EndPopup();
         }
@@ -312,7 +310,7 @@ void Viewer::panel_explain() {
   ImGui::Text("selected config %d; compare with %d (right-click a row)", selected_config_, compare_config_);
   if (ImGui::Button("Explain selected (E)")) explain_selected();
   ImGui::SameLine();
-  if (ImGui::Button("Compare") && compare_config_ >= 0) compare_selected();
+  if (ImGui::Button("Compare")) explain_selected(true);
   if (session_->explaining()) ImGui::ProgressBar(static_cast<float>(session_->progress().fraction), ImVec2(-1, 0), "occluding nodes...");
   const NodeContributions& contributions = session_->contributions();
   if (explanation_shown_) {
@@ -327,10 +325,7 @@ void Viewer::panel_explain() {
     for (const auto& [node, contribution] : session_->strongest_contributions(5)) {
       const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) +
                                 "): " + std::to_string(contribution);
-      if (ImGui::Selectable(label.c_str())) {
-        select_node(node);
-        camera_.centre_x = layout().x[static_cast<size_t>(node)], camera_.centre_y = layout().y[static_cast<size_t>(node)];
-      }
+      if (ImGui::Selectable(label.c_str())) centre_on(node);
     }
   }
   ImGui::Separator();
