@@ -43,6 +43,7 @@ nlohmann::json number_or_null(double value) { return std::isnan(value) ? nlohman
 
 struct PendingSubmission {
   std::string team, timestamp, file;
+  const std::string* csv = nullptr;  // the bytes, when given directly (else read from `file`)
 };
 
 std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& options, std::vector<std::string>& skipped) {
@@ -118,9 +119,12 @@ std::string parse_submission_timestamp(const std::string& name) {
          digits.substr(10, 2) + ":" + digits.substr(12, 2) + "Z";
 }
 
-Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options) {
+namespace {
+
+Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmission> pending, const LeaderboardOptions& options,
+                             std::vector<std::string> skipped) {
   Leaderboard leaderboard;
-  std::vector<PendingSubmission> pending = list_submissions(options, leaderboard.skipped);
+  leaderboard.skipped = std::move(skipped);
   std::stable_sort(pending.begin(), pending.end(), [](const PendingSubmission& a, const PendingSubmission& b) {
     return a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.team < b.team;
   });
@@ -140,7 +144,8 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
       record.message =
           "more than " + std::to_string(options.daily_cap) + " scored submissions on " + item.timestamp.substr(0, 10) + " (UTC)";
     } else {
-      const SubmissionCheck check = check_submission_file(item.file, solution);
+      const SubmissionCheck check =
+          item.csv != nullptr ? check_submission_text(*item.csv, solution) : check_submission_file(item.file, solution);
       if (!check.valid()) {
         record.status = "invalid";
         record.message = check.format_errors(fs::path(item.file).filename().string());
@@ -196,6 +201,20 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
   for (size_t i = 0; i < standings.size(); ++i) standings[i].rank = static_cast<int>(i) + 1;
   leaderboard.standings = std::move(standings);
   return leaderboard;
+}
+
+}  // namespace
+
+Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options) {
+  std::vector<std::string> skipped;
+  std::vector<PendingSubmission> pending = list_submissions(options, skipped);
+  return rank_submissions(solution, std::move(pending), options, std::move(skipped));
+}
+
+Leaderboard build_leaderboard(const Solution& solution, const std::vector<SubmissionInput>& inputs, const LeaderboardOptions& options) {
+  std::vector<PendingSubmission> pending;
+  for (const SubmissionInput& input : inputs) pending.push_back({input.team, input.timestamp, input.name, &input.csv});
+  return rank_submissions(solution, std::move(pending), options, {});
 }
 
 nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {

@@ -63,6 +63,12 @@ struct Leaderboard {
 
 // Throws InputError for an unreadable submissions folder or manifest; bad submissions are records.
 Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options);
+// The same rules over submissions given as bytes (the live competition's store); `name` stands for
+// the file in messages, `timestamp` is ISO 8601 UTC.
+struct SubmissionInput {
+  std::string team, timestamp, name, csv;
+};
+Leaderboard build_leaderboard(const Solution& solution, const std::vector<SubmissionInput>& inputs, const LeaderboardOptions& options);
 // Writes OUT/leaderboard.json and OUT/details/<number>.json (atomically each), and removes any
 // other <number>.json left in OUT/details by an earlier run (a --final board's private scores must
 // not outlive it under a public one).

@@ -120,20 +120,26 @@ void assign_usage(Solution& solution, uint64_t seed, double public_fraction) {
   }
 }
 
-void write_solution(const Solution& solution, const std::string& path) {
+std::string solution_csv(const Solution& solution) {
   std::string text = "ID,Usage,Runtimes,Normalizers\n";
   for (const SolutionEntry& entry : solution.entries) {
     text += entry.id + ',' + usage_name(entry.usage) + ',' + join(entry.runtime_ns) + ',' + join(entry.normalizer_ns) + '\n';
   }
-  write_file_atomically(path, text);
+  return text;
 }
+
+void write_solution(const Solution& solution, const std::string& path) { write_file_atomically(path, solution_csv(solution)); }
 
 Solution read_solution(const std::string& path) {
   // Through ByteSource: a regular file only (a FIFO would block; common/byte_source.h).
   const ByteSource source = ByteSource::open_file(path);
   std::string bytes(static_cast<size_t>(source.size()), '\0');
   source.read(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data()), "solution");
-  std::istringstream in(std::move(bytes));
+  return parse_solution(bytes, path);
+}
+
+Solution parse_solution(const std::string& bytes, const std::string& path) {
+  std::istringstream in(bytes);
   std::string line;
   if (!std::getline(in, line) || (line != "ID,Usage,Runtimes,Normalizers" && line != "ID,Usage,Runtimes,Normalizers\r")) {
     throw InputError(path, "line 1", "the header 'ID,Usage,Runtimes,Normalizers'", "'" + line.substr(0, 60) + "'");

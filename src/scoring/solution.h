@@ -53,7 +53,9 @@ Solution solution_from_tree(const std::string& data_dir, const std::string& spli
 void assign_usage(Solution& solution, uint64_t seed, double public_fraction);
 
 void write_solution(const Solution& solution, const std::string& path);
+std::string solution_csv(const Solution& solution);  // the file's text
 // Throws InputError naming the line and field for a malformed solution file.
 Solution read_solution(const std::string& path);
+Solution parse_solution(const std::string& text, const std::string& name);  // `name` in errors
 
 }  // namespace graphcost
