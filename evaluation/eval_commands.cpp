@@ -17,7 +17,6 @@
 #include "scoring/submission.h"
 
 namespace graphcost {
-namespace {
 
 Solution load_solution(const SolutionSource& source) {
   std::error_code error;
@@ -26,8 +25,6 @@ Solution load_solution(const SolutionSource& source) {
   }
   return read_solution(source.path);
 }
-
-}  // namespace
 
 int run_make_solution(const MakeSolutionOptions& options) {
   const Solution solution =
@@ -101,7 +98,8 @@ int run_baseline(const BaselineOptions& options) {
     throw InputError(options.data, "split '" + options.split + "'", "TpuGraphs .npz files in the official tree", "none found");
   }
   write_submission_file(options.out, rows);
-  std::printf("wrote %s: %zu rows, strategy '%s'\n", options.out.c_str(), rows.size(), name_of(baseline_strategy_names(), options.strategy).c_str());
+  std::printf("wrote %s: %zu rows, strategy '%s'\n", options.out.c_str(), rows.size(),
+              name_of(baseline_strategy_names(), options.strategy).c_str());
   return 0;
 }
 

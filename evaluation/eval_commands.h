@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scoring/baseline_order.h"
+#include "scoring/solution.h"
 
 namespace graphcost {
 
@@ -16,6 +17,9 @@ struct SolutionSource {  // --solution: a solution CSV, or an npz tree scored on
   uint64_t seed = 0;
   double public_fraction = 0.5;
 };
+
+// A solution CSV, or the labelled split of an npz tree (as make-solution builds it).
+Solution load_solution(const SolutionSource& source);
 
 struct MakeSolutionOptions {
   SolutionSource source;  // source.path = --data

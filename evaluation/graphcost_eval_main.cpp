@@ -9,6 +9,7 @@
 #include "cli/named_option.h"
 #include "common/error_exit.h"
 #include "common/input_error.h"
+#include "competition_commands.h"
 #include "eval_commands.h"
 #include "scoring/baseline_order.h"
 
@@ -60,6 +61,41 @@ int main(int argc, char** argv) {
   baseline_command->add_option("--seed", baseline.seed, "seed of the random strategy");
   baseline_command->add_option("--out", baseline.out, "submission CSV to write")->required();
 
+  // competition: the organiser's commands for a live competition in one database file.
+  CLI::App* competition_command = app.add_subcommand("competition", "Run a live competition kept in one database file");
+  competition_command->require_subcommand(1);
+  graphcost::CompetitionInitOptions init;
+  CLI::App* init_command = competition_command->add_subcommand("init", "Create the competition: solution, deadline, rules");
+  init_command->add_option("--db", init.db, "database file to create (SQLite)")->required();
+  add_solution_options(init_command, init.solution, "--solution");
+  init_command->add_option("--title", init.settings.title, "shown on the pages");
+  init_command->add_option("--deadline", init.settings.deadline, "UTC, e.g. 2026-12-31T23:59:59Z; the private board opens after it")
+      ->required();
+  init_command->add_option("--daily-cap", init.settings.daily_cap, "submissions per team and UTC day (default 5)")
+      ->check(CLI::PositiveNumber);
+  init_command->add_option("--finals", init.settings.finals, "submissions a team may pick for the private board (default 2)")
+      ->check(CLI::PositiveNumber);
+  CLI::App* team_command = competition_command->add_subcommand("team", "Add a team, give it a token, revoke its tokens");
+  team_command->require_subcommand(1);
+  graphcost::CompetitionTeamOptions team;
+  CLI::App* team_add = team_command->add_subcommand("add", "A new team; prints its token once (the last word of the last line)");
+  CLI::App* team_token = team_command->add_subcommand("token", "One more token for a team (printed once)");
+  CLI::App* team_revoke = team_command->add_subcommand("revoke", "Revoke every token of a team");
+  for (CLI::App* command : {team_add, team_token, team_revoke}) {
+    command->add_option("--db", team.db, "competition database")->required();
+    command->add_option("name", team.name, "team name")->required();
+  }
+  std::string status_db, rescore_db;
+  CLI::App* status_command = competition_command->add_subcommand("status", "Settings, teams and the scoring queue");
+  status_command->add_option("--db", status_db, "competition database")->required();
+  CLI::App* rescore_command = competition_command->add_subcommand("rescore", "Score every submission again (after a scorer change)");
+  rescore_command->add_option("--db", rescore_db, "competition database")->required();
+  graphcost::CompetitionExportOptions export_options;
+  CLI::App* export_command = competition_command->add_subcommand("export", "The leaderboard JSON that site/ reads");
+  export_command->add_option("--db", export_options.db, "competition database")->required();
+  export_command->add_option("--out", export_options.out, "output folder (leaderboard.json, details/)")->required();
+  export_command->add_flag("--final", export_options.final_board, "the private board before the deadline");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -74,6 +110,13 @@ int main(int argc, char** argv) {
     if (score_command->parsed()) return graphcost::run_score(score);
     if (leaderboard_command->parsed()) return graphcost::run_leaderboard(leaderboard);
     if (baseline_command->parsed()) return graphcost::run_baseline(baseline);
+    if (init_command->parsed()) return graphcost::run_competition_init(init);
+    if (team_add->parsed()) return graphcost::run_competition_team_add(team);
+    if (team_token->parsed()) return graphcost::run_competition_team_token(team);
+    if (team_revoke->parsed()) return graphcost::run_competition_team_revoke(team);
+    if (status_command->parsed()) return graphcost::run_competition_status(status_db);
+    if (rescore_command->parsed()) return graphcost::run_competition_rescore(rescore_db);
+    if (export_command->parsed()) return graphcost::run_competition_export(export_options);
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
     return graphcost::report_error(error);
   }

@@ -54,4 +54,23 @@ import json,sys; d=json.load(open('$out/board/leaderboard.json'))
 sys.exit(0 if sorted(t['team'] for t in d['teams'])==['team one','team two'] and len(d['submissions'])==3 else 1)"
 check "  ...and a detail file per scored submission" test -f "$out/board/details/1.json" -a -f "$out/board/details/2.json" -a ! -f "$out/board/details/3.json"
 
+# The live competition's admin commands on the same solution and submissions.
+db="$out/comp.sqlite"
+"$eval_tool" competition init --db "$db" --solution "$out/solution.csv" --deadline 2099-12-31T23:59:59Z --title "cli test" >/dev/null; status=$?
+check "competition init exits 0" test $status -eq 0
+"$eval_tool" competition init --db "$db" --solution "$out/solution.csv" --deadline 2099-12-31T23:59:59Z >/dev/null 2>"$out/again.txt"; status=$?
+check "  ...and refuses a second competition (exit 1)" bash -c "test $status -eq 1 && grep -q 'one is set already' '$out/again.txt'"
+token=$("$eval_tool" competition team add --db "$db" "team one" | tail -1 | awk '{print $NF}')
+check "team add prints the token as the last word" bash -c "[[ '$token' =~ ^gc_[0-9]+_[0-9a-f]{32}$ ]]"
+"$eval_tool" competition team add --db "$db" "team one" >/dev/null 2>&1; status=$?
+check "  ...and refuses a duplicate name (exit 1)" test $status -eq 1
+"$eval_tool" competition team revoke --db "$db" "team one" >"$out/revoke.txt"; status=$?
+check "team revoke revokes the token" bash -c "test $status -eq 0 && grep -q '1 token revoked' '$out/revoke.txt'"
+"$eval_tool" competition status --db "$db" >"$out/status.txt"; status=$?
+check "status shows the rules and teams" bash -c "test $status -eq 0 && grep -q 'teams        1 (0 active tokens)' '$out/status.txt' && grep -q '5 submissions per team' '$out/status.txt'"
+"$eval_tool" competition export --db "$db" --out "$out/live" >/dev/null; status=$?
+check "export writes an (empty) public board" bash -c "test $status -eq 0 && grep -q '\"board\": \"public\"' '$out/live/leaderboard.json'"
+"$eval_tool" competition status --db "$out/nope.sqlite" >/dev/null 2>"$out/nodb.txt"; status=$?
+check "a missing database is exit 1, by name" bash -c "test $status -eq 1 && grep -q 'nope.sqlite' '$out/nodb.txt'"
+
 finish

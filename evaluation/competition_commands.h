@@ -1,0 +1,48 @@
+// `graphcost-eval competition ...`: the organiser's commands for a live competition kept in one
+// database file (competition_store.h). Each returns the exit code; errors are thrown (main maps
+// them: common/error_exit.h).
+//   init          the competition: solution, title, deadline, daily cap, final picks
+//   team add      a team and its token (printed once, as the last word of the last line)
+//   team token    one more token for a team      team revoke   every token of a team
+//   status        the settings, teams and the queue
+//   rescore       every submission scored again (after a scorer change), now
+//   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`)
+#pragma once
+
+#include <string>
+
+#include "competition_store.h"
+#include "eval_commands.h"
+
+namespace graphcost {
+
+struct CompetitionInitOptions {
+  std::string db;
+  SolutionSource solution;
+  CompetitionSettings settings;
+};
+int run_competition_init(const CompetitionInitOptions& options);
+
+struct CompetitionTeamOptions {
+  std::string db, name;
+};
+int run_competition_team_add(const CompetitionTeamOptions& options);
+int run_competition_team_token(const CompetitionTeamOptions& options);
+int run_competition_team_revoke(const CompetitionTeamOptions& options);
+
+int run_competition_status(const std::string& db);
+int run_competition_rescore(const std::string& db);
+
+struct CompetitionExportOptions {
+  std::string db, out;
+  bool final_board = false;  // also forced once the deadline has passed
+};
+int run_competition_export(const CompetitionExportOptions& options);
+
+// The scoring worker's loop, also run by rescore: claims queued submissions one at a time and
+// scores each as `graphcost-eval score` does (validated again; a submission that fails ends
+// `failed` with its errors and stops counting toward the cap). Stops when the queue is empty or
+// after `limit` submissions (< 0: no limit). Returns how many it finished.
+int score_queued(CompetitionStore& store, const Solution& solution, int limit = -1);
+
+}  // namespace graphcost

@@ -1,0 +1,124 @@
+// CompetitionStore: one live competition in one SQLite database file (WAL mode). Every state
+// change is one transaction, so a process killed at any point leaves the file consistent: a
+// submission is either stored whole with its CSV bytes or not at all.
+//
+// Schema (version 1; PRAGMA user_version, migrations applied in order on open):
+//   competition  (one row) title, deadline (UTC, "2026-12-31T23:59:59Z"), daily_cap, finals,
+//                solution_csv (the hidden truth as make-solution writes it; never served)
+//   teams        id, name (unique), created_at
+//   tokens       id, team_id, salt, hash = SHA-256(salt || secret), created_at, revoked_at
+//   submissions  id, team_id, submitted_at, day (UTC date), csv (the uploaded bytes), status
+//                (queued -> scoring -> scored | failed), error, counts_toward_cap
+//   scores       submission_id, public_score, private_score, report_json, scored_at
+//   finals       team_id, submission_id (a team's picks for the private board)
+//
+// Tokens are shown once, at creation: "gc_<token id>_<32 hex digits>". Only a salted hash of the
+// secret is stored; a check recomputes it and compares in constant time (OpenSSL).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace graphcost {
+
+struct CompetitionSettings {
+  std::string title = "graphcost competition";
+  std::string deadline;  // UTC "YYYY-MM-DDTHH:MM:SSZ"; the private board is public after it
+  int daily_cap = 5;     // accepted submissions per team and UTC day (failed ones do not count)
+  int finals = 2;        // submissions a team may pick for the private board
+};
+
+enum class SubmissionStatus { Queued, Scoring, Scored, Failed };
+const char* submission_status_name(SubmissionStatus status);  // "queued", "scoring", "scored", "failed"
+
+struct StoredSubmission {
+  int64_t id = 0;
+  int64_t team_id = 0;
+  std::string team;
+  std::string submitted_at;  // UTC "YYYY-MM-DDTHH:MM:SSZ"
+  SubmissionStatus status = SubmissionStatus::Queued;
+  std::string error;  // failed: why
+  std::string csv;    // the uploaded bytes (only when asked for)
+  std::optional<double> public_score, private_score;
+};
+
+struct StoreCounts {
+  int64_t teams = 0, active_tokens = 0;
+  int64_t queued = 0, scoring = 0, scored = 0, failed = 0;
+};
+
+class CompetitionStore {
+ public:
+  // Opens the database at `path`, creating the file when `create` (else InputError if missing),
+  // sets WAL mode and a 5 s busy timeout, and migrates to the current schema. A database written
+  // by a newer graphcost (a higher schema version) is refused (InputError).
+  static CompetitionStore open(const std::string& path, bool create);
+  ~CompetitionStore();
+  CompetitionStore(CompetitionStore&& other) noexcept;
+  CompetitionStore& operator=(CompetitionStore&&) = delete;
+  CompetitionStore(const CompetitionStore&) = delete;
+
+  static constexpr int kSchemaVersion = 1;
+  int schema_version() const;
+  const std::string& path() const { return path_; }
+
+  // The competition: set once (InputError when already set, or for bad settings).
+  void initialize(const CompetitionSettings& settings, const std::string& solution_csv);
+  bool initialized() const;
+  CompetitionSettings settings() const;  // InputError when not initialized
+  std::string solution_csv() const;
+
+  // Teams and tokens. Names: 1-64 bytes of printable UTF-8 without control bytes (InputError).
+  // add_team returns the new token; a team may hold several (team_token adds one more).
+  std::string add_team(const std::string& name);
+  std::string add_token(const std::string& team_name);
+  int revoke_team_tokens(const std::string& team_name);  // returns how many were active
+  // The team a token belongs to; nothing for an unknown, malformed or revoked token.
+  std::optional<int64_t> team_for_token(const std::string& token) const;
+  std::optional<int64_t> team_id(const std::string& name) const;
+  std::string team_name(int64_t team_id) const;
+
+  // Stores an upload (already validated) as queued, unless the team has `daily_cap` submissions
+  // counting toward the cap on the UTC day of `now` (then nothing is stored and nothing returned).
+  // One IMMEDIATE transaction: concurrent uploads cannot pass the cap together.
+  std::optional<int64_t> accept_submission(int64_t team_id, const std::string& csv, const std::string& now);
+
+  // The scoring queue. claim_next moves the oldest queued submission to scoring; finish_scored
+  // and finish_failed end it (a failed one stops counting toward the cap).
+  std::optional<int64_t> claim_next();
+  void finish_scored(int64_t id, double public_score, double private_score, const std::string& report_json, const std::string& now);
+  void finish_failed(int64_t id, const std::string& error);
+  // After a restart: every submission left in scoring goes back to queued (it was never scored:
+  // finishing is one transaction). Returns how many.
+  int requeue_interrupted();
+  // rescore: every scored or failed submission back to queued, scores dropped. Returns how many.
+  int requeue_all();
+
+  std::optional<StoredSubmission> submission(int64_t id, bool with_csv = false) const;
+  // All submissions in acceptance order (id), optionally one team's.
+  std::vector<StoredSubmission> submissions(bool with_csv = false, std::optional<int64_t> team_id = std::nullopt) const;
+  StoreCounts counts() const;
+
+  // Final picks: replaces the team's picks (at most settings().finals, each one of its scored
+  // submissions; InputError otherwise).
+  void set_finals(int64_t team_id, const std::vector<int64_t>& submission_ids);
+  std::vector<int64_t> finals(int64_t team_id) const;
+
+ private:
+  explicit CompetitionStore(std::string path);
+  void execute(const std::string& sql) const;
+  void migrate();
+  std::string new_token(int64_t team_id);
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+// The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_now();
+
+}  // namespace graphcost

@@ -1,0 +1,234 @@
+// CompetitionStore and the scoring queue: settings, teams and hashed tokens, the daily cap (also
+// under concurrent uploads), the queue across restarts in every state, schema checks, and an
+// export equal to the offline leaderboard of the same submissions.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/input_error.h"
+#include "competition_commands.h"
+#include "competition_store.h"
+#include "data/dataset_survey.h"
+#include "data/tpu_graph.h"
+#include "scoring/baseline_order.h"
+#include "scoring/leaderboard.h"
+#include "scoring/submission.h"
+#include "test_support.h"
+
+using namespace graphcost;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Competition {
+  std::string dir, db, tree;
+  Solution solution;
+  std::string valid_csv, invalid_csv = "ID,TopConfigs\nnot-an-id,0\n";
+};
+
+std::string read_text(const std::string& path) {
+  const std::vector<uint8_t> bytes = testing::read_bytes(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// A generated tree's valid split as the solution, and a valid submission (file order) for it.
+Competition make_competition(const std::string& name, int daily_cap = 3) {
+  Competition c;
+  c.dir = testing::scratch_dir(name);
+  c.db = c.dir + "/competition.sqlite";
+  c.tree = testing::generate_tree(name + "_tree", "layout:xla:random", 6, 11, 300, 20);
+  c.solution = solution_from_tree(c.tree, "valid", 3, 0.5);
+  std::vector<SubmissionRow> rows;
+  for (const SplitFile& file : find_split_files(c.tree, "valid")) {
+    rows.push_back({file.location.kaggle_id(), baseline_order(load_tpu_graph(file.path), BaselineStrategy::Reverse, 0)});
+  }
+  write_submission_file(c.dir + "/valid.csv", rows);
+  c.valid_csv = read_text(c.dir + "/valid.csv");
+  CompetitionStore store = CompetitionStore::open(c.db, true);
+  CompetitionSettings settings;
+  settings.title = "test <b>competition</b>";
+  settings.deadline = "2099-12-31T23:59:59Z";
+  settings.daily_cap = daily_cap;
+  store.initialize(settings, solution_csv(c.solution));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a competition keeps its settings and solution, once", "[competition]") {
+  Competition c = make_competition("competition_settings");
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  CHECK(store.schema_version() == CompetitionStore::kSchemaVersion);
+  CHECK(store.settings().title == "test <b>competition</b>");
+  CHECK(store.settings().daily_cap == 3);
+  CHECK(parse_solution(store.solution_csv(), "db").entries.size() == c.solution.entries.size());
+  CHECK_THROWS_WITH(store.initialize(CompetitionSettings{"again", "2099-01-01T00:00:00Z", 1, 1}, "x"),
+                    Catch::Contains("one is set already"));
+  CompetitionStore fresh = CompetitionStore::open(c.dir + "/fresh.sqlite", true);
+  CHECK_THROWS_WITH(fresh.initialize(CompetitionSettings{"t", "tomorrow", 1, 1}, "x"), Catch::Contains("a UTC time like"));
+  CHECK_THROWS_WITH(fresh.settings(), Catch::Contains("none set"));
+  CHECK_THROWS_WITH(CompetitionStore::open(c.dir + "/missing.sqlite", false), Catch::Contains("no such file"));
+}
+
+TEST_CASE("tokens are shown once, stored hashed, and refused when wrong or revoked", "[competition]") {
+  Competition c = make_competition("competition_tokens");
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  const std::string token = store.add_team("alpha");
+  CHECK(token.rfind("gc_", 0) == 0);
+  CHECK(store.team_for_token(token) == store.team_id("alpha"));
+  std::string wrong = token;
+  wrong.back() = wrong.back() == '0' ? '1' : '0';
+  CHECK_FALSE(store.team_for_token(wrong));
+  for (const std::string& bad : {std::string(), std::string("gc_"), std::string("Bearer x"), token + "0",
+                                 std::string("gc_99_") + std::string(32, 'a'), std::string("gc_-1_") + std::string(32, 'a')}) {
+    CHECK_FALSE(store.team_for_token(bad));
+  }
+  const std::string second = store.add_token("alpha");
+  CHECK(store.team_for_token(second) == store.team_id("alpha"));
+  CHECK(store.revoke_team_tokens("alpha") == 2);
+  CHECK_FALSE(store.team_for_token(token));
+  CHECK_FALSE(store.team_for_token(second));
+  CHECK_THROWS_WITH(store.add_team("alpha"), Catch::Contains("a team of that name exists"));
+  CHECK_THROWS_WITH(store.add_team("bad\x1b[31m"), Catch::Contains("printable characters"));
+  CHECK_THROWS_WITH(store.add_team(std::string(65, 'x')), Catch::Contains("1 to 64 bytes"));
+  // The secret is nowhere in the file: only its salted hash.
+  const std::string bytes = read_text(c.db) + (fs::exists(c.db + "-wal") ? read_text(c.db + "-wal") : "");
+  CHECK(bytes.find(second.substr(second.rfind('_') + 1)) == std::string::npos);
+}
+
+TEST_CASE("the daily cap counts accepted submissions, not failed ones, per UTC day", "[competition]") {
+  Competition c = make_competition("competition_cap", 2);
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  store.add_team("alpha");
+  const int64_t team = *store.team_id("alpha");
+  CHECK(store.accept_submission(team, c.valid_csv, "2026-12-03T10:00:00Z"));
+  CHECK(store.accept_submission(team, c.invalid_csv, "2026-12-03T10:01:00Z"));
+  CHECK_FALSE(store.accept_submission(team, c.valid_csv, "2026-12-03T10:02:00Z"));  // cap 2
+  CHECK(store.accept_submission(team, c.valid_csv, "2026-12-04T00:00:00Z"));        // a new UTC day
+  CHECK(score_queued(store, c.solution) == 3);
+  const std::vector<StoredSubmission> all = store.submissions();
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].status == SubmissionStatus::Scored);
+  CHECK(all[0].public_score.has_value());
+  CHECK(all[1].status == SubmissionStatus::Failed);
+  CHECK_THAT(all[1].error, Catch::Contains("submission 2:2:1: unknown ID 'not-an-id'"));
+  CHECK(store.accept_submission(team, c.valid_csv, "2026-12-03T23:59:59Z"));  // the failed one no longer counts
+}
+
+TEST_CASE("concurrent uploads cannot pass the daily cap", "[competition]") {
+  Competition c = make_competition("competition_race", 5);
+  {
+    CompetitionStore store = CompetitionStore::open(c.db, false);
+    store.add_team("racer");
+  }
+  std::atomic<int> accepted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      CompetitionStore store = CompetitionStore::open(c.db, false);  // a connection each, as server workers
+      const int64_t team = *store.team_id("racer");
+      for (int i = 0; i < 4; ++i) accepted += store.accept_submission(team, c.valid_csv, "2026-12-03T12:00:00Z").has_value();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(accepted == 5);
+  CHECK(CompetitionStore::open(c.db, false).submissions().size() == 5);
+}
+
+TEST_CASE("the queue resumes after a restart in every state: nothing lost, nothing scored twice", "[competition]") {
+  Competition c = make_competition("competition_restart", 10);
+  {
+    CompetitionStore store = CompetitionStore::open(c.db, false);
+    store.add_team("alpha");
+    const int64_t team = *store.team_id("alpha");
+    for (int i = 0; i < 6; ++i)
+      store.accept_submission(team, i == 4 ? c.invalid_csv : c.valid_csv, "2026-12-03T12:00:0" + std::to_string(i) + "Z");
+    CHECK(score_queued(store, c.solution, 2) == 2);  // 1, 2 scored
+    CHECK(store.claim_next() == 3);                  // 3 was being scored when the process died
+  }                                                  // (4, 5, 6 still queued)
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  CHECK(store.submission(3)->status == SubmissionStatus::Scoring);
+  CHECK(store.requeue_interrupted() == 1);
+  CHECK(score_queued(store, c.solution) == 4);  // 3, 4, 5, 6: each once
+  CHECK(score_queued(store, c.solution) == 0);
+  const StoreCounts counts = store.counts();
+  CHECK((counts.scored == 5 && counts.failed == 1 && counts.queued == 0 && counts.scoring == 0));
+  CHECK_THROWS_AS(store.finish_failed(1, "late"), InternalError);  // a finished submission cannot be finished again
+  // rescore: everything again, same scores.
+  const double before = *store.submission(1)->public_score;
+  CHECK(store.requeue_all() == 6);
+  CHECK(score_queued(store, c.solution) == 6);
+  CHECK(*store.submission(1)->public_score == before);
+}
+
+TEST_CASE("final picks are the team's own scored submissions, at most the allowed number", "[competition]") {
+  Competition c = make_competition("competition_finals", 10);
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  store.add_team("alpha");
+  store.add_team("beta");
+  const int64_t alpha = *store.team_id("alpha"), beta = *store.team_id("beta");
+  const int64_t a1 = *store.accept_submission(alpha, c.valid_csv, "2026-12-03T12:00:00Z");
+  const int64_t a2 = *store.accept_submission(alpha, c.valid_csv, "2026-12-03T12:00:01Z");
+  const int64_t a3 = *store.accept_submission(alpha, c.invalid_csv, "2026-12-03T12:00:02Z");
+  const int64_t b1 = *store.accept_submission(beta, c.valid_csv, "2026-12-03T12:00:03Z");
+  score_queued(store, c.solution);
+  store.set_finals(alpha, {a2, a1});
+  CHECK(store.finals(alpha) == std::vector<int64_t>{a1, a2});
+  CHECK_THROWS_WITH(store.set_finals(alpha, {a1, a2, a1}), Catch::Contains("at most 2"));
+  CHECK_THROWS_WITH(store.set_finals(alpha, {b1}), Catch::Contains("one of the team's scored submissions"));
+  CHECK_THROWS_WITH(store.set_finals(alpha, {a3}), Catch::Contains("one of the team's scored submissions"));
+  CHECK(store.finals(alpha) == std::vector<int64_t>{a1, a2});  // a refused change leaves the picks
+}
+
+TEST_CASE("a database of another program, of a newer graphcost, or not a database is refused", "[competition]") {
+  const std::string dir = testing::scratch_dir("competition_schema");
+  testing::write_bytes(dir + "/text.sqlite", std::vector<uint8_t>(4096, 'x'));
+  CHECK_THROWS_AS(CompetitionStore::open(dir + "/text.sqlite", false), InputError);
+  { CompetitionStore store = CompetitionStore::open(dir + "/newer.sqlite", true); }
+  const std::string newer = dir + "/newer.sqlite";
+  REQUIRE(std::system(("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + newer +
+                       "'); c.execute('PRAGMA user_version = 99'); c.commit()\"")
+                          .c_str()) == 0);
+  CHECK_THROWS_WITH(CompetitionStore::open(newer, false), Catch::Contains("written by a newer graphcost"));
+  const std::string other = dir + "/other.sqlite";
+  REQUIRE(std::system(
+              ("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + other + "'); c.execute('CREATE TABLE t (x)'); c.commit()\"")
+                  .c_str()) == 0);
+  CHECK_THROWS_WITH(CompetitionStore::open(other, false), Catch::Contains("another program's SQLite database"));
+}
+
+TEST_CASE("export gives the offline leaderboard of the same submissions", "[competition]") {
+  Competition c = make_competition("competition_export", 10);
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  const std::string folder = c.dir + "/submissions";
+  int second = 0;
+  for (const std::string team : {"alpha", "beta"}) {
+    store.add_team(team);
+    fs::create_directories(folder + "/" + team);
+    for (const std::string* csv : {&c.valid_csv, &c.invalid_csv}) {
+      const std::string stamp = "2026-12-03T12-00-0" + std::to_string(second++) + "Z";
+      std::string iso = stamp;
+      iso[13] = iso[16] = ':';
+      store.accept_submission(*store.team_id(team), *csv, iso);
+      std::ofstream(folder + "/" + team + "/" + stamp + ".csv") << *csv;
+    }
+  }
+  CHECK(run_competition_export({c.db, c.dir + "/live", false}) == 0);
+  LeaderboardOptions offline;
+  offline.submissions_dir = folder;
+  offline.daily_cap = 10;
+  const Leaderboard board = build_leaderboard(c.solution, offline);
+  const nlohmann::json live = nlohmann::json::parse(read_text(c.dir + "/live/leaderboard.json"));
+  const nlohmann::json expected = leaderboard_json(board);
+  CHECK(live["board"] == "public");
+  CHECK(live["teams"] == expected["teams"]);  // ranks, scores, per collection, entries, failed, times
+  REQUIRE(live["submissions"].size() == expected["submissions"].size());
+  for (size_t i = 0; i < expected["submissions"].size(); ++i) {
+    nlohmann::json a = live["submissions"][i], b = expected["submissions"][i];
+    a.erase("message"), b.erase("message");  // name the file differently ("submission 2.csv")
+    CHECK(a == b);
+  }
+}
