@@ -4,11 +4,9 @@
 # Usage: test_eval_cli.sh GRAPHCOST_EVAL_BINARY
 set -u
 eval_tool=$1
-data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
-if [ ! -d "$data/tpugraphs" ]; then
-  echo "skipped: no TpuGraphs data at $data (set GRAPHCOST_DATA to the shared data folder)"
-  exit 0
-fi
+source "$(dirname "$0")/../skip_unless.sh"
+data=$(shared_data_dir)
+skip_unless_data "$data"
 tree="$data/tpugraphs"
 source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT

@@ -5,11 +5,9 @@
 set -u
 graphcost=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-data=${GRAPHCOST_DATA:-$root/../shared/data}
-if [ ! -d "$data/tpugraphs" ]; then
-  echo "skipped: no TpuGraphs data at $data (set GRAPHCOST_DATA to the shared data folder)"
-  exit 0
-fi
+source "$(dirname "$0")/../skip_unless.sh"
+data=$(shared_data_dir)
+skip_unless_data "$data"
 source "$(dirname "$0")/check.sh"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 

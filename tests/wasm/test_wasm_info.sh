@@ -4,15 +4,10 @@
 # Usage: test_wasm_info.sh NATIVE_GRAPHCOST WASM_GRAPHCOST_JS
 set -u
 native=$1 wasm=$2
-data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
-if [ ! -d "$data/tpugraphs" ]; then
-  echo "skipped: no TpuGraphs data at $data (set GRAPHCOST_DATA to the shared data folder)"
-  exit 0
-fi
-if [ ! -f "$wasm" ]; then
-  echo "skipped: no WebAssembly build at $wasm (cmake --preset web && cmake --build --preset web)"
-  exit 0
-fi
+source "$(dirname "$0")/../skip_unless.sh"
+data=$(shared_data_dir)
+skip_unless_data "$data"
+skip_unless_web_build "$wasm"
 passed=0 failed=0
 compare() {  # args for `info`
   local a b

@@ -6,15 +6,10 @@
 # Usage: test_wasm_predict.sh NATIVE_GRAPHCOST WASM_GRAPHCOST_JS MODELS_DIR
 set -euo pipefail
 native=$1 wasm=$2 models=$3
-data=${GRAPHCOST_DATA:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}
-if [ ! -d "$data/tpugraphs" ]; then
-  echo "skipped: no TpuGraphs data at $data (set GRAPHCOST_DATA to the shared data folder)"
-  exit 0
-fi
-if [ ! -f "$wasm" ]; then
-  echo "skipped: no WebAssembly build at $wasm (cmake --preset web && cmake --build --preset web)"
-  exit 0
-fi
+source "$(dirname "$0")/../skip_unless.sh"
+data=$(shared_data_dir)
+skip_unless_data "$data"
+skip_unless_web_build "$wasm"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$native" predict --model "$models/layout_xla.npz" "$models/tile_xla.npz" --data "$data/tpugraphs" --split test --threads 1 \
