@@ -131,10 +131,12 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   // Explanation: runs through step(), lands on configurable nodes, strongest first.
   session.explain(config);
   CHECK(session.explaining());
+  CHECK_FALSE(session.explained());
   CHECK(session.progress().stage == "explaining");
   CHECK(run_to_end(session) == std::vector<std::string>{"explaining"});
   CHECK(session.explained());
   CHECK_FALSE(session.explained_compare());
+  CHECK(session.contributions().reference_cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
   const std::vector<float>& per_node = session.node_contribution();
   for (int32_t v = 0; v < graph.node_count; ++v) {
     if (per_node[static_cast<size_t>(v)] != 0) {
@@ -144,9 +146,13 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   const auto strongest = session.strongest_contributions(5);
   CHECK(strongest.size() == std::min<size_t>(5, session.contributions().slots.size()));
   for (size_t i = 1; i < strongest.size(); ++i) CHECK(std::fabs(strongest[i - 1].second) >= std::fabs(strongest[i].second));
-  session.compare(config, session.order().back());
+  const int32_t other = session.order().back();
+  session.compare(config, other);
+  CHECK_FALSE(session.explained());  // the occlusion is forgotten at once
   run_to_end(session);
   CHECK(session.explained_compare());
+  CHECK(session.contributions().reference_cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
+  CHECK(session.contributions().other_cost == Approx(session.costs()[static_cast<size_t>(other)]).margin(1e-5));
 
   // Search from the best listed config: never worse than where it started.
   session.start_search();

@@ -1,7 +1,8 @@
 // The error policy's one boundary for the command-line tools: an exception that ended a command
 // becomes a message on stderr and an exit code.
 //   InputError     exit 1  "error: <file>: <field>: expected ..., got ..."
-//   (usage)        exit 2  printed by CLI11 before any command runs
+//   (usage)        exit 2  printed by CLI11 before any command runs (graphcost-eval: 1, its 2 is an
+//                          invalid submission)
 //   InternalError  exit 3  "internal error, please report: ..." (also any exception of no known kind)
 //   IoError        exit 4  "error: <path>: <operation>: <system message>"; also std::system_error
 //                          (std::filesystem) and out of memory: the machine, not the input

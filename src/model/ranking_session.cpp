@@ -315,21 +315,29 @@ std::vector<int32_t> RankingSession::find_nodes(const std::string& text, size_t 
 }
 
 RankingSession::WhatIf RankingSession::what_if(const std::vector<int8_t>& values) const {
-  check_invariant(explainable(), "RankingSession::what_if before a layout ranking");
+  check_invariant(explainable(), "RankingSession::what_if on a graph without incremental layout inference");
   WhatIf result;
   result.cost = inference_->predict_values(values)[0];
   for (float c : costs_) result.rank += c < result.cost;
   return result;
 }
 
+void RankingSession::forget_explanation() {
+  explained_ = explained_compare_ = false;
+  contributions_ = NodeContributions();
+  node_contribution_.clear();
+}
+
 void RankingSession::explain(int32_t config) {
   if (!explainable()) return;
+  forget_explanation();
   explain_job_compare_ = false;
   explain_job_ = std::make_unique<ContributionJob>(*inference_, layout_config_values(*graph_, config));
 }
 
 void RankingSession::compare(int32_t config, int32_t other) {
   if (!explainable()) return;
+  forget_explanation();
   explain_job_compare_ = true;
   explain_job_ =
       std::make_unique<ContributionJob>(*inference_, layout_config_values(*graph_, config), layout_config_values(*graph_, other));
@@ -363,7 +371,7 @@ std::vector<std::pair<int32_t, float>> RankingSession::strongest_contributions(s
 }
 
 void RankingSession::start_search() {
-  if (!explainable() || order_.empty()) return;
+  if (!explainable() || !ranked_ || order_.empty()) return;
   search_ = std::make_unique<GreedyLayoutSearch>(*inference_, *graph_, layout_config_values(*graph_, order_.front()));
 }
 

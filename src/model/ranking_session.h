@@ -134,16 +134,18 @@ class RankingSession {
   // Nodes whose id is `text`, or whose opcode name contains it; at most `limit`, ascending.
   std::vector<int32_t> find_nodes(const std::string& text, size_t limit) const;
 
-  // Layout configs' explanations, what-if and search: a ranked layout graph whose model ranks
-  // each config alone (not cross-config attention).
-  bool explainable() const { return inference_ != nullptr && ranked_; }
+  // Layout configs' explanations, what-if and search: a layout graph whose model ranks each config
+  // alone (not cross-config attention), from the ranking's start on (the search starts from the
+  // best listed config, so it waits for the ranking's end).
+  bool explainable() const { return inference_ != nullptr; }
   struct WhatIf {
     float cost = 0;
     int rank = 0;  // listed configs predicted cheaper
   };
-  WhatIf what_if(const std::vector<int8_t>& values) const;  // configurable x 18 values
-  void explain(int32_t config);                             // occlusion against the base config
-  void compare(int32_t config, int32_t other);              // the gap between two configs
+  WhatIf what_if(const std::vector<int8_t>& values) const;  // configurable x 18 values; rank among those ranked so far
+  // Starting one forgets the previous explanation: explained() is false until the new one ends.
+  void explain(int32_t config);                 // occlusion against the base config
+  void compare(int32_t config, int32_t other);  // the gap between two configs
   bool explaining() const { return explain_job_ != nullptr; }
   bool explained() const { return explained_; }
   bool explained_compare() const { return explained_compare_; }
@@ -167,6 +169,7 @@ class RankingSession {
   void ranking_unit();
   void finish_ranking();
   void explain_unit();
+  void forget_explanation();
 
   std::unique_ptr<TpuGraph> graph_;
   std::shared_ptr<CostModel> model_;

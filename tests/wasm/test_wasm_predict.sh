@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `graphcost predict` in WebAssembly (Node.js) ranks the shared test split as the native build does:
 # every config's predicted cost agrees to float noise (1e-4 relative), and where the two orders
-# differ, the configs swapped are tied in cost to float noise (the SIMD and Eigen kernels round
+# differ, the configs swapped are tied in cost to twice that (the SIMD and Eigen kernels round
 # differently; identical configs are predicted once in both).
 # Usage: test_wasm_predict.sh NATIVE_GRAPHCOST WASM_GRAPHCOST_JS MODELS_DIR
 set -euo pipefail
@@ -44,7 +44,7 @@ for key, native in native_costs.items():
     for position, (a, b) in enumerate(zip(order, other)):
         if a != b:
             swapped += 1
-            if abs(native[a] - native[b]) > 1e-5 * max(1.0, abs(native[a])):
+            if abs(native[a] - native[b]) > 2e-4 * max(1.0, abs(native[a])):  # twice the cost tolerance
                 failures.append(f"{key} position {position}: native config {a} ({native[a]}), wasm config {b} ({native[b]}): not a tie")
 print(f"{len(native_costs)} IDs, {configs} configs: largest relative cost difference {worst:.2e}; "
       f"{swapped} order positions differ, all between tied configs" if not failures else "\n".join(failures[:20]))

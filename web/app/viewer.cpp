@@ -39,12 +39,14 @@ void Viewer::show_loaded() {
   selected_config_ = compare_config_ = -1;
   explanation_shown_ = false;
   what_if_.clear();
+  what_if_result_ = {};
+  what_if_ranked_ = false;
   search_results_.clear();
   in_neighbourhood_.clear();
   if (colouring_ == Colouring::Contribution || colouring_ == Colouring::Compare) colouring_ = Colouring::Opcode;
+  grouped_ = false;  // before build_geometry: recolour() uploads nothing in the grouped view
   build_geometry();
   build_group_geometry();
-  grouped_ = false;
   fit_view();
 }
 
@@ -136,6 +138,7 @@ void Viewer::work(double budget_ms) {
 void Viewer::after_work() {
   if (!session_) return;
   if (selected_config_ < 0 && session_->ranked() && !session_->order().empty()) selected_config_ = session_->order().front();
+  if (session_->ranked() && !what_if_ranked_) update_what_if();  // its rank among all configs, now known
   if (explanation_shown_ || !session_->explained()) return;
   explanation_shown_ = true;
   colouring_ = session_->explained_compare() ? Colouring::Compare : Colouring::Contribution;
@@ -170,7 +173,9 @@ void Viewer::select_config(int32_t config) {
 void Viewer::set_demos(const nlohmann::json& demos) { demos_ = demos.is_array() ? demos : nlohmann::json::array(); }
 
 void Viewer::update_what_if() {
-  if (session_->explainable() && !what_if_.empty()) what_if_result_ = session_->what_if(what_if_);
+  if (!session_->explainable() || what_if_.empty()) return;
+  what_if_result_ = session_->what_if(what_if_);
+  what_if_ranked_ = session_->ranked();
 }
 
 void Viewer::explain_selected(bool compare) {

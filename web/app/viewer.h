@@ -128,6 +128,7 @@ class Viewer {
   // What-if: the edited config's values and the model's view of them.
   std::vector<int8_t> what_if_;
   RankingSession::WhatIf what_if_result_;
+  bool what_if_ranked_ = false;  // what_if_result_'s rank counts every config
 };
 
 }  // namespace graphcost::app
