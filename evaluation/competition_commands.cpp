@@ -80,7 +80,7 @@ int run_competition_status(const std::string& db) {
 int run_competition_rescore(const std::string& db) {
   CompetitionStore store = CompetitionStore::open(db, false);
   const Solution solution = parse_solution(store.solution_csv(), db + " (solution)");
-  const int requeued = store.requeue_all() + store.requeue_interrupted();
+  const int requeued = store.requeue_all();
   const int scored = score_queued(store, solution);
   const StoreCounts counts = store.counts();
   std::printf("rescored %d submissions (%d were scored or failed before): %lld scored, %lld failed\n", scored, requeued,

@@ -5,7 +5,7 @@
 //   team add      a team and its token (printed once, as the last word of the last line)
 //   team token    one more token for a team      team revoke   every token of a team
 //   status        the settings, teams and the queue
-//   rescore       every submission scored again (after a scorer change), now
+//   rescore       every scored or failed submission scored again (after a scorer change), now
 //   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`)
 #pragma once
 

@@ -115,6 +115,9 @@ class Transaction {
   bool done_ = false;
 };
 
+// PRAGMA application_id of every graphcost competition database ("GCst").
+constexpr int64_t kApplicationId = 0x47437374;
+
 // Version n's statements take the schema from version n - 1 to n.
 const char* const kMigrations[] = {
     // 1: the first schema.
@@ -259,6 +262,12 @@ int CompetitionStore::schema_version() const {
 void CompetitionStore::migrate() {
   Transaction transaction(db_, path_, true);
   const int version = schema_version();
+  Statement application(db_, path_, "PRAGMA application_id");
+  application.step();
+  if (version > 0 && application.integer(0) != kApplicationId) {
+    throw InputError(path_, "", "a graphcost competition database",
+                     "another program's SQLite database (application id " + std::to_string(application.integer(0)) + ")");
+  }
   if (version > kSchemaVersion) {
     throw InputError(path_, "schema version", "at most " + std::to_string(kSchemaVersion) + " (this graphcost)",
                      std::to_string(version) + " (written by a newer graphcost)");
@@ -268,6 +277,7 @@ void CompetitionStore::migrate() {
     tables.step();
     if (tables.integer(0) != 0) throw InputError(path_, "", "a graphcost competition database", "another program's SQLite database");
   }
+  if (version == 0) execute("PRAGMA application_id = " + std::to_string(kApplicationId));
   for (int next = version + 1; next <= kSchemaVersion; ++next) {
     execute(kMigrations[next - 1]);
     execute("PRAGMA user_version = " + std::to_string(next));
@@ -427,7 +437,9 @@ std::optional<int64_t> CompetitionStore::claim_next() {
 void CompetitionStore::finish_scored(int64_t id, double public_score, double private_score, const std::string& report_json,
                                      const std::string& now) {
   Transaction transaction(db_, path_, true);
-  Statement(db_, path_, "UPDATE submissions SET status = 'scored', error = NULL WHERE id = ? AND status = 'scoring'").bind(1, id).run();
+  Statement(db_, path_, "UPDATE submissions SET status = 'scored', error = NULL, counts_toward_cap = 1 WHERE id = ? AND status = 'scoring'")
+      .bind(1, id)
+      .run();
   if (sqlite3_changes(db_) != 1) throw InternalError("finish_scored: submission " + std::to_string(id) + " is not being scored");
   Statement(db_, path_,
             "INSERT OR REPLACE INTO scores (submission_id, public_score, private_score, report_json, scored_at) VALUES (?, ?, ?, ?, ?)")
@@ -462,7 +474,9 @@ int CompetitionStore::requeue_interrupted() {
 int CompetitionStore::requeue_all() {
   Transaction transaction(db_, path_, true);
   Statement(db_, path_, "DELETE FROM scores").run();
-  Statement(db_, path_, "UPDATE submissions SET status = 'queued', error = NULL, counts_toward_cap = 1 WHERE status != 'queued'").run();
+  // Scored and failed only: one being scored (by a running server) finishes normally. The cap
+  // flags stay until the new outcome sets them.
+  Statement(db_, path_, "UPDATE submissions SET status = 'queued', error = NULL WHERE status IN ('scored', 'failed')").run();
   const int count = sqlite3_changes(db_);
   transaction.commit();
   return count;

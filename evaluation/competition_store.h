@@ -2,7 +2,8 @@
 // change is one transaction, so a process killed at any point leaves the file consistent: a
 // submission is either stored whole with its CSV bytes or not at all.
 //
-// Schema (version 1; PRAGMA user_version, migrations applied in order on open):
+// Schema (version 1; PRAGMA user_version, migrations applied in order on open; PRAGMA
+// application_id marks the file as graphcost's):
 //   competition  (one row) title, deadline (UTC, "2026-12-31T23:59:59Z"), daily_cap, finals,
 //                solution_csv (the hidden truth as make-solution writes it; never served)
 //   teams        id, name (unique), created_at
@@ -95,7 +96,8 @@ class CompetitionStore {
   // After a restart: every submission left in scoring goes back to queued (it was never scored:
   // finishing is one transaction). Returns how many.
   int requeue_interrupted();
-  // rescore: every scored or failed submission back to queued, scores dropped. Returns how many.
+  // rescore: every scored or failed submission back to queued, scores dropped (one being scored
+  // finishes normally). Returns how many.
   int requeue_all();
 
   std::optional<StoredSubmission> submission(int64_t id, bool with_csv = false) const;

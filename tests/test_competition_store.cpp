@@ -157,9 +157,12 @@ TEST_CASE("the queue resumes after a restart in every state: nothing lost, nothi
   const StoreCounts counts = store.counts();
   CHECK((counts.scored == 5 && counts.failed == 1 && counts.queued == 0 && counts.scoring == 0));
   CHECK_THROWS_AS(store.finish_failed(1, "late"), InternalError);  // a finished submission cannot be finished again
-  // rescore: everything again, same scores.
+  // rescore: every finished one again, same scores; one being scored is left to finish.
   const double before = *store.submission(1)->public_score;
+  const int64_t late = *store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T13:00:00Z");
+  CHECK(store.claim_next() == late);
   CHECK(store.requeue_all() == 6);
+  store.finish_scored(late, 0.5, 0.5, "{}", "2026-12-03T13:00:01Z");  // the in-flight one still finishes
   CHECK(score_queued(store, c.solution) == 6);
   CHECK(*store.submission(1)->public_score == before);
 }
@@ -198,6 +201,11 @@ TEST_CASE("a database of another program, of a newer graphcost, or not a databas
               ("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + other + "'); c.execute('CREATE TABLE t (x)'); c.commit()\"")
                   .c_str()) == 0);
   CHECK_THROWS_WITH(CompetitionStore::open(other, false), Catch::Contains("another program's SQLite database"));
+  const std::string versioned = dir + "/versioned.sqlite";  // another program that also sets user_version
+  REQUIRE(std::system(("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + versioned +
+                       "'); c.execute('CREATE TABLE t (x)'); c.execute('PRAGMA user_version = 1'); c.commit()\"")
+                          .c_str()) == 0);
+  CHECK_THROWS_WITH(CompetitionStore::open(versioned, false), Catch::Contains("application id"));
 }
 
 TEST_CASE("export gives the offline leaderboard of the same submissions", "[competition]") {
