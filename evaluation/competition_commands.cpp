@@ -1,5 +1,6 @@
 #include "competition_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/input_error.h"
@@ -94,7 +95,9 @@ int run_competition_export(const CompetitionExportOptions& options) {
   const Solution solution = parse_solution(store.solution_csv(), options.db + " (solution)");
   std::vector<SubmissionInput> inputs;
   for (const StoredSubmission& s : store.submissions(true)) {
-    inputs.push_back({s.team, s.submitted_at, "submission " + std::to_string(s.id) + ".csv", s.csv});
+    const std::vector<int64_t> picks = store.finals(s.team_id);
+    const bool picked = std::find(picks.begin(), picks.end(), s.id) != picks.end();
+    inputs.push_back({s.team, s.submitted_at, "submission " + std::to_string(s.id) + ".csv", s.csv, picked});
   }
   LeaderboardOptions board;
   board.final_board = options.final_board || utc_now() >= settings.deadline;

@@ -184,6 +184,16 @@ TEST_CASE("final picks are the team's own scored submissions, at most the allowe
   CHECK_THROWS_WITH(store.set_finals(alpha, {b1}), Catch::Contains("one of the team's scored submissions"));
   CHECK_THROWS_WITH(store.set_finals(alpha, {a3}), Catch::Contains("one of the team's scored submissions"));
   CHECK(store.finals(alpha) == std::vector<int64_t>{a1, a2});  // a refused change leaves the picks
+
+  // The private board ranks a team by its picks: alpha picks only its second (identical) entry.
+  store.set_finals(alpha, {a2});
+  CHECK(run_competition_export({c.db, c.dir + "/final", true}) == 0);
+  const nlohmann::json board = nlohmann::json::parse(read_text(c.dir + "/final/leaderboard.json"));
+  CHECK(board["board"] == "private");
+  for (const nlohmann::json& team : board["teams"]) {
+    if (team["team"] == "alpha") CHECK(team["best_submission"] == 2);  // a2 is the second by time
+    if (team["team"] == "beta") CHECK(team["best_submission"] == 4);   // no picks: its best public one
+  }
 }
 
 TEST_CASE("a database of another program, of a newer graphcost, or not a database is refused", "[competition]") {

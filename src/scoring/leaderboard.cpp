@@ -44,6 +44,7 @@ nlohmann::json number_or_null(double value) { return std::isnan(value) ? nlohman
 struct PendingSubmission {
   std::string team, timestamp, file;
   const std::string* csv = nullptr;  // the bytes, when given directly (else read from `file`)
+  bool picked = false;
 };
 
 std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& options, std::vector<std::string>& skipped) {
@@ -136,6 +137,7 @@ Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmis
     record.team = item.team;
     record.timestamp = item.timestamp;
     record.file = item.file;
+    record.picked = item.picked;
     if (item.timestamp.empty()) {
       record.status = "invalid";
       record.message = "file name is not a UTC timestamp of 2000-2099 (expected e.g. 2023-11-30T17-05-00Z.csv)";
@@ -180,7 +182,15 @@ Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmis
       return better(board_overall(*a, false), a->timestamp, board_overall(*b, false), b->timestamp);
     });
     if (options.final_board) {
-      candidates.resize(std::min<size_t>(candidates.size(), static_cast<size_t>(std::max(1, options.selected))));
+      std::vector<const SubmissionRecord*> picked;
+      for (const SubmissionRecord* record : candidates) {
+        if (record->picked) picked.push_back(record);
+      }
+      if (!picked.empty()) {
+        candidates = picked;  // the team's own choice
+      } else {
+        candidates.resize(std::min<size_t>(candidates.size(), static_cast<size_t>(std::max(1, options.selected))));
+      }
       std::stable_sort(candidates.begin(), candidates.end(), [](const SubmissionRecord* a, const SubmissionRecord* b) {
         return better(board_overall(*a, true), a->timestamp, board_overall(*b, true), b->timestamp);
       });
@@ -213,7 +223,7 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
 
 Leaderboard build_leaderboard(const Solution& solution, const std::vector<SubmissionInput>& inputs, const LeaderboardOptions& options) {
   std::vector<PendingSubmission> pending;
-  for (const SubmissionInput& input : inputs) pending.push_back({input.team, input.timestamp, input.name, &input.csv});
+  for (const SubmissionInput& input : inputs) pending.push_back({input.team, input.timestamp, input.name, &input.csv, input.picked});
   return rank_submissions(solution, std::move(pending), options, {});
 }
 

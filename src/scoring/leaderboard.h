@@ -6,8 +6,9 @@
 //   - submissions are processed in time order; at most `daily_cap` scored submissions per team and
 //     UTC day: later ones that day are "over daily cap" and not scored; invalid ones do not count;
 //   - public board: a team's best public overall score; ties go to the earlier submission;
-//   - private board (--final): each team's `selected` best-public submissions are scored on the
-//     private split and the best counts (Kaggle's default selection);
+//   - private board (--final): the submissions a team picked (live competitions), else its
+//     `selected` best-public submissions (Kaggle's default), are scored on the private split and
+//     the best counts;
 //   - teams rank by score (higher is better), ties to the earlier submission.
 // Detail files hold per-graph scores; before --final they hold public graphs only.
 #pragma once
@@ -38,6 +39,7 @@ struct SubmissionRecord {
   std::string file;
   std::string status;   // "scored", "invalid", "over daily cap"
   std::string message;  // errors for invalid submissions (first lines)
+  bool picked = false;  // chosen by its team for the private board
   ScoreReport report;   // when scored
 };
 
@@ -67,6 +69,7 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
 // the file in messages, `timestamp` is ISO 8601 UTC.
 struct SubmissionInput {
   std::string team, timestamp, name, csv;
+  bool picked = false;  // a final pick of its team
 };
 Leaderboard build_leaderboard(const Solution& solution, const std::vector<SubmissionInput>& inputs, const LeaderboardOptions& options);
 // Writes OUT/leaderboard.json and OUT/details/<number>.json (atomically each), and removes any
