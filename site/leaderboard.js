@@ -139,22 +139,24 @@ function renderHistory(board) {
   svg.append(svgEl("text", { x: W - right, y: H - 10, "font-size": 11, fill: "#5f6b7a", "text-anchor": "end" }, new Date(t1).toISOString().slice(0, 16).replace("T", " ")));
   teams.forEach((team, index) => {
     // A step line of the team's running best, carried to the last submission of anyone, with a
-    // marker at each of the team's submissions.
+    // marker where a submission raised it. Only the improvements become points, and all markers
+    // are one <path>: a board of 150,000 submissions stays a handful of SVG elements.
     let best = -Infinity;
-    const points = [], markers = [];
+    const points = [];
+    let markers = "";
     for (const s of scored) {
-      if (s.team !== team) continue;
-      best = Math.max(best, s[scoreKey]);
-      const px = x(Date.parse(s.timestamp));
-      if (points.length) points.push([px, points[points.length - 1][1]]);
-      points.push([px, y(best)]);
-      markers.push([px, y(s[scoreKey])]);
+      if (s.team !== team || !(s[scoreKey] > best)) continue;
+      best = s[scoreKey];
+      const px = x(Date.parse(s.timestamp)), py = y(best);
+      if (points.length) points.push(`${px},${points[points.length - 1].split(",")[1]}`);
+      points.push(`${px},${py}`);
+      markers += `M${px - 3.5},${py}a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0`;
     }
     if (!points.length) return;
-    points.push([x(t1), points[points.length - 1][1]]);
+    points.push(`${x(t1)},${points[points.length - 1].split(",")[1]}`);
     const color = PALETTE[index];
-    svg.append(svgEl("polyline", { points: points.map((p) => p.join(",")).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
-    for (const [mx, my] of markers) svg.append(svgEl("circle", { cx: mx, cy: my, r: 3.5, fill: color }));
+    svg.append(svgEl("polyline", { points: points.join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
+    svg.append(svgEl("path", { d: markers, fill: color, class: "improvements" }));
     const legend = svgEl("text", { x: W - right + 12, y: top + 14 + 16 * index, "font-size": 12, fill: color });
     legend.textContent = team.length > 24 ? team.slice(0, 23) + "…" : team;
     svg.append(legend);
@@ -228,14 +230,26 @@ async function renderSpread(number) {
     : "No scored graphs in this submission's visible split.";
 }
 
+// The list offers each team's best submission and the latest ones, newest first: a <select> of
+// every submission of a big competition (150,000 options) takes seconds to build and is no use.
+const SPREAD_CHOICES_RECENT = 300;
+
 function renderSpreadSelector(board) {
   const select = document.getElementById("submission-select");
   const scored = board.submissions.filter((s) => s.status === "scored");
   if (!scored.length) return;
-  select.replaceChildren();
-  for (const s of scored) {
+  const bestNumbers = new Set(board.teams.map((t) => t.best_submission).filter((n) => n));
+  const chosen = scored.filter((s, i) => bestNumbers.has(s.number) || i >= scored.length - SPREAD_CHOICES_RECENT).reverse();
+  const options = document.createDocumentFragment();
+  for (const s of chosen) {
     const score = board.board === "private" ? s.private : s.public;
-    select.append(el("option", { value: String(s.number) }, `#${s.number} ${s.team} — ${s.timestamp} — ${formatScore(score)}`));
+    const label = `#${s.number} ${s.team} — ${s.timestamp} — ${formatScore(score)}${bestNumbers.has(s.number) ? " (team best)" : ""}`;
+    options.append(el("option", { value: String(s.number) }, label));
+  }
+  select.replaceChildren(options);
+  if (chosen.length < scored.length) {
+    document.getElementById("spread-choices").textContent =
+      `Each team's best and the latest ${SPREAD_CHOICES_RECENT} of ${scored.length} scored submissions.`;
   }
   const best = board.teams.length && board.teams[0].best_submission;
   if (best) select.value = String(best);

@@ -155,5 +155,12 @@ test("a board of 150,000 submissions with a bad timestamp draws every section", 
   assert.deepEqual(await page.evaluate(() => window.leaderboardState), { loaded: true, teams: 50, failed: [] });
   assert.deepEqual(problems, []);
   assert.equal(await page.locator("#history-chart svg polyline").count() > 0, true);
+  // Every team's scores rise and fall (i % 997): its markers are its improvements only, all in one
+  // path per team, and the submission list holds each team's best plus the latest 300.
+  assert.equal(await page.locator("#history-chart svg path.improvements").count(), 10);
+  assert.equal(await page.locator("#history-chart svg circle").count(), 0);
+  const options = await page.locator("#submission-select option").count();
+  assert.ok(options >= 300 && options <= 350, `${options} options`);
+  assert.match(await page.textContent("#spread-choices"), /latest 300 of 150000 scored submissions/);
   await page.close();
 });
