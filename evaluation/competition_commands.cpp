@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "scoring/leaderboard.h"
 #include "scoring/scorer.h"
 #include "scoring/submission.h"
@@ -21,7 +22,7 @@ int score_queued(CompetitionStore& store, const Solution& solution, int limit) {
       store.finish_failed(*id, check.format_errors("submission " + std::to_string(*id)));
     } else {
       const ScoreReport report = score_submission(solution, check);
-      store.finish_scored(*id, report.public_board.overall, report.private_board.overall, score_report_json(report).dump(), utc_now());
+      store.finish_scored(*id, report, utc_now());
     }
     ++finished;
   }
@@ -89,24 +90,52 @@ int run_competition_rescore(const std::string& db) {
   return 0;
 }
 
+Leaderboard stored_leaderboard(const CompetitionStore& store, const Solution& solution, bool final_board) {
+  const CompetitionSettings settings = store.settings();
+  const std::map<int64_t, std::vector<int64_t>> picks = store.all_finals();
+  std::vector<SubmissionInput> inputs;
+  for (const StoredSubmission& s : store.submissions(false)) {
+    SubmissionInput input;
+    input.team = s.team;
+    input.timestamp = s.submitted_at;
+    input.name = "submission " + std::to_string(s.id);
+    input.number = static_cast<int>(s.id);
+    const auto team_picks = picks.find(s.team_id);
+    input.picked = team_picks != picks.end() && std::count(team_picks->second.begin(), team_picks->second.end(), s.id) > 0;
+    if (s.status == SubmissionStatus::Scored) {
+      input.outcome = InputOutcome::Scored;
+      input.report = score_boards_from_json(nlohmann::json::parse(s.boards_json));
+    } else if (s.status == SubmissionStatus::Failed) {
+      input.outcome = InputOutcome::Failed;
+      input.message = s.error;
+    } else {
+      input.outcome = InputOutcome::Pending;
+    }
+    inputs.push_back(std::move(input));
+  }
+  LeaderboardOptions board;
+  board.final_board = final_board;
+  board.daily_cap = settings.daily_cap;
+  board.selected = settings.finals;
+  return build_leaderboard(solution, inputs, board);
+}
+
+nlohmann::json stored_detail(const CompetitionStore& store, const SubmissionRecord& record, bool final_board) {
+  const std::optional<std::string> report = store.report_json(record.number);
+  if (!report) throw InternalError("stored_detail: submission " + std::to_string(record.number) + " has no stored report");
+  return submission_detail_json(record, nlohmann::json::parse(*report), final_board);
+}
+
 int run_competition_export(const CompetitionExportOptions& options) {
   CompetitionStore store = CompetitionStore::open(options.db, false);
   const CompetitionSettings settings = store.settings();
   const Solution solution = parse_solution(store.solution_csv(), options.db + " (solution)");
-  std::vector<SubmissionInput> inputs;
-  for (const StoredSubmission& s : store.submissions(true)) {
-    const std::vector<int64_t> picks = store.finals(s.team_id);
-    const bool picked = std::find(picks.begin(), picks.end(), s.id) != picks.end();
-    inputs.push_back({s.team, s.submitted_at, "submission " + std::to_string(s.id) + ".csv", s.csv, picked});
-  }
-  LeaderboardOptions board;
-  board.final_board = options.final_board || utc_now() >= settings.deadline;
-  board.daily_cap = settings.daily_cap;
-  board.selected = settings.finals;
-  const Leaderboard leaderboard = build_leaderboard(solution, inputs, board);
-  write_leaderboard(leaderboard, options.out);
-  std::printf("%s board: %zu teams, %zu submissions -> %s/leaderboard.json\n", board.final_board ? "private" : "public",
-              leaderboard.standings.size(), leaderboard.submissions.size(), options.out.c_str());
+  const int scored_now = score_queued(store, solution);
+  const bool final_board = options.final_board || utc_now() >= settings.deadline;
+  const Leaderboard leaderboard = stored_leaderboard(store, solution, final_board);
+  write_leaderboard(leaderboard, options.out, [&](const SubmissionRecord& record) { return stored_detail(store, record, final_board); });
+  std::printf("%s board: %zu teams, %zu submissions (%d scored now) -> %s/leaderboard.json\n", final_board ? "private" : "public",
+              leaderboard.standings.size(), leaderboard.submissions.size(), scored_now, options.out.c_str());
   return 0;
 }
 

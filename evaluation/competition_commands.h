@@ -6,13 +6,15 @@
 //   team token    one more token for a team      team revoke   every token of a team
 //   status        the settings, teams and the queue
 //   rescore       every scored or failed submission scored again (after a scorer change), now
-//   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`)
+//   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`);
+//                 queued submissions are scored first
 #pragma once
 
 #include <string>
 
 #include "competition_store.h"
 #include "eval_commands.h"
+#include "scoring/leaderboard.h"
 
 namespace graphcost {
 
@@ -44,5 +46,13 @@ int run_competition_export(const CompetitionExportOptions& options);
 // `failed` with its errors and stops counting toward the cap). Stops when the queue is empty or
 // after `limit` submissions (< 0: no limit). Returns how many it finished.
 int score_queued(CompetitionStore& store, const Solution& solution, int limit = -1);
+
+// The board of what the store holds, ranked by the rules of scoring/leaderboard.h from the stored
+// outcomes: nothing is validated or scored again, so it is cheap enough to rebuild after every
+// scored submission. Numbers are the store's submission ids; queued ones show as "pending".
+Leaderboard stored_leaderboard(const CompetitionStore& store, const Solution& solution, bool final_board);
+// details/<number>.json of a scored record of stored_leaderboard, from its stored full report
+// (private part only on the final board).
+nlohmann::json stored_detail(const CompetitionStore& store, const SubmissionRecord& record, bool final_board);
 
 }  // namespace graphcost

@@ -138,6 +138,11 @@ const char* const kMigrations[] = {
     "  public_score REAL, private_score REAL, report_json TEXT NOT NULL, scored_at TEXT NOT NULL);"
     "CREATE TABLE finals (team_id INTEGER NOT NULL REFERENCES teams(id),"
     "  submission_id INTEGER NOT NULL REFERENCES submissions(id), PRIMARY KEY (team_id, submission_id));",
+    // 2: each score keeps its two boards apart from the full report, so a live board ranks
+    // thousands of submissions without parsing their per-graph reports.
+    "ALTER TABLE scores ADD COLUMN boards_json TEXT;"
+    "UPDATE scores SET boards_json = json_object('public', json_extract(report_json, '$.public'),"
+    "  'private', json_extract(report_json, '$.private'));",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == CompetitionStore::kSchemaVersion, "one migration per schema version");
 
@@ -177,7 +182,7 @@ void check_team_name(const std::string& name) {
 }
 
 StoredSubmission read_submission(const Statement& row, bool with_csv) {
-  // Columns: id, team_id, name, submitted_at, status, error, public_score, private_score[, csv]
+  // Columns: id, team_id, name, submitted_at, status, error, public_score, private_score, boards_json[, csv]
   StoredSubmission s;
   s.id = row.integer(0);
   s.team_id = row.integer(1);
@@ -191,7 +196,8 @@ StoredSubmission read_submission(const Statement& row, bool with_csv) {
   s.error = row.text(5);
   if (!row.is_null(6)) s.public_score = row.real(6);
   if (!row.is_null(7)) s.private_score = row.real(7);
-  if (with_csv) s.csv = row.blob(8);
+  if (!row.is_null(8)) s.boards_json = row.text(8);
+  if (with_csv) s.csv = row.blob(9);
   return s;
 }
 
@@ -434,20 +440,21 @@ std::optional<int64_t> CompetitionStore::claim_next() {
   return id;
 }
 
-void CompetitionStore::finish_scored(int64_t id, double public_score, double private_score, const std::string& report_json,
-                                     const std::string& now) {
+void CompetitionStore::finish_scored(int64_t id, const ScoreReport& report, const std::string& now) {
   Transaction transaction(db_, path_, true);
   Statement(db_, path_, "UPDATE submissions SET status = 'scored', error = NULL, counts_toward_cap = 1 WHERE id = ? AND status = 'scoring'")
       .bind(1, id)
       .run();
   if (sqlite3_changes(db_) != 1) throw InternalError("finish_scored: submission " + std::to_string(id) + " is not being scored");
   Statement(db_, path_,
-            "INSERT OR REPLACE INTO scores (submission_id, public_score, private_score, report_json, scored_at) VALUES (?, ?, ?, ?, ?)")
+            "INSERT OR REPLACE INTO scores (submission_id, public_score, private_score, report_json, boards_json, scored_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)")
       .bind(1, id)
-      .bind(2, public_score)
-      .bind(3, private_score)
-      .bind(4, report_json)
-      .bind(5, now)
+      .bind(2, report.public_board.overall)
+      .bind(3, report.private_board.overall)
+      .bind(4, score_report_json(report).dump())
+      .bind(5, score_boards_json(report).dump())
+      .bind(6, now)
       .run();
   transaction.commit();
 }
@@ -484,19 +491,22 @@ int CompetitionStore::requeue_all() {
 
 std::optional<StoredSubmission> CompetitionStore::submission(int64_t id, bool with_csv) const {
   Statement query(db_, path_,
-                  "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, s.csv "
+                  "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, c.boards_json, "
+                  "CASE WHEN ? THEN s.csv END "
                   "FROM submissions s JOIN teams t ON t.id = s.team_id LEFT JOIN scores c ON c.submission_id = s.id WHERE s.id = ?");
-  query.bind(1, id);
+  query.bind(1, static_cast<int64_t>(with_csv)).bind(2, id);
   if (!query.step()) return std::nullopt;
   return read_submission(query, with_csv);
 }
 
 std::vector<StoredSubmission> CompetitionStore::submissions(bool with_csv, std::optional<int64_t> team_id) const {
   Statement query(db_, path_,
-                  "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, s.csv "
+                  "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, c.boards_json, "
+                  "CASE WHEN ? THEN s.csv END "
                   "FROM submissions s JOIN teams t ON t.id = s.team_id LEFT JOIN scores c ON c.submission_id = s.id "
                   "WHERE ? IS NULL OR s.team_id = ? ORDER BY s.id");
-  if (team_id) query.bind(1, *team_id).bind(2, *team_id);
+  query.bind(1, static_cast<int64_t>(with_csv));
+  if (team_id) query.bind(2, *team_id).bind(3, *team_id);
   std::vector<StoredSubmission> all;
   while (query.step()) all.push_back(read_submission(query, with_csv));
   return all;
@@ -535,6 +545,26 @@ void CompetitionStore::set_finals(int64_t team_id, const std::vector<int64_t>& s
     Statement(db_, path_, "INSERT OR IGNORE INTO finals (team_id, submission_id) VALUES (?, ?)").bind(1, team_id).bind(2, id).run();
   }
   transaction.commit();
+}
+
+std::optional<std::string> CompetitionStore::report_json(int64_t id) const {
+  Statement query(db_, path_, "SELECT report_json FROM scores WHERE submission_id = ?");
+  query.bind(1, id);
+  if (!query.step()) return std::nullopt;
+  return query.text(0);
+}
+
+std::map<int64_t, std::vector<int64_t>> CompetitionStore::all_finals() const {
+  Statement query(db_, path_, "SELECT team_id, submission_id FROM finals ORDER BY team_id, submission_id");
+  std::map<int64_t, std::vector<int64_t>> picks;
+  while (query.step()) picks[query.integer(0)].push_back(query.integer(1));
+  return picks;
+}
+
+int64_t CompetitionStore::data_version() const {
+  Statement query(db_, path_, "PRAGMA data_version");
+  query.step();
+  return query.integer(0);
 }
 
 std::vector<int64_t> CompetitionStore::finals(int64_t team_id) const {

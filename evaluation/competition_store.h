@@ -2,7 +2,7 @@
 // change is one transaction, so a process killed at any point leaves the file consistent: a
 // submission is either stored whole with its CSV bytes or not at all.
 //
-// Schema (version 1; PRAGMA user_version, migrations applied in order on open; PRAGMA
+// Schema (version 2; PRAGMA user_version, migrations applied in order on open; PRAGMA
 // application_id marks the file as graphcost's):
 //   competition  (one row) title, deadline (UTC, "2026-12-31T23:59:59Z"), daily_cap, finals,
 //                solution_csv (the hidden truth as make-solution writes it; never served)
@@ -10,7 +10,8 @@
 //   tokens       id, team_id, salt, hash = SHA-256(salt || secret), created_at, revoked_at
 //   submissions  id, team_id, submitted_at, day (UTC date), csv (the uploaded bytes), status
 //                (queued -> scoring -> scored | failed), error, counts_toward_cap
-//   scores       submission_id, public_score, private_score, report_json, scored_at
+//   scores       submission_id, public_score, private_score, report_json, boards_json (the two
+//                boards alone: what a live board ranks by; version 2), scored_at
 //   finals       team_id, submission_id (a team's picks for the private board)
 //
 // Tokens are shown once, at creation: "gc_<token id>_<32 hex digits>". Only a salted hash of the
@@ -18,9 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "scoring/scorer.h"
 
 struct sqlite3;
 
@@ -45,6 +49,7 @@ struct StoredSubmission {
   std::string error;  // failed: why
   std::string csv;    // the uploaded bytes (only when asked for)
   std::optional<double> public_score, private_score;
+  std::string boards_json;  // scored: score_boards_json of its report
 };
 
 struct StoreCounts {
@@ -63,7 +68,7 @@ class CompetitionStore {
   CompetitionStore& operator=(CompetitionStore&&) = delete;
   CompetitionStore(const CompetitionStore&) = delete;
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   int schema_version() const;
   const std::string& path() const { return path_; }
 
@@ -91,7 +96,7 @@ class CompetitionStore {
   // The scoring queue. claim_next moves the oldest queued submission to scoring; finish_scored
   // and finish_failed end it (a failed one stops counting toward the cap).
   std::optional<int64_t> claim_next();
-  void finish_scored(int64_t id, double public_score, double private_score, const std::string& report_json, const std::string& now);
+  void finish_scored(int64_t id, const ScoreReport& report, const std::string& now);
   void finish_failed(int64_t id, const std::string& error);
   // After a restart: every submission left in scoring goes back to queued (it was never scored:
   // finishing is one transaction). Returns how many.
@@ -104,11 +109,18 @@ class CompetitionStore {
   // All submissions in acceptance order (id), optionally one team's.
   std::vector<StoredSubmission> submissions(bool with_csv = false, std::optional<int64_t> team_id = std::nullopt) const;
   StoreCounts counts() const;
+  // A scored submission's full report (score_report_json, private part included).
+  std::optional<std::string> report_json(int64_t id) const;
 
   // Final picks: replaces the team's picks (at most settings().finals, each one of its scored
   // submissions; InputError otherwise).
   void set_finals(int64_t team_id, const std::vector<int64_t>& submission_ids);
   std::vector<int64_t> finals(int64_t team_id) const;
+  std::map<int64_t, std::vector<int64_t>> all_finals() const;  // team id -> its picks
+
+  // SQLite's PRAGMA data_version: changes when another connection (another process, or the
+  // server's other thread) commits to the file. A cache compares it to know when to rebuild.
+  int64_t data_version() const;
 
  private:
   explicit CompetitionStore(std::string path);

@@ -162,7 +162,7 @@ TEST_CASE("the queue resumes after a restart in every state: nothing lost, nothi
   const int64_t late = *store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T13:00:00Z");
   CHECK(store.claim_next() == late);
   CHECK(store.requeue_all() == 6);
-  store.finish_scored(late, 0.5, 0.5, "{}", "2026-12-03T13:00:01Z");  // the in-flight one still finishes
+  store.finish_scored(late, ScoreReport{}, "2026-12-03T13:00:01Z");  // the in-flight one still finishes
   CHECK(score_queued(store, c.solution) == 6);
   CHECK(*store.submission(1)->public_score == before);
 }

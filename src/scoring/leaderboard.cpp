@@ -11,6 +11,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "data/dataset_path.h"
 
 namespace graphcost {
@@ -45,6 +46,7 @@ struct PendingSubmission {
   std::string team, timestamp, file;
   const std::string* csv = nullptr;  // the bytes, when given directly (else read from `file`)
   bool picked = false;
+  const SubmissionInput* decided = nullptr;  // a live competition's outcome, taken as it is
 };
 
 std::vector<PendingSubmission> list_submissions(const LeaderboardOptions& options, std::vector<std::string>& skipped) {
@@ -127,18 +129,24 @@ Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmis
   Leaderboard leaderboard;
   leaderboard.skipped = std::move(skipped);
   std::stable_sort(pending.begin(), pending.end(), [](const PendingSubmission& a, const PendingSubmission& b) {
+    if (a.decided != nullptr && b.decided != nullptr) return a.decided->number < b.decided->number;
     return a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.team < b.team;
   });
   leaderboard.final_board = options.final_board;
   std::map<std::pair<std::string, std::string>, int> scored_per_day;  // (team, date) -> count
   for (const PendingSubmission& item : pending) {
     SubmissionRecord record;
-    record.number = static_cast<int>(leaderboard.submissions.size()) + 1;
+    record.number = item.decided != nullptr ? item.decided->number : static_cast<int>(leaderboard.submissions.size()) + 1;
     record.team = item.team;
     record.timestamp = item.timestamp;
     record.file = item.file;
     record.picked = item.picked;
-    if (item.timestamp.empty()) {
+    if (item.decided != nullptr) {
+      const SubmissionInput& decided = *item.decided;
+      record.status = decided.outcome == InputOutcome::Scored ? "scored" : decided.outcome == InputOutcome::Failed ? "invalid" : "pending";
+      if (decided.outcome == InputOutcome::Scored) record.report = decided.report;
+      if (decided.outcome == InputOutcome::Failed) record.message = decided.message;
+    } else if (item.timestamp.empty()) {
       record.status = "invalid";
       record.message = "file name is not a UTC timestamp of 2000-2099 (expected e.g. 2023-11-30T17-05-00Z.csv)";
     } else if (scored_per_day[{item.team, item.timestamp.substr(0, 10)}] >= options.daily_cap) {
@@ -203,8 +211,10 @@ Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmis
   }
   std::vector<TeamStanding> standings;
   for (auto& [name, team] : teams) standings.push_back(team);
+  std::map<int, std::string> time_by_number;
+  for (const SubmissionRecord& record : leaderboard.submissions) time_by_number[record.number] = record.timestamp;
   auto best_time = [&](const TeamStanding& team) {
-    return team.best_submission > 0 ? leaderboard.submissions[team.best_submission - 1].timestamp : std::string("~");
+    return team.best_submission > 0 ? time_by_number.at(team.best_submission) : std::string("~");
   };
   std::stable_sort(standings.begin(), standings.end(),
                    [&](const TeamStanding& a, const TeamStanding& b) { return better(a.score, best_time(a), b.score, best_time(b)); });
@@ -223,7 +233,14 @@ Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions
 
 Leaderboard build_leaderboard(const Solution& solution, const std::vector<SubmissionInput>& inputs, const LeaderboardOptions& options) {
   std::vector<PendingSubmission> pending;
-  for (const SubmissionInput& input : inputs) pending.push_back({input.team, input.timestamp, input.name, &input.csv, input.picked});
+  for (const SubmissionInput& input : inputs) {
+    const bool decided = input.outcome != InputOutcome::Unscored;
+    if (decided && input.number <= 0) throw InternalError("build_leaderboard: a decided submission needs its store id");
+    pending.push_back({input.team, input.timestamp, input.name, &input.csv, input.picked, decided ? &input : nullptr});
+  }
+  const bool all_decided = std::all_of(pending.begin(), pending.end(), [](const PendingSubmission& p) { return p.decided != nullptr; });
+  const bool none_decided = std::none_of(pending.begin(), pending.end(), [](const PendingSubmission& p) { return p.decided != nullptr; });
+  if (!all_decided && !none_decided) throw InternalError("build_leaderboard: decided and undecided submissions mixed");
   return rank_submissions(solution, std::move(pending), options, {});
 }
 
@@ -261,18 +278,38 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
           {"submissions", submissions}};
 }
 
+nlohmann::json submission_detail_json(const SubmissionRecord& record, nlohmann::json report, bool final_board) {
+  if (!final_board) {  // the private board and graphs stay hidden until the final board
+    report.erase("private");
+    if (report.contains("graphs")) {
+      nlohmann::json visible = nlohmann::json::array();
+      for (nlohmann::json& graph : report["graphs"]) {
+        if (graph.value("usage", "") != usage_name(Usage::Private)) visible.push_back(std::move(graph));
+      }
+      report["graphs"] = std::move(visible);
+    }
+  }
+  report["number"] = record.number;
+  report["team"] = record.team;
+  report["timestamp"] = record.timestamp;
+  return report;
+}
+
 void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir) {
+  write_leaderboard(leaderboard, out_dir, [&](const SubmissionRecord& record) {
+    return submission_detail_json(record, score_report_json(record.report, leaderboard.final_board), leaderboard.final_board);
+  });
+}
+
+void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir,
+                       const std::function<nlohmann::json(const SubmissionRecord&)>& detail) {
   const fs::path out(out_dir);
   fs::create_directories(out / "details");
   std::set<std::string> written;
   for (const SubmissionRecord& record : leaderboard.submissions) {
     if (record.status != "scored") continue;
     written.insert(std::to_string(record.number) + ".json");
-    nlohmann::json detail = score_report_json(record.report, leaderboard.final_board);
-    detail["number"] = record.number;
-    detail["team"] = record.team;
-    detail["timestamp"] = record.timestamp;
-    write_json_file(detail, out / "details" / (std::to_string(record.number) + ".json"));
+    write_json_file(detail(record), out / "details" / (std::to_string(record.number) + ".json"));
   }
   write_json_file(leaderboard_json(leaderboard), out / "leaderboard.json");
   // Details of an earlier run that this one did not write: only files named <number>.json.

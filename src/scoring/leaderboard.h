@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ struct SubmissionRecord {
   std::string team;
   std::string timestamp;  // ISO 8601 UTC, "2023-11-30T17:05:00Z"
   std::string file;
-  std::string status;   // "scored", "invalid", "over daily cap"
+  std::string status;   // "scored", "invalid", "over daily cap"; live boards also "pending"
   std::string message;  // errors for invalid submissions (first lines)
   bool picked = false;  // chosen by its team for the private board
   ScoreReport report;   // when scored
@@ -67,15 +68,34 @@ struct Leaderboard {
 Leaderboard build_leaderboard(const Solution& solution, const LeaderboardOptions& options);
 // The same rules over submissions given as bytes (the live competition's store); `name` stands for
 // the file in messages, `timestamp` is ISO 8601 UTC.
+//
+// A live competition has already decided each submission (competition_store.h): it checked the
+// daily cap at upload and scored the submission once. Such an input carries `outcome` (not
+// Unscored) and is ranked as it is, never validated or scored again: Scored with its `report`
+// (the boards suffice), Failed with its `message`, Pending (queued or being scored) shown without a
+// score. Its `number` (the store's id, > 0) names it on the board and in details/<number>.json;
+// the inputs are then numbered by it rather than by time order.
+enum class InputOutcome { Unscored, Scored, Failed, Pending };
 struct SubmissionInput {
   std::string team, timestamp, name, csv;
   bool picked = false;  // a final pick of its team
+  InputOutcome outcome = InputOutcome::Unscored;
+  ScoreReport report;   // Scored
+  std::string message;  // Failed
+  int number = 0;       // with an outcome: the store's id
 };
 Leaderboard build_leaderboard(const Solution& solution, const std::vector<SubmissionInput>& inputs, const LeaderboardOptions& options);
 // Writes OUT/leaderboard.json and OUT/details/<number>.json (atomically each), and removes any
 // other <number>.json left in OUT/details by an earlier run (a --final board's private scores must
 // not outlive it under a public one).
 void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir);
+// The same, with each scored submission's detail JSON given by `detail` (a live competition keeps
+// the full reports in its store; its records hold the boards only).
+void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_dir,
+                       const std::function<nlohmann::json(const SubmissionRecord&)>& detail);
+// details/<number>.json of one scored record: its report (public graphs only before the final
+// board) with its number, team and timestamp.
+nlohmann::json submission_detail_json(const SubmissionRecord& record, nlohmann::json report, bool final_board);
 nlohmann::json leaderboard_json(const Leaderboard& leaderboard);
 
 // "2023-11-30T17:05:00Z" from the accepted file-name forms; "" if `name` is none of them or not a

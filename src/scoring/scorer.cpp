@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "metrics/ranking_metrics.h"
 
@@ -45,7 +46,36 @@ nlohmann::json board_json(const BoardScore& board) {
   return {{"overall", number_or_null(board.overall)}, {"collections", collections}};
 }
 
+BoardScore board_from_json(const nlohmann::json& json, const char* usage) {
+  const nlohmann::json& board = json.at(usage);
+  BoardScore result;
+  auto number = [](const nlohmann::json& value) { return value.is_null() ? std::nan("") : value.get<double>(); };
+  result.overall = number(board.at("overall"));
+  for (int c = 0; c < 5; ++c) {
+    const nlohmann::json& collection = board.at("collections").at(kCollections[c]);
+    result.collection_score[c] = number(collection.at("score"));
+    result.graphs_scored[c] = collection.at("graphs_scored").get<int>();
+    result.graphs_skipped[c] = collection.at("graphs_skipped").get<int>();
+  }
+  return result;
+}
+
 }  // namespace
+
+nlohmann::json score_boards_json(const ScoreReport& report) {
+  return {{"public", board_json(report.public_board)}, {"private", board_json(report.private_board)}};
+}
+
+ScoreReport score_boards_from_json(const nlohmann::json& json) {
+  ScoreReport report;
+  try {
+    report.public_board = board_from_json(json, "public");
+    report.private_board = board_from_json(json, "private");
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError("", "stored scores", "{\"public\": board, \"private\": board}", error.what());
+  }
+  return report;
+}
 
 ScoreReport score_submission(const Solution& solution, const SubmissionCheck& check) {
   ScoreReport report;

@@ -50,5 +50,10 @@ std::string format_score_report(const ScoreReport& report);
 // {"public": {...}, "private": {...}, "graphs": [...]}; `include_private` false drops the private
 // board and the private graphs (what participants may see before the competition ends).
 nlohmann::json score_report_json(const ScoreReport& report, bool include_private = true);
+// The two boards only ({"public": {...}, "private": {...}}, as in score_report_json) and back: what
+// a leaderboard ranks by, kept beside each stored submission so a live board never re-scores.
+// score_boards_from_json leaves `graphs` empty; it throws InputError for a malformed object.
+nlohmann::json score_boards_json(const ScoreReport& report);
+ScoreReport score_boards_from_json(const nlohmann::json& json);
 
 }  // namespace graphcost
