@@ -1,5 +1,6 @@
 // graphcost-eval: the competition evaluator. Builds hidden solutions, validates and scores Kaggle
-// submissions, builds leaderboard data for site/, and writes baseline submissions.
+// submissions, builds leaderboard data for site/, writes baseline submissions, and runs a live
+// competition (competition ..., serve).
 // Exit codes: 0 ok, 2 invalid submission (score), 1 bad solution/data or internal error.
 #include <cstdio>
 #include <exception>
@@ -10,6 +11,7 @@
 #include "common/error_exit.h"
 #include "common/input_error.h"
 #include "competition_commands.h"
+#include "competition_server.h"
 #include "eval_commands.h"
 #include "scoring/baseline_order.h"
 
@@ -96,6 +98,20 @@ int main(int argc, char** argv) {
   export_command->add_option("--out", export_options.out, "output folder (leaderboard.json, details/)")->required();
   export_command->add_flag("--final", export_options.final_board, "the private board before the deadline");
 
+  graphcost::ServeOptions serve;
+  CLI::App* serve_command = app.add_subcommand("serve", "Run the live competition: pages, submissions API, scoring worker");
+  serve_command->add_option("--db", serve.db, "competition database (competition init)")->required();
+  serve_command->add_option("--bind", serve.bind, "address to listen on (default 127.0.0.1; TLS belongs to a reverse proxy)");
+  serve_command->add_option("--port", serve.port, "port (default 8000)")->check(CLI::Range(1, 65535));
+  serve_command->add_option("--app", serve.app_dir, "the WebAssembly build's web/ folder: the app and the in-browser validator at /app/");
+  size_t max_upload_mib = serve.max_upload_bytes >> 20;
+  serve_command->add_option("--max-upload-mib", max_upload_mib, "largest accepted upload in MiB (default 32)")->check(CLI::Range(1, 1024));
+  serve_command->add_option("--rate-limit", serve.requests_per_minute, "API requests a minute per token or address (default 120)")
+      ->check(CLI::Range(1, 1000000));
+  serve_command->add_option("--threads", serve.threads, "request threads (default 8)")->check(CLI::Range(1, 256));
+  serve_command->add_option("--timeout", serve.timeout_seconds, "seconds a connection may stall in a read or write (default 10)")
+      ->check(CLI::Range(1, 600));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -117,6 +133,10 @@ int main(int argc, char** argv) {
     if (status_command->parsed()) return graphcost::run_competition_status(status_db);
     if (rescore_command->parsed()) return graphcost::run_competition_rescore(rescore_db);
     if (export_command->parsed()) return graphcost::run_competition_export(export_options);
+    if (serve_command->parsed()) {
+      serve.max_upload_bytes = max_upload_mib << 20;
+      return graphcost::run_serve(serve);
+    }
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
     return graphcost::report_error(error);
   }

@@ -1,5 +1,6 @@
 #include "scoring/solution.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -182,6 +183,54 @@ Solution parse_solution(const std::string& bytes, const std::string& path) {
     }
     if (solution.index_by_id.count(entry.id))
       throw InputError(path, "line " + std::to_string(number) + ", ID", "unique IDs", "'" + entry.id + "' again");
+    solution.index_by_id[entry.id] = solution.entries.size();
+    solution.entries.push_back(std::move(entry));
+  }
+  solution.rebuild_index();
+  return solution;
+}
+
+std::string id_list_csv(const Solution& solution) {
+  std::string text = "ID,Configs\n";
+  for (const SolutionEntry& entry : solution.entries) text += entry.id + "," + std::to_string(entry.config_count()) + "\n";
+  return text;
+}
+
+Solution parse_id_list(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || (line != "ID,Configs" && line != "ID,Configs\r")) {
+    throw InputError(name, "line 1", "the header 'ID,Configs'", "'" + line.substr(0, 60) + "'");
+  }
+  Solution solution;
+  size_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const size_t comma = line.find(',');
+    const std::string where = "line " + std::to_string(number);
+    if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos) {
+      throw InputError(name, where, "2 fields (ID,Configs)", "'" + line.substr(0, 80) + "'");
+    }
+    SolutionEntry entry;
+    entry.id = line.substr(0, comma);
+    entry.collection = collection_of(entry.id);
+    bool known = false;
+    for (const char* collection : kCollections) known = known || entry.collection == collection;
+    if (!known) throw InputError(name, where + ", ID", "an ID of one of the 5 collections", "'" + entry.id.substr(0, 80) + "'");
+    const std::string count_text = line.substr(comma + 1);
+    int64_t count = 0;
+    const bool digits = !count_text.empty() && count_text.size() <= 9 &&
+                        std::all_of(count_text.begin(), count_text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) count = std::stoll(count_text);
+    if (!digits || count < 1 || count > kMaxIdListConfigs) {
+      throw InputError(name, where + ", Configs", "a config count from 1 to " + std::to_string(kMaxIdListConfigs),
+                       "'" + count_text.substr(0, 20) + "'");
+    }
+    entry.runtime_ns.assign(static_cast<size_t>(count), 0);
+    if (entry.is_tile()) entry.normalizer_ns.assign(static_cast<size_t>(count), 1);
+    if (solution.index_by_id.count(entry.id)) throw InputError(name, where + ", ID", "unique IDs", "'" + entry.id + "' again");
     solution.index_by_id[entry.id] = solution.entries.size();
     solution.entries.push_back(std::move(entry));
   }

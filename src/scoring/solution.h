@@ -58,4 +58,13 @@ std::string solution_csv(const Solution& solution);  // the file's text
 Solution read_solution(const std::string& path);
 Solution parse_solution(const std::string& text, const std::string& name);  // `name` in errors
 
+// The public ID list: "ID,Configs" rows, each graph's Kaggle ID and config count, no runtime and no
+// Usage (the test files hold exactly this). What a submission is validated against in the browser.
+std::string id_list_csv(const Solution& solution);
+// A solution for validation only: the list's IDs and config counts, every runtime 0 and every
+// graph Public. check_submission_text gives it the same errors as the real solution. Throws
+// InputError naming the line and field; config counts above kMaxIdListConfigs are refused.
+constexpr int64_t kMaxIdListConfigs = 10'000'000;
+Solution parse_id_list(const std::string& text, const std::string& name);
+
 }  // namespace graphcost

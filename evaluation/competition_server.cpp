@@ -1,0 +1,469 @@
+#include "competition_server.h"
+
+#include <httplib.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error_exit.h"
+#include "common/input_error.h"
+#include "common/io_error.h"
+#include "competition_commands.h"
+#include "competition_store.h"
+#include "embedded_site.h"
+#include "scoring/leaderboard.h"
+#include "scoring/solution.h"
+#include "scoring/submission.h"
+
+namespace graphcost {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The live board: rebuilt by the worker, read by every request.
+struct LiveBoard {
+  std::mutex mutex;
+  std::shared_ptr<const Leaderboard> board;
+  std::shared_ptr<const std::string> json;
+  int64_t version = 0;  // rebuilds so far
+};
+
+// A token bucket per key: `per_minute` requests a minute, bursts up to a quarter of that.
+class RateLimiter {
+ public:
+  explicit RateLimiter(int per_minute) : per_second_(per_minute / 60.0), capacity_(std::max(4.0, per_minute / 4.0)) {}
+
+  bool allow(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Clock::time_point now = Clock::now();
+    if (buckets_.size() > 100000) buckets_.clear();  // many addresses: start over rather than grow
+    auto [it, inserted] = buckets_.try_emplace(key, Bucket{capacity_, now});
+    Bucket& bucket = it->second;
+    if (!inserted) {
+      const double elapsed = std::chrono::duration<double>(now - bucket.last).count();
+      bucket.tokens = std::min(capacity_, bucket.tokens + elapsed * per_second_);
+      bucket.last = now;
+    }
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  }
+
+ private:
+  struct Bucket {
+    double tokens;
+    Clock::time_point last;
+  };
+  const double per_second_, capacity_;
+  std::mutex mutex_;
+  std::map<std::string, Bucket> buckets_;
+};
+
+void send_json(httplib::Response& response, int status, const nlohmann::json& body) {
+  response.status = status;
+  response.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+}
+
+void send_error(httplib::Response& response, int status, const std::string& message) { send_json(response, status, {{"error", message}}); }
+
+std::string bearer_token(const httplib::Request& request) {
+  const std::string header = request.get_header_value("Authorization");
+  const std::string prefix = "Bearer ";
+  return header.compare(0, prefix.size(), prefix) == 0 ? header.substr(prefix.size()) : std::string();
+}
+
+nlohmann::json submission_json(const StoredSubmission& s, bool final_board, const std::vector<int64_t>& picks) {
+  nlohmann::json item = {{"id", s.id},
+                         {"submitted_at", s.submitted_at},
+                         {"status", submission_status_name(s.status)},
+                         {"picked", std::count(picks.begin(), picks.end(), s.id) > 0}};
+  if (s.status == SubmissionStatus::Scored) {
+    item["public"] = s.public_score ? nlohmann::json(*s.public_score) : nlohmann::json(nullptr);
+    if (final_board) item["private"] = s.private_score ? nlohmann::json(*s.private_score) : nlohmann::json(nullptr);
+  }
+  if (s.status == SubmissionStatus::Failed) item["error"] = s.error;
+  return item;
+}
+
+class CompetitionServer {
+ public:
+  CompetitionServer(const ServeOptions& options)
+      : options_(options),
+        store_(CompetitionStore::open(options.db, false)),
+        settings_(store_.settings()),
+        solution_(parse_solution(store_.solution_csv(), options.db + " (solution)")),
+        ids_csv_(id_list_csv(solution_)),
+        limiter_(options.requests_per_minute) {}
+
+  int run() {
+    // Signals go to one thread that stops the server; every other thread blocks them.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    const int requeued = store_.requeue_interrupted();
+    if (requeued > 0)
+      std::printf("serve: %d submission%s left being scored by a stopped server: queued again\n", requeued, requeued == 1 ? "" : "s");
+    rebuild_board(store_);
+    routes();
+    if (!server_.bind_to_port(options_.bind, options_.port)) {
+      throw IoError(options_.bind + ":" + std::to_string(options_.port), "listen", errno);
+    }
+    std::thread worker([this] { work(); });
+    std::thread signal_thread([this, signals] {
+      int received = 0;
+      sigwait(&signals, &received);
+      if (received != 0 && !stopping_) std::printf("serve: %s received, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+      stop();
+    });
+    std::printf("serve: '%s' on http://%s:%d/ (board, submit.html, api/%s); Ctrl-C stops\n", printable(settings_.title).c_str(),
+                options_.bind.c_str(), options_.port, options_.app_dir.empty() ? "" : ", app/");
+    std::fflush(stdout);
+    server_.listen_after_bind();
+    stop();
+    pthread_kill(signal_thread.native_handle(), SIGTERM);  // wakes sigwait when the server ended on its own
+    signal_thread.join();
+    worker.join();
+    return 0;
+  }
+
+ private:
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex_);
+      stopping_ = true;
+    }
+    queue_changed_.notify_all();
+    server_.stop();
+  }
+
+  bool closed() const { return utc_now() >= settings_.deadline; }
+
+  // ---- the scoring worker ------------------------------------------------------------------
+
+  void work() {
+    try {
+      CompetitionStore store = CompetitionStore::open(options_.db, false);
+      int64_t seen_version = store.data_version();
+      bool seen_closed = closed();
+      while (!stopping_) {
+        const int finished = score_queued(store, solution_, 1);
+        // The board after every scored submission; also after another connection's change (an
+        // upload, a final pick, an organiser's command) and when the deadline passes.
+        const int64_t version = store.data_version();
+        if (finished > 0 || version != seen_version || closed() != seen_closed) {
+          rebuild_board(store);
+          seen_version = store.data_version();
+          seen_closed = closed();
+        }
+        if (finished > 0) continue;
+        std::unique_lock<std::mutex> lock(queue_mutex_);
+        queue_changed_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || uploads_waiting_ > 0; });
+        uploads_waiting_ = 0;
+      }
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "serve: the scoring worker stopped: %s\n", error_message(error).c_str());
+      stop();
+    }
+  }
+
+  void rebuild_board(const CompetitionStore& store) {
+    const bool final_board = closed();
+    auto board = std::make_shared<const Leaderboard>(stored_leaderboard(store, solution_, final_board));
+    nlohmann::json json = leaderboard_json(*board);
+    std::lock_guard<std::mutex> lock(board_.mutex);
+    json["live"] = {{"title", settings_.title}, {"deadline", settings_.deadline}, {"version", ++board_.version}};
+    board_.json = std::make_shared<const std::string>(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    board_.board = std::move(board);
+  }
+
+  // ---- requests ----------------------------------------------------------------------------
+
+  // The team of the request's token, or an answer (401) and nothing.
+  std::optional<int64_t> team_of(const httplib::Request& request, httplib::Response& response) {
+    const std::string token = bearer_token(request);
+    if (token.empty()) {
+      response.set_header("WWW-Authenticate", "Bearer");
+      send_error(response, 401, "missing token: send the header 'Authorization: Bearer <your team's token>'");
+      return std::nullopt;
+    }
+    std::optional<int64_t> team;
+    {
+      std::lock_guard<std::mutex> lock(store_mutex_);
+      team = store_.team_for_token(token);
+    }
+    if (!team) {
+      response.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+      send_error(response, 401, "token not recognised: unknown, mistyped or revoked (ask the organiser for a new one)");
+    }
+    return team;
+  }
+
+  void routes() {
+    server_.new_task_queue = [threads = options_.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+    server_.set_payload_max_length(options_.max_upload_bytes);
+    server_.set_read_timeout(options_.timeout_seconds, 0);
+    server_.set_write_timeout(options_.timeout_seconds, 0);
+    server_.set_keep_alive_timeout(5);
+    server_.set_keep_alive_max_count(100);
+    server_.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
+    for (const auto& [extension, type] : std::map<std::string, std::string>{{"wasm", "application/wasm"},
+                                                                            {"js", "text/javascript"},
+                                                                            {"json", "application/json"},
+                                                                            {"data", "application/octet-stream"},
+                                                                            {"npz", "application/octet-stream"}}) {
+      server_.set_file_extension_and_mimetype_mapping(extension, type);
+    }
+    if (!options_.app_dir.empty() && !server_.set_mount_point("/app", options_.app_dir)) {
+      throw InputError(options_.app_dir, "--app", "a folder (the WebAssembly build's web/ folder)", "not a folder");
+    }
+
+    // Rate limits and the pages' security policy, before any route.
+    server_.set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
+      if (request.path.rfind("/api/", 0) == 0) {
+        const std::string token = bearer_token(request);
+        const size_t second_underscore = token.find('_', 3);
+        const std::string key = token.rfind("gc_", 0) == 0 && second_underscore != std::string::npos
+                                    ? "token " + token.substr(0, second_underscore)
+                                    : "address " + request.remote_addr;
+        if (!limiter_.allow(key)) {
+          response.set_header("Retry-After", "10");
+          send_error(response, 429,
+                     "too many requests: at most " + std::to_string(options_.requests_per_minute) +
+                         " a minute per token (or per address without one)");
+          return httplib::Server::HandlerResponse::Handled;
+        }
+      }
+      if (request.path.rfind("/app/", 0) != 0) {
+        response.set_header("Content-Security-Policy",
+                            "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+                            "img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'");
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    server_.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr error) {
+      std::string message = "internal error";
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        message = error_message(e);
+      } catch (...) {
+      }
+      std::fprintf(stderr, "serve: %s\n", message.c_str());
+      send_error(response, 500, "internal error, please report: " + message);
+    });
+    server_.set_error_handler([](const httplib::Request&, httplib::Response& response) {
+      if (!response.body.empty()) return;
+      const char* reason = response.status == 413 ? "upload too large" : response.status == 404 ? "no such page" : "request refused";
+      send_error(response, response.status, reason);
+    });
+
+    for (size_t i = 0; i < kEmbeddedSiteCount; ++i) {
+      const EmbeddedFile& file = kEmbeddedSite[i];
+      const std::string path = std::string("/") + file.name;
+      auto serve_file = [&file](const httplib::Request&, httplib::Response& response) {
+        response.set_header("Cache-Control", "no-cache");
+        response.set_content(reinterpret_cast<const char*>(file.bytes), file.size,
+                             (std::string(file.content_type) + "; charset=utf-8").c_str());
+      };
+      server_.Get(path, serve_file);
+      if (std::string(file.name) == "index.html") server_.Get("/", serve_file);
+    }
+
+    auto send_board = [this](const httplib::Request&, httplib::Response& response) {
+      std::shared_ptr<const std::string> json;
+      {
+        std::lock_guard<std::mutex> lock(board_.mutex);
+        json = board_.json;
+      }
+      response.set_header("Cache-Control", "no-store");
+      response.set_content(*json, "application/json");
+    };
+    server_.Get("/data/leaderboard.json", send_board);
+    server_.Get("/api/leaderboard", send_board);
+
+    server_.Get(R"(/data/details/(\d{1,9})\.json)", [this](const httplib::Request& request, httplib::Response& response) {
+      const int number = std::stoi(request.matches[1]);
+      std::shared_ptr<const Leaderboard> board;
+      {
+        std::lock_guard<std::mutex> lock(board_.mutex);
+        board = board_.board;
+      }
+      for (const SubmissionRecord& record : board->submissions) {
+        if (record.number != number || record.status != "scored") continue;
+        nlohmann::json detail;
+        {
+          std::lock_guard<std::mutex> lock(store_mutex_);
+          detail = stored_detail(store_, record, board->final_board);
+        }
+        response.set_header("Cache-Control", "no-store");
+        send_json(response, 200, detail);
+        return;
+      }
+      send_error(response, 404, "no scored submission " + std::to_string(number) + " on the board");
+    });
+
+    server_.Get("/api/competition", [this](const httplib::Request&, httplib::Response& response) {
+      send_json(response, 200,
+                {{"title", settings_.title},
+                 {"deadline", settings_.deadline},
+                 {"open", !closed()},
+                 {"daily_cap", settings_.daily_cap},
+                 {"finals", settings_.finals},
+                 {"graphs", solution_.entries.size()},
+                 {"max_upload_bytes", options_.max_upload_bytes}});
+    });
+    // The public ID list (IDs and config counts, as the test files hold them) for the in-browser
+    // pre-check: the same validator, without a single runtime.
+    server_.Get("/api/ids", [this](const httplib::Request&, httplib::Response& response) { response.set_content(ids_csv_, "text/csv"); });
+
+    // The body is read here rather than by cpp-httplib: `curl --data-binary` labels it a form
+    // (application/x-www-form-urlencoded), which cpp-httplib would cap at 8 KiB and parse.
+    server_.Post("/api/submissions", [this](const httplib::Request& request, httplib::Response& response,
+                                            const httplib::ContentReader& read_content) {
+      const std::optional<int64_t> team = team_of(request, response);
+      if (!team) return;
+      if (closed()) {
+        send_error(response, 403, "the competition closed at " + settings_.deadline + ": no more submissions");
+        return;
+      }
+      std::string body;
+      bool too_large = request.get_header_value<uint64_t>("Content-Length") > options_.max_upload_bytes;
+      const bool whole = !too_large && read_content([&](const char* data, size_t length) {
+        too_large = body.size() + length > options_.max_upload_bytes;
+        if (!too_large) body.append(data, length);
+        return !too_large;
+      });
+      if (too_large) {
+        send_error(response, 413, "upload too large: at most " + std::to_string(options_.max_upload_bytes >> 20) + " MiB");
+        return;
+      }
+      if (!whole) {
+        send_error(response, 400, "the upload did not arrive whole (connection closed or timed out): nothing was stored");
+        return;
+      }
+      const SubmissionCheck check = check_submission_text(body, solution_);
+      if (!check.valid()) {
+        nlohmann::json errors = nlohmann::json::array();
+        for (const SubmissionError& error : check.errors) {
+          errors.push_back({{"line", error.line}, {"column", error.column}, {"message", error.message}});
+        }
+        send_json(response, 400,
+                  {{"error", "invalid submission: nothing was stored and it does not count toward the daily cap"},
+                   {"errors", errors},
+                   {"error_count", check.error_count},
+                   {"text", check.format_errors("submission")}});
+        return;
+      }
+      std::optional<int64_t> id;
+      {
+        std::lock_guard<std::mutex> lock(store_mutex_);
+        id = store_.accept_submission(*team, body, utc_now());
+      }
+      if (!id) {
+        response.set_header("Retry-After", "3600");
+        send_error(response, 429,
+                   "daily cap reached: " + std::to_string(settings_.daily_cap) + " submissions per UTC day (failed ones do not count)");
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lock(queue_mutex_);
+        ++uploads_waiting_;
+      }
+      queue_changed_.notify_one();
+      send_json(response, 202, {{"id", *id}, {"status", "queued"}, {"rows", check.rows}});
+    });
+
+    server_.Get("/api/submissions", [this](const httplib::Request& request, httplib::Response& response) {
+      const std::optional<int64_t> team = team_of(request, response);
+      if (!team) return;
+      nlohmann::json list = nlohmann::json::array();
+      std::string name;
+      {
+        std::lock_guard<std::mutex> lock(store_mutex_);
+        name = store_.team_name(*team);
+        const std::vector<int64_t> picks = store_.finals(*team);
+        for (const StoredSubmission& s : store_.submissions(false, *team)) list.push_back(submission_json(s, closed(), picks));
+      }
+      send_json(response, 200, {{"team", name}, {"finals_allowed", settings_.finals}, {"submissions", list}});
+    });
+
+    server_.Get(R"(/api/submissions/(\d{1,18}))", [this](const httplib::Request& request, httplib::Response& response) {
+      const std::optional<int64_t> team = team_of(request, response);
+      if (!team) return;
+      const int64_t id = std::stoll(request.matches[1]);
+      std::lock_guard<std::mutex> lock(store_mutex_);
+      const std::optional<StoredSubmission> s = store_.submission(id);
+      if (!s || s->team_id != *team) {  // another team's submission is as absent as a missing one
+        send_error(response, 404, "your team has no submission " + std::to_string(id));
+        return;
+      }
+      send_json(response, 200, submission_json(*s, closed(), store_.finals(*team)));
+    });
+
+    server_.Put("/api/finals", [this](const httplib::Request& request, httplib::Response& response) {
+      const std::optional<int64_t> team = team_of(request, response);
+      if (!team) return;
+      if (closed()) {
+        send_error(response, 403, "the competition closed at " + settings_.deadline + ": final picks are fixed");
+        return;
+      }
+      std::vector<int64_t> ids;
+      const nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
+      if (body.is_discarded() || !body.is_object() || !body.contains("submissions") || !body["submissions"].is_array()) {
+        send_error(response, 400, "expected a JSON body {\"submissions\": [ids]}");
+        return;
+      }
+      for (const nlohmann::json& id : body["submissions"]) {
+        if (!id.is_number_integer()) {
+          send_error(response, 400, "final picks: expected submission ids (integers), got " + id.dump());
+          return;
+        }
+        ids.push_back(id.get<int64_t>());
+      }
+      try {
+        std::lock_guard<std::mutex> lock(store_mutex_);
+        store_.set_finals(*team, ids);
+      } catch (const InputError& error) {
+        send_error(response, 400, error.what());
+        return;
+      }
+      send_json(response, 200, {{"finals", ids}});
+    });
+  }
+
+  const ServeOptions options_;
+  CompetitionStore store_;  // the request threads' connection (store_mutex_); the worker opens its own
+  std::mutex store_mutex_;
+  const CompetitionSettings settings_;
+  const Solution solution_;
+  const std::string ids_csv_;
+  RateLimiter limiter_;
+  LiveBoard board_;
+  httplib::Server server_;
+  std::mutex queue_mutex_;
+  std::condition_variable queue_changed_;
+  int uploads_waiting_ = 0;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace
+
+int run_serve(const ServeOptions& options) {
+  CompetitionServer server(options);
+  return server.run();
+}
+
+}  // namespace graphcost
