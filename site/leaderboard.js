@@ -258,6 +258,30 @@ function renderSpreadSelector(board) {
   return renderSpread(select.value);
 }
 
+// ---- a live competition (graphcost-eval serve) ---------------------------------------------------
+
+// The served board carries {"live": {title, deadline, version}}: the page names the competition,
+// links the submission page, and reloads when the board's version changes (a submission scored).
+function showLive(board) {
+  const { title, deadline, version } = board.live;
+  document.title = `${title} — leaderboard`;
+  document.getElementById("title").textContent = title;
+  const closes = deadline.replace("T", " ").replace("Z", " UTC");
+  document.getElementById("board-summary").textContent +=
+    board.board === "private" ? ` · closed at ${closes}` : ` · closes ${closes} · updates itself`;
+  document.getElementById("live-links").hidden = false;
+  document.getElementById("footer").textContent =
+    "Served live by graphcost-eval serve. Tile: 2 − best-of-top-5 slowdown; layout: Kendall τ-b; overall: mean of the collections.";
+  setInterval(async () => {
+    try {
+      const latest = await fetchJson(dataUrl);
+      if (latest.live && latest.live.version !== version) location.reload();
+    } catch {
+      // the server is away for a moment: keep the board shown
+    }
+  }, 10000);
+}
+
 // ---- main ---------------------------------------------------------------------------------------
 
 async function main() {
@@ -278,6 +302,7 @@ async function main() {
   }
   document.getElementById("board-summary").textContent =
     `${board.board === "private" ? "Private (final)" : "Public"} board · ${board.teams.length} teams · ${board.submissions.length} submissions`;
+  if (board.live) showLive(board);
   // Each section on its own: one that fails on odd data must not take the others with it.
   const failed = [];
   for (const [name, render] of [["standings", renderStandings], ["history", renderHistory],
