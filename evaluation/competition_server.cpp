@@ -118,8 +118,12 @@ class CompetitionServer {
       std::printf("serve: %d submission%s left being scored by a stopped server: queued again\n", requeued, requeued == 1 ? "" : "s");
     rebuild_board(store_);
     routes();
-    if (!server_.bind_to_port(options_.bind, options_.port)) {
-      throw IoError(options_.bind + ":" + std::to_string(options_.port), "listen", errno);
+    int port = options_.port;
+    if (port == 0) {
+      port = server_.bind_to_any_port(options_.bind);
+      if (port < 0) throw IoError(options_.bind, "listen on any port", errno);
+    } else if (!server_.bind_to_port(options_.bind, port)) {
+      throw IoError(options_.bind + ":" + std::to_string(port), "listen", errno);
     }
     std::thread worker([this] { work(); });
     std::thread signal_thread([this, signals] {
@@ -129,7 +133,7 @@ class CompetitionServer {
       stop();
     });
     std::printf("serve: '%s' on http://%s:%d/ (board, submit.html, api/%s); Ctrl-C stops\n", printable(settings_.title).c_str(),
-                options_.bind.c_str(), options_.port, options_.app_dir.empty() ? "" : ", app/");
+                options_.bind.c_str(), port, options_.app_dir.empty() ? "" : ", app/");
     std::fflush(stdout);
     server_.listen_after_bind();
     stop();

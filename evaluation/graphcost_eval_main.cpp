@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   CLI::App* serve_command = app.add_subcommand("serve", "Run the live competition: pages, submissions API, scoring worker");
   serve_command->add_option("--db", serve.db, "competition database (competition init)")->required();
   serve_command->add_option("--bind", serve.bind, "address to listen on (default 127.0.0.1; TLS belongs to a reverse proxy)");
-  serve_command->add_option("--port", serve.port, "port (default 8000)")->check(CLI::Range(1, 65535));
+  serve_command->add_option("--port", serve.port, "port (default 8000; 0: any free port, printed)")->check(CLI::Range(0, 65535));
   serve_command->add_option("--app", serve.app_dir, "the WebAssembly build's web/ folder: the app and the in-browser validator at /app/");
   size_t max_upload_mib = serve.max_upload_bytes >> 20;
   serve_command->add_option("--max-upload-mib", max_upload_mib, "largest accepted upload in MiB (default 32)")->check(CLI::Range(1, 1024));

@@ -23,12 +23,12 @@ namespace {
 
 std::string g_ids_text;  // the ID list last parsed, and its solution
 graphcost::Solution g_ids;
-std::string g_answer;    // what the last call returned; valid until the next call
+std::string g_answer;  // what the last call returned; valid until the next call
 
 }  // namespace
 
 extern "C" EMSCRIPTEN_KEEPALIVE const char* graphcost_validate(const char* ids, size_t ids_length, const char* submission,
-                                                                size_t submission_length) {
+                                                               size_t submission_length) {
   try {
     const std::string ids_text(ids, ids_length);
     if (ids_text != g_ids_text) {
@@ -40,8 +40,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* graphcost_validate(const char* ids, 
     for (const graphcost::SubmissionError& error : check.errors) {
       errors.push_back({{"line", error.line}, {"column", error.column}, {"message", error.message}});
     }
-    g_answer = nlohmann::json{{"valid", check.valid()}, {"rows", check.rows}, {"error_count", check.error_count}, {"errors", errors}}
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    g_answer = nlohmann::json{{"valid", check.valid()}, {"rows", check.rows}, {"error_count", check.error_count}, {"errors", errors}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (const std::exception& error) {
     g_ids_text.clear();
     g_answer = nlohmann::json{{"error", graphcost::error_message(error)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
