@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include "common/input_error.h"
 #include "common/internal_error.h"
@@ -60,6 +62,29 @@ int run_competition_team_revoke(const CompetitionTeamOptions& options) {
   CompetitionStore store = CompetitionStore::open(options.db, false);
   const int revoked = store.revoke_team_tokens(options.name);
   std::printf("team '%s': %d token%s revoked\n", printable(options.name).c_str(), revoked, revoked == 1 ? "" : "s");
+  return 0;
+}
+
+int run_competition_submit(const CompetitionSubmitOptions& options) {
+  CompetitionStore store = CompetitionStore::open(options.db, false);
+  const std::optional<int64_t> team = store.team_id(options.team);
+  if (!team) throw InputError(options.db, "team", "one of the competition's teams", "'" + printable(options.team) + "'");
+  const Solution solution = parse_solution(store.solution_csv(), options.db + " (solution)");
+  const SubmissionCheck check = check_submission_file(options.file, solution);
+  if (!check.valid()) {
+    std::fprintf(stderr, "invalid submission: %zu error%s\n%s", check.error_count, check.error_count == 1 ? "" : "s",
+                 check.format_errors(printable(options.file)).c_str());
+    return 2;
+  }
+  std::ifstream in(options.file, std::ios::binary);
+  const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<int64_t> id = store.accept_submission(*team, csv, utc_now());
+  if (!id) {
+    std::fprintf(stderr, "team '%s' reached the daily cap (%d submissions per UTC day): not stored\n", printable(options.team).c_str(),
+                 store.settings().daily_cap);
+    return 2;
+  }
+  std::printf("submission %lld of team '%s' queued (%zu rows)\n", static_cast<long long>(*id), printable(options.team).c_str(), check.rows);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 //   init          the competition: solution, title, deadline, daily cap, final picks
 //   team add      a team and its token (printed once, as the last word of the last line)
 //   team token    one more token for a team      team revoke   every token of a team
+//   submit        a file on a team's behalf (validated, under the cap), queued for scoring
 //   status        the settings, teams and the queue
 //   rescore       every scored or failed submission scored again (after a scorer change), now
 //   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`);
@@ -31,6 +32,13 @@ struct CompetitionTeamOptions {
 int run_competition_team_add(const CompetitionTeamOptions& options);
 int run_competition_team_token(const CompetitionTeamOptions& options);
 int run_competition_team_revoke(const CompetitionTeamOptions& options);
+
+// submit: an organiser stores a file on a team's behalf (validated, then under the daily cap, as
+// an upload); exit 2 when invalid or over the cap. The scoring worker (serve) or export scores it.
+struct CompetitionSubmitOptions {
+  std::string db, team, file;
+};
+int run_competition_submit(const CompetitionSubmitOptions& options);
 
 int run_competition_status(const std::string& db);
 int run_competition_rescore(const std::string& db);

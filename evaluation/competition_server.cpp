@@ -188,7 +188,8 @@ class CompetitionServer {
     auto board = std::make_shared<const Leaderboard>(stored_leaderboard(store, solution_, final_board));
     nlohmann::json json = leaderboard_json(*board);
     std::lock_guard<std::mutex> lock(board_.mutex);
-    json["live"] = {{"title", settings_.title}, {"deadline", settings_.deadline}, {"version", ++board_.version}};
+    json["live"] = {
+        {"title", settings_.title}, {"deadline", settings_.deadline}, {"version", ++board_.version}, {"app", !options_.app_dir.empty()}};
     board_.json = std::make_shared<const std::string>(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     board_.board = std::move(board);
   }

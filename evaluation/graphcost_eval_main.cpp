@@ -87,6 +87,11 @@ int main(int argc, char** argv) {
     command->add_option("--db", team.db, "competition database")->required();
     command->add_option("name", team.name, "team name")->required();
   }
+  graphcost::CompetitionSubmitOptions submit;
+  CLI::App* submit_command = competition_command->add_subcommand("submit", "Store a file on a team's behalf (validated, under the cap)");
+  submit_command->add_option("--db", submit.db, "competition database")->required();
+  submit_command->add_option("--team", submit.team, "the team's name")->required();
+  submit_command->add_option("--file", submit.file, "submission CSV (ID,TopConfigs)")->required();
   std::string status_db, rescore_db;
   CLI::App* status_command = competition_command->add_subcommand("status", "Settings, teams and the scoring queue");
   status_command->add_option("--db", status_db, "competition database")->required();
@@ -130,6 +135,7 @@ int main(int argc, char** argv) {
     if (team_add->parsed()) return graphcost::run_competition_team_add(team);
     if (team_token->parsed()) return graphcost::run_competition_team_token(team);
     if (team_revoke->parsed()) return graphcost::run_competition_team_revoke(team);
+    if (submit_command->parsed()) return graphcost::run_competition_submit(submit);
     if (status_command->parsed()) return graphcost::run_competition_status(status_db);
     if (rescore_command->parsed()) return graphcost::run_competition_rescore(rescore_db);
     if (export_command->parsed()) return graphcost::run_competition_export(export_options);

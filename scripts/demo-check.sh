@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks README command 1 end to end: `GRAPHCOST_DEMO_SERVE=0 scripts/demo.sh` prepares everything,
-# then a second run serves on a free loopback port, and the pages a visitor opens must answer 200.
+# then a second run serves on a free loopback port: the pages a visitor opens must answer 200, and an
+# upload with the token the demo printed must be scored.
 # .ci/run runs it in the fresh Debian root after the tests. Prints the time of both runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ server=$!
 stop_server() { kill -- -"$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"; }
 trap stop_server EXIT
 
-paths=(/ /app/ /app/graphcost_app.wasm /app/demos/index.json /leaderboard/ /leaderboard/data/leaderboard.json)
+paths=(/ /submit.html /data/leaderboard.json /api/competition /app/ /app/graphcost_app.wasm /app/demos/index.json /app/graphcost_validate.wasm)
 deadline=$(( $(date +%s) + 300 ))
 until curl -fsS -o /dev/null "http://127.0.0.1:$port/"; do
   if ! kill -0 "$server" 2>/dev/null || [ "$(date +%s)" -gt "$deadline" ]; then
@@ -34,6 +35,19 @@ for path in "${paths[@]}"; do
   echo "demo-check: GET $path -> $code"
   [ "$code" = 200 ] || failed=1
 done
+# A visitor's upload with the token the demo printed: accepted, then scored within 10 s.
+url="http://127.0.0.1:$port"
+token=$(cat build/demo-competition/your-token)
+answer=$(curl -sS -H "Authorization: Bearer $token" --data-binary @build/demo-competition/submissions/baseline-random.csv "$url/api/submissions")
+echo "demo-check: POST /api/submissions -> $answer"
+id=$(echo "$answer" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])') || failed=1
+for _ in $(seq 1 100); do
+  status=$(curl -sS -H "Authorization: Bearer $token" "$url/api/submissions/$id" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])' || true)
+  [ "$status" = scored ] && break
+  sleep 0.1
+done
+echo "demo-check: submission $id is $status"
+[ "$status" = scored ] || failed=1
 echo "demo-check: prepared in $prepared s (GRAPHCOST_DEMO_SERVE=0); second run serving after $serving s"
-[ "$failed" = 0 ] || { echo "demo-check: some pages did not answer 200" >&2; exit 1; }
-echo "demo-check: all ${#paths[@]} pages answered 200"
+[ "$failed" = 0 ] || { echo "demo-check: some pages did not answer 200, or the upload was not scored" >&2; exit 1; }
+echo "demo-check: all ${#paths[@]} pages answered 200, and an upload was scored"

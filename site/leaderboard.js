@@ -270,6 +270,7 @@ function showLive(board) {
   document.getElementById("board-summary").textContent +=
     board.board === "private" ? ` · closed at ${closes}` : ` · closes ${closes} · updates itself`;
   document.getElementById("live-links").hidden = false;
+  document.getElementById("app-link").hidden = !board.live.app;
   document.getElementById("footer").textContent =
     "Served live by graphcost-eval serve. Tile: 2 − best-of-top-5 slowdown; layout: Kendall τ-b; overall: mean of the collections.";
   setInterval(async () => {
