@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -118,6 +119,16 @@ class CompetitionServer {
       std::printf("serve: %d submission%s left being scored by a stopped server: queued again\n", requeued, requeued == 1 ? "" : "s");
     rebuild_board(store_);
     routes();
+    // The listening socket: SO_REUSEADDR (a restart right after a stop binds again) but not
+    // cpp-httplib's default SO_REUSEPORT (a second server on the same port would silently share
+    // it); and a backlog of 1,024 instead of the library's 5, which under 50 clients overflowed
+    // and cost connections seconds of SYN retries or a reset.
+    int listening_socket = -1;
+    server_.set_socket_options([&listening_socket](socket_t socket) {
+      const int yes = 1;
+      setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listening_socket = socket;
+    });
     int port = options_.port;
     if (port == 0) {
       port = server_.bind_to_any_port(options_.bind);
@@ -125,6 +136,7 @@ class CompetitionServer {
     } else if (!server_.bind_to_port(options_.bind, port)) {
       throw IoError(options_.bind + ":" + std::to_string(port), "listen", errno);
     }
+    if (listening_socket >= 0 && ::listen(listening_socket, 1024) != 0) throw IoError(options_.bind, "listen (backlog 1024)", errno);
     std::thread worker([this] { work(); });
     std::thread signal_thread([this, signals] {
       int received = 0;
@@ -162,17 +174,23 @@ class CompetitionServer {
       CompetitionStore store = CompetitionStore::open(options_.db, false);
       int64_t seen_version = store.data_version();
       bool seen_closed = closed();
+      bool board_stale = false;
+      Clock::time_point built = Clock::now();
       while (!stopping_) {
         const int finished = score_queued(store, solution_, 1);
-        // The board after every scored submission; also after another connection's change (an
-        // upload, a final pick, an organiser's command) and when the deadline passes.
-        const int64_t version = store.data_version();
-        if (finished > 0 || version != seen_version || closed() != seen_closed) {
+        // The board after a scored submission (at most once a second while a queue drains: a
+        // rebuild reads every stored outcome); after another connection's change (an upload, a
+        // final pick, an organiser's command); and when the deadline passes.
+        board_stale = board_stale || finished > 0 || store.data_version() != seen_version || closed() != seen_closed;
+        const bool queue_empty = finished == 0;
+        if (board_stale && (queue_empty || Clock::now() - built >= std::chrono::seconds(1))) {
           rebuild_board(store);
           seen_version = store.data_version();
           seen_closed = closed();
+          board_stale = false;
+          built = Clock::now();
         }
-        if (finished > 0) continue;
+        if (!queue_empty) continue;
         std::unique_lock<std::mutex> lock(queue_mutex_);
         queue_changed_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || uploads_waiting_ > 0; });
         uploads_waiting_ = 0;

@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   serve_command->add_option("--max-upload-mib", max_upload_mib, "largest accepted upload in MiB (default 32)")->check(CLI::Range(1, 1024));
   serve_command->add_option("--rate-limit", serve.requests_per_minute, "API requests a minute per token or address (default 120)")
       ->check(CLI::Range(1, 1000000));
-  serve_command->add_option("--threads", serve.threads, "request threads (default 8)")->check(CLI::Range(1, 256));
+  serve_command->add_option("--threads", serve.threads, "request threads, each serving one connection at a time (default 32)")
+      ->check(CLI::Range(1, 256));
   serve_command->add_option("--timeout", serve.timeout_seconds, "seconds a connection may stall in a read or write (default 10)")
       ->check(CLI::Range(1, 600));
 
