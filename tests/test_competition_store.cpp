@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "data/tpu_graph.h"
 #include "scoring/baseline_order.h"
 #include "scoring/leaderboard.h"
+#include "scoring/scorer.h"
 #include "scoring/submission.h"
 #include "test_support.h"
 
@@ -249,4 +251,113 @@ TEST_CASE("export gives the offline leaderboard of the same submissions", "[comp
     a.erase("message"), b.erase("message");  // name the file differently ("submission 2.csv")
     CHECK(a == b);
   }
+}
+
+TEST_CASE("stored boards round-trip exactly, and the stored board equals a re-scored one", "[competition]") {
+  Competition c = make_competition("competition_stored_board", 10);
+  const ScoreReport report = score_submission(c.solution, check_submission_text(c.valid_csv, c.solution));
+  const ScoreReport back = score_boards_from_json(nlohmann::json::parse(score_boards_json(report).dump()));
+  for (const auto& [a, b] : {std::pair{&report.public_board, &back.public_board}, std::pair{&report.private_board, &back.private_board}}) {
+    CHECK((a->overall == b->overall || (std::isnan(a->overall) && std::isnan(b->overall))));
+    for (int k = 0; k < 5; ++k) {
+      CHECK(
+          (a->collection_score[k] == b->collection_score[k] || (std::isnan(a->collection_score[k]) && std::isnan(b->collection_score[k]))));
+      CHECK(a->graphs_scored[k] == b->graphs_scored[k]);
+      CHECK(a->graphs_skipped[k] == b->graphs_skipped[k]);
+    }
+  }
+  CHECK_THROWS_WITH(score_boards_from_json(nlohmann::json::parse(R"({"public": {}})")), Catch::Contains("stored scores"));
+
+  // Three outcomes side by side (scored, failed, still queued) on the live board and on the final
+  // board: the same ranks and scores as re-scoring every file, without scoring anything again.
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  store.add_team("alpha");
+  store.add_team("beta");
+  store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T12:00:00Z");
+  store.accept_submission(*store.team_id("beta"), c.invalid_csv, "2026-12-03T12:00:01Z");
+  store.accept_submission(*store.team_id("beta"), c.valid_csv, "2026-12-03T12:00:02Z");
+  CHECK(score_queued(store, c.solution) == 3);
+  store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T12:00:03Z");  // queued
+  for (const bool final_board : {false, true}) {
+    const Leaderboard live = stored_leaderboard(store, c.solution, final_board);
+    std::vector<SubmissionInput> files;
+    for (const StoredSubmission& s : store.submissions(true)) {
+      if (s.status == SubmissionStatus::Queued) continue;
+      SubmissionInput file;
+      file.team = s.team, file.timestamp = s.submitted_at, file.name = "f", file.csv = s.csv;
+      files.push_back(file);
+    }
+    LeaderboardOptions options;
+    options.final_board = final_board;
+    options.daily_cap = 10;
+    const nlohmann::json expected = leaderboard_json(build_leaderboard(c.solution, files, options));
+    nlohmann::json got = leaderboard_json(live);
+    CHECK(got["teams"][0]["last_submission"] == "2026-12-03T12:00:03Z");  // the queued one counts as alpha's last
+    got["teams"][0]["last_submission"] = expected["teams"][0]["last_submission"];
+    CHECK(got["teams"] == expected["teams"]);
+    REQUIRE(got["submissions"].size() == 4);
+    CHECK(got["submissions"][1]["status"] == "invalid");
+    CHECK_THAT(got["submissions"][1]["message"].get<std::string>(), Catch::Contains("unknown ID 'not-an-id'"));
+    CHECK(got["submissions"][3]["status"] == "pending");
+    CHECK(got["submissions"][3]["number"] == 4);  // numbered by store id
+    const nlohmann::json detail = stored_detail(store, live.submissions[0], final_board);
+    CHECK(detail.contains("private") == final_board);
+    for (const nlohmann::json& graph : detail["graphs"]) CHECK((final_board || graph["usage"] == "Public"));
+  }
+}
+
+TEST_CASE("a version 1 database is migrated: its scores gain their boards", "[competition]") {
+  Competition c = make_competition("competition_migrate", 10);
+  {
+    CompetitionStore store = CompetitionStore::open(c.db, false);
+    store.add_team("alpha");
+    store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T12:00:00Z");
+    score_queued(store, c.solution);
+  }
+  // Back to schema 1, as a graphcost of session 6 wrote it: no boards_json column.
+  REQUIRE(std::system(("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + c.db +
+                       "'); c.execute('ALTER TABLE scores DROP COLUMN boards_json'); c.execute('PRAGMA user_version = 1'); c.commit()\"")
+                          .c_str()) == 0);
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  CHECK(store.schema_version() == 2);
+  const StoredSubmission s = *store.submission(1);
+  const ScoreReport boards = score_boards_from_json(nlohmann::json::parse(s.boards_json));
+  CHECK(boards.public_board.overall == *s.public_score);
+  CHECK(stored_leaderboard(store, c.solution, false).standings.size() == 1);
+}
+
+TEST_CASE("the public ID list validates like the solution and refuses a malformed list", "[competition]") {
+  Competition c = make_competition("competition_ids", 10);
+  const Solution ids = parse_id_list(id_list_csv(c.solution), "ids");
+  REQUIRE(ids.entries.size() == c.solution.entries.size());
+  for (size_t i = 0; i < ids.entries.size(); ++i) {
+    CHECK(ids.entries[i].id == c.solution.entries[i].id);
+    CHECK(ids.entries[i].config_count() == c.solution.entries[i].config_count());
+  }
+  CHECK(id_list_csv(c.solution).find("Public") == std::string::npos);
+  for (const std::string* csv : {&c.valid_csv, &c.invalid_csv}) {
+    CHECK(check_submission_text(*csv, ids).format_errors("f") == check_submission_text(*csv, c.solution).format_errors("f"));
+  }
+  CHECK_THROWS_WITH(parse_id_list("ID,Usage\n", "ids"), Catch::Contains("the header 'ID,Configs'"));
+  CHECK_THROWS_WITH(parse_id_list("ID,Configs\nlayout:xla:random:a,0\n", "ids"), Catch::Contains("line 2, Configs"));
+  CHECK_THROWS_WITH(parse_id_list("ID,Configs\nlayout:xla:random:a,99999999999\n", "ids"), Catch::Contains("a config count from 1 to"));
+  CHECK_THROWS_WITH(parse_id_list("ID,Configs\nnope:a,3\n", "ids"), Catch::Contains("one of the 5 collections"));
+  CHECK_THROWS_WITH(parse_id_list("ID,Configs\ntile:xla:a,3\ntile:xla:a,3\n", "ids"), Catch::Contains("unique IDs"));
+  CHECK_THROWS_WITH(parse_id_list("ID,Configs\ntile:xla:a,3,4\n", "ids"), Catch::Contains("2 fields"));
+}
+
+TEST_CASE("competition submit stores a valid file for a team and refuses invalid ones and the cap", "[competition]") {
+  Competition c = make_competition("competition_submit", 1);
+  {
+    CompetitionStore store = CompetitionStore::open(c.db, false);
+    store.add_team("alpha");
+  }
+  std::ofstream(c.dir + "/invalid.csv") << c.invalid_csv;
+  CHECK(run_competition_submit({c.db, "alpha", c.dir + "/invalid.csv"}) == 2);
+  CHECK(run_competition_submit({c.db, "alpha", c.dir + "/valid.csv"}) == 0);
+  CHECK(run_competition_submit({c.db, "alpha", c.dir + "/valid.csv"}) == 2);  // cap 1
+  CHECK_THROWS_WITH(run_competition_submit({c.db, "nobody", c.dir + "/valid.csv"}), Catch::Contains("one of the competition's teams"));
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  CHECK(store.submissions().size() == 1);
+  CHECK(store.submission(1)->status == SubmissionStatus::Queued);
 }
