@@ -129,7 +129,9 @@ check "while a client stalls, others are served" test "$(request "$url/api/compe
 timeout 10 cat <&3 >/dev/null
 check "the stalled connection is closed within the timeout (2 s, < 8 s measured)" test $(( $(date +%s) - started )) -lt 8
 exec 3>&-
-stop_server
+kill -TERM "$server_pid"; wait "$server_pid"; status=$?; server_pid=
+check "SIGTERM stops the server cleanly (exit 0)" test "$status" = 0
+check "  ...saying so" grep -q "SIGTERM received, stopping" "$out/serve.log"
 
 start_server --rate-limit 60
 for i in $(seq 1 40); do curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $alpha" "$url/api/submissions"; done >"$out/rate"
