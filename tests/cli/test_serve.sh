@@ -139,6 +139,22 @@ check "a token over --rate-limit 60 a minute gets 429 (15 allowed at once)" test
 check "  ...while another token is served" test "$(request -H "Authorization: Bearer $beta" "$url/api/submissions")" = 200
 stop_server
 
+# ---- after the deadline ----
+"$eval_tool" competition init --db "$out/closed.sqlite" --solution "$out/tree/solution_test.csv" --deadline 2020-01-01T00:00:00Z >/dev/null
+db="$out/closed.sqlite"
+delta=$(token delta)
+"$eval_tool" competition submit --db "$db" --team delta --file "$out/valid.csv" >/dev/null
+start_server
+check "after the deadline an upload is refused (403)" test "$(request -H "Authorization: Bearer $delta" --data-binary @"$out/valid.csv" "$url/api/submissions")" = 403
+check "  ...saying when it closed" grep -q "closed at 2020-01-01T00:00:00Z" "$out/body"
+for _ in $(seq 1 50); do request "$url/api/leaderboard" >/dev/null; grep -q '"status":"scored"' "$out/body" && break; sleep 0.1; done
+check "the board is the private one, with private scores" /usr/bin/python3 -c "
+import json; d = json.load(open('$out/body')); assert d['board'] == 'private' and 'private' in d['submissions'][0], d"
+check "a team sees its private score" test "$(request -H "Authorization: Bearer $delta" "$url/api/submissions")" = 200
+check "  ...(in its list)" /usr/bin/python3 -c "import json; d = json.load(open('$out/body')); assert 'private' in d['submissions'][0], d"
+check "final picks are fixed (403)" test "$(request -X PUT -H "Authorization: Bearer $delta" --data '{"submissions": [1]}' "$url/api/finals")" = 403
+stop_server
+
 # ---- kill -9 ----
 # A solution big enough that the worker is still busy when the server is killed (80 layout graphs
 # of 4,000 configs: ~0.1 s to score each upload), written directly (runtimes need no simulator).
