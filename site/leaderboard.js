@@ -260,10 +260,13 @@ function renderSpreadSelector(board) {
 
 // ---- a live competition (graphcost-eval serve) ---------------------------------------------------
 
-// The served board carries {"live": {title, deadline, version}}: the page names the competition,
-// links the submission page, and reloads when the board's version changes (a submission scored).
+// The served board carries {"live": {title, deadline, version, app}}: the page names the
+// competition, links the submission page, and reloads when the standings change (a new best
+// score, a new team, the private board at the deadline); other new submissions only update the
+// counts, so a busy competition does not reload the page every few seconds.
 function showLive(board) {
-  const { title, deadline, version } = board.live;
+  const { title, deadline } = board.live;
+  const standings = (b) => JSON.stringify([b.board, b.teams.map((t) => [t.rank, t.team, t.score, t.best_submission])]);
   document.title = `${title} — leaderboard`;
   document.getElementById("title").textContent = title;
   const closes = deadline.replace("T", " ").replace("Z", " UTC");
@@ -276,7 +279,10 @@ function showLive(board) {
   setInterval(async () => {
     try {
       const latest = await fetchJson(dataUrl);
-      if (latest.live && latest.live.version !== version) location.reload();
+      if (!latest.live) return;
+      if (standings(latest) !== standings(board)) location.reload();
+      else document.getElementById("board-summary").firstChild.textContent = document.getElementById("board-summary").firstChild.textContent
+        .replace(/\d+ submissions/, `${latest.submissions.length} submissions`);
     } catch {
       // the server is away for a moment: keep the board shown
     }
