@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/error_exit.h"
 #include "common/input_error.h"
 #include "common/internal_error.h"
 #include "scoring/leaderboard.h"
@@ -19,13 +20,20 @@ int score_queued(CompetitionStore& store, const Solution& solution, int limit) {
     const std::optional<int64_t> id = store.claim_next();
     if (!id) break;
     const std::optional<StoredSubmission> submission = store.submission(*id, true);
-    const SubmissionCheck check = check_submission_text(submission->csv, solution);
-    if (!check.valid()) {
-      store.finish_failed(*id, check.format_errors("submission " + std::to_string(*id)));
-    } else {
-      const ScoreReport report = score_submission(solution, check);
-      store.finish_scored(*id, report, utc_now());
+    // Validation and scoring only: a failure there (a scorer bug) fails this submission, with the
+    // reason, and the queue goes on. Store errors propagate: the submission stays claimed until
+    // requeue_interrupted.
+    std::optional<ScoreReport> report;
+    std::string failure;
+    try {
+      const SubmissionCheck check = check_submission_text(submission->csv, solution);
+      if (check.valid()) report = score_submission(solution, check);
+      else failure = check.format_errors("submission " + std::to_string(*id));
+    } catch (const std::exception& error) {
+      failure = "internal error while scoring, please report: " + error_message(error);
     }
+    if (report) store.finish_scored(*id, *report, utc_now());
+    else store.finish_failed(*id, failure);
     ++finished;
   }
   return finished;
@@ -70,6 +78,11 @@ int run_competition_submit(const CompetitionSubmitOptions& options) {
   const std::optional<int64_t> team = store.team_id(options.team);
   if (!team) throw InputError(options.db, "team", "one of the competition's teams", "'" + printable(options.team) + "'");
   const Solution solution = parse_solution(store.solution_csv(), options.db + " (solution)");
+  const std::string deadline = store.settings().deadline;
+  if (utc_now() >= deadline) {
+    std::fprintf(stderr, "the competition closed at %s: no more submissions\n", deadline.c_str());
+    return 2;
+  }
   const SubmissionCheck check = check_submission_file(options.file, solution);
   if (!check.valid()) {
     std::fprintf(stderr, "invalid submission: %zu error%s\n%s", check.error_count, check.error_count == 1 ? "" : "s",
@@ -116,10 +129,16 @@ int run_competition_rescore(const std::string& db) {
 }
 
 Leaderboard stored_leaderboard(const CompetitionStore& store, const Solution& solution, bool final_board) {
-  const CompetitionSettings settings = store.settings();
-  const std::map<int64_t, std::vector<int64_t>> picks = store.all_finals();
+  CompetitionSettings settings;
+  std::map<int64_t, std::vector<int64_t>> picks;
+  std::vector<StoredSubmission> stored;
+  store.with_snapshot([&] {  // one consistent state, though the worker and uploads go on
+    settings = store.settings();
+    picks = store.all_finals();
+    stored = store.submissions(false);
+  });
   std::vector<SubmissionInput> inputs;
-  for (const StoredSubmission& s : store.submissions(false)) {
+  for (const StoredSubmission& s : stored) {
     SubmissionInput input;
     input.team = s.team;
     input.timestamp = s.submitted_at;

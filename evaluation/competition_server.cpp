@@ -1,15 +1,19 @@
 #include "competition_server.h"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -39,7 +43,8 @@ struct LiveBoard {
   int64_t version = 0;  // rebuilds so far
 };
 
-// A token bucket per key: `per_minute` requests a minute, bursts up to a quarter of that.
+// A token bucket per key: `per_minute` requests a minute, bursts up to a quarter of that. Keys
+// are addresses and verified team ids, never anything a client can make up freely.
 class RateLimiter {
  public:
   explicit RateLimiter(int per_minute) : per_second_(per_minute / 60.0), capacity_(std::max(4.0, per_minute / 4.0)) {}
@@ -47,7 +52,7 @@ class RateLimiter {
   bool allow(const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
     const Clock::time_point now = Clock::now();
-    if (buckets_.size() > 100000) buckets_.clear();  // many addresses: start over rather than grow
+    if (buckets_.size() > 100000) forget_full_buckets(now);
     auto [it, inserted] = buckets_.try_emplace(key, Bucket{capacity_, now});
     Bucket& bucket = it->second;
     if (!inserted) {
@@ -61,6 +66,15 @@ class RateLimiter {
   }
 
  private:
+  // Buckets that would be full again are the same as no bucket: many distinct addresses cost
+  // memory only while they keep sending.
+  void forget_full_buckets(Clock::time_point now) {
+    for (auto it = buckets_.begin(); it != buckets_.end();) {
+      const double elapsed = std::chrono::duration<double>(now - it->second.last).count();
+      it = it->second.tokens + elapsed * per_second_ >= capacity_ ? buckets_.erase(it) : std::next(it);
+    }
+  }
+
   struct Bucket {
     double tokens;
     Clock::time_point last;
@@ -96,15 +110,60 @@ nlohmann::json submission_json(const StoredSubmission& s, bool final_board, cons
   return item;
 }
 
+// One SQLite connection per request thread, opened on its first request: WAL lets readers run
+// beside a writer, and writers wait for each other (5 s busy timeout) inside SQLite, so no request
+// waits on another's lock in this process.
+class ConnectionPerThread {
+ public:
+  explicit ConnectionPerThread(std::string db) : db_(std::move(db)) {}
+  CompetitionStore& get() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_ptr<CompetitionStore>& store = stores_[std::this_thread::get_id()];
+    if (!store) store = std::make_unique<CompetitionStore>(CompetitionStore::open(db_, false));
+    return *store;
+  }
+
+ private:
+  const std::string db_;
+  std::mutex mutex_;
+  std::map<std::thread::id, std::unique_ptr<CompetitionStore>> stores_;
+};
+
+// One server per database: an exclusive flock on "<db>.serve-lock", released by the kernel when the
+// process ends, however it ends. Two workers on one queue would take each other's submissions.
+class ServerLock {
+ public:
+  explicit ServerLock(const std::string& db) : path_(db + ".serve-lock") {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw IoError(path_, "open", errno);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int error = errno;
+      ::close(fd_);
+      if (error == EWOULDBLOCK)
+        throw InputError(db, "", "a database no other graphcost-eval serve is running on", "one is (" + path_ + " is locked)");
+      throw IoError(path_, "lock", error);
+    }
+  }
+  ~ServerLock() { ::close(fd_); }
+  ServerLock(const ServerLock&) = delete;
+  ServerLock& operator=(const ServerLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 class CompetitionServer {
  public:
   CompetitionServer(const ServeOptions& options)
       : options_(options),
-        store_(CompetitionStore::open(options.db, false)),
-        settings_(store_.settings()),
-        solution_(parse_solution(store_.solution_csv(), options.db + " (solution)")),
+        lock_(options.db),
+        stores_(options.db),
+        settings_(stores_.get().settings()),
+        solution_(parse_solution(stores_.get().solution_csv(), options.db + " (solution)")),
         ids_csv_(id_list_csv(solution_)),
-        limiter_(options.requests_per_minute) {}
+        limiter_(options.requests_per_minute),
+        address_limiter_(options.requests_per_minute * kAddressAllowance) {}
 
   int run() {
     // Signals go to one thread that stops the server; every other thread blocks them.
@@ -114,10 +173,10 @@ class CompetitionServer {
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-    const int requeued = store_.requeue_interrupted();
+    const int requeued = stores_.get().requeue_interrupted();
     if (requeued > 0)
       std::printf("serve: %d submission%s left being scored by a stopped server: queued again\n", requeued, requeued == 1 ? "" : "s");
-    rebuild_board(store_);
+    rebuild_board(stores_.get());
     routes();
     // The listening socket: SO_REUSEADDR (a restart right after a stop binds again) but not
     // cpp-httplib's default SO_REUSEPORT (a second server on the same port would silently share
@@ -165,51 +224,68 @@ class CompetitionServer {
     server_.stop();
   }
 
-  bool closed() const { return utc_now() >= settings_.deadline; }
+  bool closed(const std::string& now = utc_now()) const { return now >= settings_.deadline; }
+  // An address may send this many times a token's requests: pages, polls and the public routes
+  // of everyone behind one address (a reverse proxy: say so in the README) share its bucket.
+  static constexpr int kAddressAllowance = 10;
 
   // ---- the scoring worker ------------------------------------------------------------------
 
   void work() {
-    try {
-      CompetitionStore store = CompetitionStore::open(options_.db, false);
-      int64_t seen_version = store.data_version();
-      bool seen_closed = closed();
-      bool board_stale = false;
-      Clock::time_point built = Clock::now();
-      while (!stopping_) {
-        const int finished = score_queued(store, solution_, 1);
+    std::optional<CompetitionStore> store;
+    int64_t seen_version = -1;
+    bool seen_closed = false, board_stale = true;
+    Clock::time_point built = Clock::now();
+    while (!stopping_) {
+      bool queue_empty = true;
+      try {
+        if (!store) store.emplace(CompetitionStore::open(options_.db, false));
+        queue_empty = score_queued(*store, solution_, 1) == 0;
         // The board after a scored submission (at most once a second while a queue drains: a
         // rebuild reads every stored outcome); after another connection's change (an upload, a
         // final pick, an organiser's command); and when the deadline passes.
-        board_stale = board_stale || finished > 0 || store.data_version() != seen_version || closed() != seen_closed;
-        const bool queue_empty = finished == 0;
+        const int64_t version = store->data_version();
+        board_stale = board_stale || !queue_empty || version != seen_version || closed() != seen_closed;
         if (board_stale && (queue_empty || Clock::now() - built >= std::chrono::seconds(1))) {
-          rebuild_board(store);
-          seen_version = store.data_version();
-          seen_closed = closed();
+          seen_closed = rebuild_board(*store);
+          seen_version = version;  // read before the rebuild: a change during it is seen next time
           board_stale = false;
           built = Clock::now();
         }
-        if (!queue_empty) continue;
-        std::unique_lock<std::mutex> lock(queue_mutex_);
-        queue_changed_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || uploads_waiting_ > 0; });
-        uploads_waiting_ = 0;
+      } catch (const std::exception& error) {
+        // A busy or failing database, or a scorer bug: say so, put back what this worker held,
+        // and try again in a second rather than leave the competition without a scorer.
+        std::fprintf(stderr, "serve: scoring worker: %s (retrying in 1 s)\n", error_message(error).c_str());
+        try {
+          if (store) store->requeue_interrupted();
+        } catch (const std::exception&) {
+          store.reset();  // a new connection next time
+        }
+        queue_empty = true;
       }
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "serve: the scoring worker stopped: %s\n", error_message(error).c_str());
-      stop();
+      if (!queue_empty) continue;
+      std::unique_lock<std::mutex> lock(queue_mutex_);
+      queue_changed_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || uploads_waiting_ > 0; });
+      uploads_waiting_ = 0;
     }
   }
 
-  void rebuild_board(const CompetitionStore& store) {
+  // Returns whether the board it built is the final one. The served board shows failed
+  // submissions as failed without their errors: those quote the team's file, which only the team
+  // sees (GET /api/submissions).
+  bool rebuild_board(const CompetitionStore& store) {
     const bool final_board = closed();
     auto board = std::make_shared<const Leaderboard>(stored_leaderboard(store, solution_, final_board));
     nlohmann::json json = leaderboard_json(*board);
+    for (nlohmann::json& item : json["submissions"]) {
+      if (item.contains("message")) item["message"] = item["status"] == "invalid" ? "failed validation (the team sees why)" : "";
+    }
     std::lock_guard<std::mutex> lock(board_.mutex);
     json["live"] = {
         {"title", settings_.title}, {"deadline", settings_.deadline}, {"version", ++board_.version}, {"app", !options_.app_dir.empty()}};
     board_.json = std::make_shared<const std::string>(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     board_.board = std::move(board);
+    return final_board;
   }
 
   // ---- requests ----------------------------------------------------------------------------
@@ -222,14 +298,16 @@ class CompetitionServer {
       send_error(response, 401, "missing token: send the header 'Authorization: Bearer <your team's token>'");
       return std::nullopt;
     }
-    std::optional<int64_t> team;
-    {
-      std::lock_guard<std::mutex> lock(store_mutex_);
-      team = store_.team_for_token(token);
-    }
+    const std::optional<int64_t> team = stores_.get().team_for_token(token);
     if (!team) {
       response.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       send_error(response, 401, "token not recognised: unknown, mistyped or revoked (ask the organiser for a new one)");
+      return std::nullopt;
+    }
+    if (!limiter_.allow("team " + std::to_string(*team))) {
+      response.set_header("Retry-After", "10");
+      send_error(response, 429, "too many requests: at most " + std::to_string(options_.requests_per_minute) + " a minute per team");
+      return std::nullopt;
     }
     return team;
   }
@@ -255,17 +333,12 @@ class CompetitionServer {
 
     // Rate limits and the pages' security policy, before any route.
     server_.set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
-      if (request.path.rfind("/api/", 0) == 0) {
-        const std::string token = bearer_token(request);
-        const size_t second_underscore = token.find('_', 3);
-        const std::string key = token.rfind("gc_", 0) == 0 && second_underscore != std::string::npos
-                                    ? "token " + token.substr(0, second_underscore)
-                                    : "address " + request.remote_addr;
-        if (!limiter_.allow(key)) {
+      if (request.path.rfind("/api/", 0) == 0 || request.path.rfind("/data/", 0) == 0) {
+        if (!address_limiter_.allow(request.remote_addr)) {
           response.set_header("Retry-After", "10");
           send_error(response, 429,
-                     "too many requests: at most " + std::to_string(options_.requests_per_minute) +
-                         " a minute per token (or per address without one)");
+                     "too many requests: at most " + std::to_string(options_.requests_per_minute * kAddressAllowance) +
+                         " a minute from one address");
           return httplib::Server::HandlerResponse::Handled;
         }
       }
@@ -326,13 +399,9 @@ class CompetitionServer {
       }
       for (const SubmissionRecord& record : board->submissions) {
         if (record.number != number || record.status != "scored") continue;
-        nlohmann::json detail;
-        {
-          std::lock_guard<std::mutex> lock(store_mutex_);
-          detail = stored_detail(store_, record, board->final_board);
-        }
+        if (!stores_.get().report_json(record.number)) break;  // being scored again (rescore)
         response.set_header("Cache-Control", "no-store");
-        send_json(response, 200, detail);
+        send_json(response, 200, stored_detail(stores_.get(), record, board->final_board));
         return;
       }
       send_error(response, 404, "no scored submission " + std::to_string(number) + " on the board");
@@ -378,6 +447,11 @@ class CompetitionServer {
         return;
       }
       const SubmissionCheck check = check_submission_text(body, solution_);
+      const std::string now = utc_now();  // the time stored: on time by its own stamp, or refused
+      if (closed(now)) {
+        send_error(response, 403, "the competition closed at " + settings_.deadline + ": no more submissions");
+        return;
+      }
       if (!check.valid()) {
         nlohmann::json errors = nlohmann::json::array();
         for (const SubmissionError& error : check.errors) {
@@ -390,11 +464,7 @@ class CompetitionServer {
                    {"text", check.format_errors("submission")}});
         return;
       }
-      std::optional<int64_t> id;
-      {
-        std::lock_guard<std::mutex> lock(store_mutex_);
-        id = store_.accept_submission(*team, body, utc_now());
-      }
+      const std::optional<int64_t> id = stores_.get().accept_submission(*team, body, now);
       if (!id) {
         response.set_header("Retry-After", "3600");
         send_error(response, 429,
@@ -413,13 +483,11 @@ class CompetitionServer {
       const std::optional<int64_t> team = team_of(request, response);
       if (!team) return;
       nlohmann::json list = nlohmann::json::array();
-      std::string name;
-      {
-        std::lock_guard<std::mutex> lock(store_mutex_);
-        name = store_.team_name(*team);
-        const std::vector<int64_t> picks = store_.finals(*team);
-        for (const StoredSubmission& s : store_.submissions(false, *team)) list.push_back(submission_json(s, closed(), picks));
-      }
+      CompetitionStore& store = stores_.get();
+      const std::string name = store.team_name(*team);
+      const std::vector<int64_t> picks = store.finals(*team);
+      const bool final_board = closed();
+      for (const StoredSubmission& s : store.submissions(false, *team)) list.push_back(submission_json(s, final_board, picks));
       send_json(response, 200, {{"team", name}, {"finals_allowed", settings_.finals}, {"submissions", list}});
     });
 
@@ -427,13 +495,13 @@ class CompetitionServer {
       const std::optional<int64_t> team = team_of(request, response);
       if (!team) return;
       const int64_t id = std::stoll(request.matches[1]);
-      std::lock_guard<std::mutex> lock(store_mutex_);
-      const std::optional<StoredSubmission> s = store_.submission(id);
+      CompetitionStore& store = stores_.get();
+      const std::optional<StoredSubmission> s = store.submission(id);
       if (!s || s->team_id != *team) {  // another team's submission is as absent as a missing one
         send_error(response, 404, "your team has no submission " + std::to_string(id));
         return;
       }
-      send_json(response, 200, submission_json(*s, closed(), store_.finals(*team)));
+      send_json(response, 200, submission_json(*s, closed(), store.finals(*team)));
     });
 
     server_.Put("/api/finals", [this](const httplib::Request& request, httplib::Response& response) {
@@ -441,6 +509,10 @@ class CompetitionServer {
       if (!team) return;
       if (closed()) {
         send_error(response, 403, "the competition closed at " + settings_.deadline + ": final picks are fixed");
+        return;
+      }
+      if (request.body.size() > kMaxFinalsBody) {
+        send_error(response, 413, "final picks: a body of at most " + std::to_string(kMaxFinalsBody) + " bytes");
         return;
       }
       std::vector<int64_t> ids;
@@ -451,14 +523,17 @@ class CompetitionServer {
       }
       for (const nlohmann::json& id : body["submissions"]) {
         if (!id.is_number_integer()) {
-          send_error(response, 400, "final picks: expected submission ids (integers), got " + id.dump());
+          send_error(response, 400, std::string("final picks: expected submission ids (integers), got a JSON ") + id.type_name());
           return;
         }
         ids.push_back(id.get<int64_t>());
       }
+      if (closed()) {
+        send_error(response, 403, "the competition closed at " + settings_.deadline + ": final picks are fixed");
+        return;
+      }
       try {
-        std::lock_guard<std::mutex> lock(store_mutex_);
-        store_.set_finals(*team, ids);
+        stores_.get().set_finals(*team, ids);
       } catch (const InputError& error) {
         send_error(response, 400, error.what());
         return;
@@ -467,13 +542,16 @@ class CompetitionServer {
     });
   }
 
+  static constexpr size_t kMaxFinalsBody = 4096;
+
   const ServeOptions options_;
-  CompetitionStore store_;  // the request threads' connection (store_mutex_); the worker opens its own
-  std::mutex store_mutex_;
+  ServerLock lock_;
+  ConnectionPerThread stores_;  // the request threads' connections; the worker opens its own
   const CompetitionSettings settings_;
   const Solution solution_;
   const std::string ids_csv_;
-  RateLimiter limiter_;
+  RateLimiter limiter_;          // per team, after its token is checked
+  RateLimiter address_limiter_;  // per address, before anything else
   LiveBoard board_;
   httplib::Server server_;
   std::mutex queue_mutex_;

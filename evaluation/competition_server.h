@@ -33,7 +33,7 @@ struct ServeOptions {
   std::string app_dir;                    // the WebAssembly build's web/ folder (app + validator); "" = none
   size_t max_upload_bytes = 32ull << 20;  // a full TpuGraphs submission is ~5 MB
   int requests_per_minute = 120;          // per token, or per address for requests without one
-  int threads = 8;                        // request threads
+  int threads = 32;                       // request threads: each serves one connection at a time
   int timeout_seconds = 10;               // per read or write on a connection
 };
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <utility>
 
 #include "common/input_error.h"
@@ -559,6 +560,12 @@ std::map<int64_t, std::vector<int64_t>> CompetitionStore::all_finals() const {
   std::map<int64_t, std::vector<int64_t>> picks;
   while (query.step()) picks[query.integer(0)].push_back(query.integer(1));
   return picks;
+}
+
+void CompetitionStore::with_snapshot(const std::function<void()>& reads) const {
+  Transaction transaction(db_, path_, false);
+  reads();
+  transaction.commit();
 }
 
 int64_t CompetitionStore::data_version() const {

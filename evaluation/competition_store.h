@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -121,6 +122,8 @@ class CompetitionStore {
   // SQLite's PRAGMA data_version: changes when another connection (another process, or the
   // server's other thread) commits to the file. A cache compares it to know when to rebuild.
   int64_t data_version() const;
+  // Runs `reads` in one read transaction: all of its queries see the same committed state.
+  void with_snapshot(const std::function<void()>& reads) const;
 
  private:
   explicit CompetitionStore(std::string path);

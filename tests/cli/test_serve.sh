@@ -87,6 +87,12 @@ check "more picks than allowed are refused (400)" \
 check "another team's submission cannot be picked (400)" \
   test "$(request -X PUT -H "Authorization: Bearer $alpha" --data '{"submissions": ['"$beta_id"']}' "$url/api/finals")" = 400
 check "a malformed picks body is refused (400)" test "$(request -X PUT -H "Authorization: Bearer $alpha" --data 'nope' "$url/api/finals")" = 400
+/usr/bin/python3 -c "print('{\"submissions\": [' + '[' * 100000)" >"$out/deep.json"
+check "a deeply nested picks body is refused (413)" test "$(request -X PUT -H "Authorization: Bearer $alpha" -H "Content-Type: application/json" --data-binary @"$out/deep.json" "$url/api/finals")" = 413
+/usr/bin/python3 -c "print('{\"submissions\": [' + '[' * 2000 + ']' * 2000 + ']}')" >"$out/nested.json"
+check "  ...and a nested one under the size limit (400)" test "$(request -X PUT -H "Authorization: Bearer $alpha" -H "Content-Type: application/json" --data-binary @"$out/nested.json" "$url/api/finals")" = 400
+check "  ...(named by type, not echoed)" grep -q "got a JSON array" "$out/body"
+check "the server is still up" test "$(request "$url/api/competition")" = 200
 request "$url/api/leaderboard" >/dev/null
 check "the live board ranks both teams, public scores only" /usr/bin/python3 -c "
 import json; d = json.load(open('$out/body'))
@@ -134,16 +140,26 @@ check "SIGTERM stops the server cleanly (exit 0)" test "$status" = 0
 check "  ...saying so" grep -q "SIGTERM received, stopping" "$out/serve.log"
 
 start_server --rate-limit 60
+check "a second server on the same database is refused" /bin/bash -c "! '$eval_tool' serve --db '$db' --port 0 >'$out/second.txt' 2>&1"
+check "  ...saying why" grep -q "no other graphcost-eval serve is running on" "$out/second.txt"
+for i in $(seq 1 40); do curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer ${alpha%_*}_00000000000000000000000000000000" "$url/api/submissions"; done >"$out/forged"
+check "forged tokens with alpha's token id are refused (401)" test "$(grep -c 401 "$out/forged")" = 40
+check "  ...and do not use up alpha's rate limit" test "$(request -H "Authorization: Bearer $alpha" "$url/api/submissions")" = 200
 for i in $(seq 1 40); do curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $alpha" "$url/api/submissions"; done >"$out/rate"
 check "a token over --rate-limit 60 a minute gets 429 (15 allowed at once)" test "$(grep -c 429 "$out/rate")" -ge 20
 check "  ...while another token is served" test "$(request -H "Authorization: Bearer $beta" "$url/api/submissions")" = 200
 stop_server
 
 # ---- after the deadline ----
-"$eval_tool" competition init --db "$out/closed.sqlite" --solution "$out/tree/solution_test.csv" --deadline 2020-01-01T00:00:00Z >/dev/null
+"$eval_tool" competition init --db "$out/closed.sqlite" --solution "$out/tree/solution_test.csv" --deadline 2099-01-01T00:00:00Z >/dev/null
 db="$out/closed.sqlite"
 delta=$(token delta)
 "$eval_tool" competition submit --db "$db" --team delta --file "$out/valid.csv" >/dev/null
+# The deadline passes (the clock cannot be moved: the database's deadline is).
+/usr/bin/python3 -c "import sqlite3; c = sqlite3.connect('$db'); c.execute(\"UPDATE competition SET deadline = '2020-01-01T00:00:00Z'\"); c.commit()"
+"$eval_tool" competition submit --db "$db" --team delta --file "$out/valid.csv" >"$out/late.txt" 2>&1; status=$?
+check "competition submit after the deadline is refused (exit 2)" test "$status" = 2
+check "  ...saying when it closed" grep -q "closed at 2020-01-01T00:00:00Z" "$out/late.txt"
 start_server
 check "after the deadline an upload is refused (403)" test "$(request -H "Authorization: Bearer $delta" --data-binary @"$out/valid.csv" "$url/api/submissions")" = 403
 check "  ...saying when it closed" grep -q "closed at 2020-01-01T00:00:00Z" "$out/body"
