@@ -26,6 +26,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev   # native + sanitizer + libFuzzer
   zlib1g-dev libeigen3-dev nlohmann-json3-dev catch2 libcli11-dev libmetis-dev
   libsqlite3-dev libssl-dev libcpp-httplib-dev                              # the live competition: store, token hashes, server
+  libopenmpi-dev openmpi-bin                                                # data-parallel training (mpirun)
   libglfw3-dev libimgui-dev
   emscripten                                                                # WebAssembly build
   python3 python3-numpy python3-scipy                                       # test oracles, benchmarks

@@ -15,6 +15,7 @@
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
 #include "data/dataset_path.h"
+#include "train/data_parallel.h"
 
 int main(int argc, char** argv) {
   graphcost::keep_large_allocations_in_heap();
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
   train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on (default valid)");
   train_command->add_option("--epochs", train.train.epochs, "epochs (default 10)")->check(CLI::PositiveNumber);
   train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch (default 100)")->check(CLI::PositiveNumber);
+  train_command
+      ->add_option("--graphs-per-step", train.train.graphs_per_step,
+                   "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)")
+      ->check(CLI::Range(1, 4096));
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
       ->check(CLI::Range(2, 4096));
   graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(),
@@ -111,6 +116,10 @@ int main(int argc, char** argv) {
       ->add_option("--finetune-steps", train.train.segments.finetune_steps,
                    "GST: head finetuning steps after the last epoch (default: steps per epoch)")
       ->check(CLI::Range(0, 10000000));
+  train_command
+      ->add_option("--stop-after-epoch", train.stop_after_epoch,
+                   "stop once this epoch's checkpoint is written (a batch job's time slice); --resume continues")
+      ->check(CLI::PositiveNumber);
   train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
 
   graphcost::PredictCommandOptions predict;
@@ -161,7 +170,10 @@ int main(int argc, char** argv) {
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
-    return graphcost::report_error(error);
+    const int code = graphcost::report_error(error);
+    // Under mpirun the other ranks may wait in a collective for this one: end them all.
+    if (graphcost::DataParallel::world().ranks() > 1) graphcost::DataParallel::world().abort(code);
+    return code;
   }
   return 2;
 }

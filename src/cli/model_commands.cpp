@@ -10,6 +10,7 @@
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "scoring/submission.h"
+#include "train/data_parallel.h"
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
 #include <sys/resource.h>
@@ -45,7 +46,9 @@ int run_train_command(const TrainCommandOptions& options) {
   const char* metric = layout ? "valid tau" : "valid tile score";
   int first_report = -1;  // the epoch training starts from (0, or the checkpoint's when resuming)
   const TrainProgress progress = [&](const EpochReport& report, int epochs) {
-    if (options.quiet) return true;
+    const bool go_on = options.stop_after_epoch <= 0 || report.head_finetuning || report.epoch < options.stop_after_epoch;
+    if (!go_on && !options.quiet) std::fprintf(stderr, "stopping after epoch %d as asked: --resume continues\n", report.epoch);
+    if (options.quiet || !go_on) return go_on;
     if (first_report < 0) first_report = report.epoch;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int done = report.epoch - first_report;
@@ -59,7 +62,12 @@ int run_train_command(const TrainCommandOptions& options) {
                  std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), elapsed, eta);
     return true;
   };
+  const DataParallel& world = DataParallel::world();
+  if (world.root() && world.ranks() > 1 && !options.quiet) {
+    std::fprintf(stderr, "data-parallel training: %d processes (MPI), %d graphs per step\n", world.ranks(), training_shards(options.train));
+  }
   const TrainResult result = train_model(options.train, progress);
+  if (!world.root()) return 0;  // rank 0 reports and has written the model
   std::printf("trained on %zu graphs (%zu validation) -> %s\n", result.train_graphs, result.valid_graphs, options.train.out.c_str());
   if (result.segments > 0) {
     const SegmentCounters& c = result.segment_counters;

@@ -12,6 +12,7 @@ namespace graphcost {
 struct TrainCommandOptions {
   TrainOptions train;
   bool quiet = false;
+  int stop_after_epoch = 0;  // > 0: stop once this epoch's checkpoint is written (resume later)
 };
 int run_train_command(const TrainCommandOptions& options);
 

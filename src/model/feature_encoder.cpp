@@ -55,10 +55,16 @@ void transform_node_features(const float* raw, float* out) {
   }
 }
 
-FeatureStatistics fit_feature_statistics(const std::vector<const TpuGraph*>& graphs) {
-  std::vector<double> node_sum(kNodeFeatureCount, 0), node_squares(kNodeFeatureCount, 0);
-  std::vector<double> config_sum(kTileConfigFeatureCount, 0), config_squares(kTileConfigFeatureCount, 0);
-  double nodes = 0, configs = 0;
+// feature_sums layout: node sums, node squares (140 each), config sums, config squares (24 each),
+// node count, tile config count.
+std::vector<double> feature_sums(const std::vector<const TpuGraph*>& graphs) {
+  std::vector<double> sums(2 * kNodeFeatureCount + 2 * kTileConfigFeatureCount + 2, 0.0);
+  double* node_sum = sums.data();
+  double* node_squares = node_sum + kNodeFeatureCount;
+  double* config_sum = node_squares + kNodeFeatureCount;
+  double* config_squares = config_sum + kTileConfigFeatureCount;
+  double& nodes = sums[sums.size() - 2];
+  double& configs = sums[sums.size() - 1];
   float transformed[kNodeFeatureCount];
   for (const TpuGraph* graph : graphs) {
     for (int32_t i = 0; i < graph->node_count; ++i) {
@@ -76,10 +82,22 @@ FeatureStatistics fit_feature_statistics(const std::vector<const TpuGraph*>& gra
     }
     if (graph->kind == GraphKind::Tile) configs += graph->config_count;
   }
+  return sums;
+}
+
+FeatureStatistics feature_statistics_from_sums(const std::vector<double>& sums) {
+  auto part = [&](size_t offset, size_t count) { return std::vector<double>(sums.begin() + offset, sums.begin() + offset + count); };
+  std::vector<double> node_sum = part(0, kNodeFeatureCount), node_squares = part(kNodeFeatureCount, kNodeFeatureCount);
+  std::vector<double> config_sum = part(2 * kNodeFeatureCount, kTileConfigFeatureCount);
+  std::vector<double> config_squares = part(2 * kNodeFeatureCount + kTileConfigFeatureCount, kTileConfigFeatureCount);
   FeatureStatistics statistics;
-  finish(node_sum, node_squares, nodes, statistics.node_mean, statistics.node_scale);
-  finish(config_sum, config_squares, configs, statistics.config_mean, statistics.config_scale);
+  finish(node_sum, node_squares, sums[sums.size() - 2], statistics.node_mean, statistics.node_scale);
+  finish(config_sum, config_squares, sums[sums.size() - 1], statistics.config_mean, statistics.config_scale);
   return statistics;
+}
+
+FeatureStatistics fit_feature_statistics(const std::vector<const TpuGraph*>& graphs) {
+  return feature_statistics_from_sums(feature_sums(graphs));
 }
 
 nn::Matrix encode_node_features(const TpuGraph& graph, const GraphView& view, const FeatureStatistics& statistics) {

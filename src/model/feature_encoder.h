@@ -29,6 +29,11 @@ struct FeatureStatistics {
 
 // Statistics over every node (and tile config) of `graphs`.
 FeatureStatistics fit_feature_statistics(const std::vector<const TpuGraph*>& graphs);
+// The same in two halves, for graphs spread over processes (data-parallel training): the sums the
+// statistics come from (sums and sums of squares per column, node and config counts), which add
+// up element-wise across parts, and the statistics of such a total.
+std::vector<double> feature_sums(const std::vector<const TpuGraph*>& graphs);
+FeatureStatistics feature_statistics_from_sums(const std::vector<double>& sums);
 
 // The -1 re-padding and signed log of one node's raw features (140 values).
 void transform_node_features(const float* raw, float* out);

@@ -16,7 +16,6 @@
 namespace graphcost {
 namespace {
 
-
 // Ridge weights for centred X and y: primal (d x d system) or dual (n x n), whichever is smaller.
 Eigen::VectorXd solve_ridge(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, double penalty) {
   if (x.rows() < x.cols()) {
@@ -82,7 +81,9 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
     const std::vector<int32_t> configs = all_configs(graph, item.configs);
     Eigen::MatrixXd x = features(graph, configs);
     if (columns >= 0 && x.cols() != columns)
-      throw InputError(graph.source, "configurable nodes", "the same count as the other training graphs (per-node one-hot features need graphs of one program)", std::to_string(graph.configurable_count()));
+      throw InputError(graph.source, "configurable nodes",
+                       "the same count as the other training graphs (per-node one-hot features need graphs of one program)",
+                       std::to_string(graph.configurable_count()));
     columns = x.cols();
     std::vector<double> y;
     for (int32_t c : configs) {
@@ -137,7 +138,8 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
 std::vector<float> RidgeRanker::predict(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
   Eigen::MatrixXd x = features(graph, configs);
   if (x.cols() != weights_.size()) {
-    throw InputError(graph.source, "configurable nodes", "the fitted program's (" + std::to_string(weights_.size()) + " one-hot columns)", std::to_string(x.cols()) + " columns");
+    throw InputError(graph.source, "configurable nodes", "the fitted program's (" + std::to_string(weights_.size()) + " one-hot columns)",
+                     std::to_string(x.cols()) + " columns");
   }
   x.rowwise() -= feature_mean_;
   const Eigen::VectorXd prediction = x * weights_;

@@ -24,9 +24,9 @@
 namespace graphcost {
 
 struct SegmentOptions {
-  int segment_nodes = 0;            // 0: full-graph training (no GST)
+  int segment_nodes = 0;  // 0: full-graph training (no GST)
   PartitionMethod partition = PartitionMethod::Metis;
-  int segments_per_step = 1;        // segments backpropagated per step
+  int segments_per_step = 1;  // segments backpropagated per step
   // Defaults measured on 55k-100k-node graphs (docs/experiments.md): per-config sums from older
   // steps differ by parameter drift more than configs differ, so by default the other segments
   // are recomputed without gradient each step (max_staleness 0) and none are dropped.

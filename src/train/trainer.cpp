@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -16,8 +18,10 @@
 #include "data/graph_summary.h"
 #include "io/npz_file.h"
 #include "metrics/ranking_metrics.h"
+#include "model/feature_encoder.h"
 #include "nn/ops.h"
 #include "nn/optimizer.h"
+#include "train/data_parallel.h"
 
 namespace graphcost {
 
@@ -37,13 +41,28 @@ std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graph
 
 }  // namespace
 
-std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split) {
-  std::vector<TpuGraph> graphs;
+std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split) {
+  std::vector<std::string> files;
   for (const std::string& path : find_npz_files(data)) {
     const DatasetPath location = parse_dataset_path(path);
-    if (split_in_list(location.collection, collection) && split_in_list(location.split, split)) graphs.push_back(load_tpu_graph(path));
+    if (split_in_list(location.collection, collection) && split_in_list(location.split, split)) files.push_back(path);
   }
+  return files;
+}
+
+std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split) {
+  std::vector<TpuGraph> graphs;
+  for (const std::string& path : collection_files(data, collection, split)) graphs.push_back(load_tpu_graph(path));
   return graphs;
+}
+
+int training_shards(const TrainOptions& options) {
+  const DataParallel& world = DataParallel::world();
+  const int shards = options.graphs_per_step > 0 ? options.graphs_per_step : world.ranks();
+  if (shards % world.ranks() != 0) {
+    throw InputError("", "graphs per step", "a multiple of the " + std::to_string(world.ranks()) + " processes", std::to_string(shards));
+  }
+  return shards;
 }
 
 namespace {
@@ -56,11 +75,19 @@ std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& c
 }
 
 // A checkpoint is the model file plus the training state: "train_state_json" (epoch, Adam step
-// count, the sampler's state) and Adam's moments as "train_state/m/<parameter>" and ".../v/...".
-void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::mt19937_64& sampler, const std::string& path) {
-  std::ostringstream sampler_text;
-  sampler_text << sampler;
-  const std::string text = nlohmann::json{{"epoch", epoch}, {"adam_steps", adam.steps_taken()}, {"sampler", sampler_text.str()}}.dump();
+// count, the samplers' states) and Adam's moments as "train_state/m/<parameter>" and ".../v/...".
+// One shard (single-process training) keeps its sampler as "sampler"; several shards (data-parallel
+// training, train/data_parallel.h) as "samplers": {"<shard>": state} with "shards": their count.
+void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::map<int, std::string>& samplers, int shards,
+                     const std::string& path) {
+  nlohmann::json state = {{"epoch", epoch}, {"adam_steps", adam.steps_taken()}};
+  if (shards == 1) {
+    state["sampler"] = samplers.at(0);
+  } else {
+    state["shards"] = shards;
+    for (const auto& [shard, text] : samplers) state["samplers"][std::to_string(shard)] = text;
+  }
+  const std::string text = state.dump();
   std::vector<std::pair<std::string, NpyArray>> extra;
   extra.emplace_back("train_state_json",
                      NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
@@ -76,18 +103,27 @@ void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::mt1
   model.save(path, extra);
 }
 
-// Restores Adam and the sampler from checkpoint `path`; returns the epoch it ended.
-int restore_checkpoint(CostModel& model, nn::Adam& adam, std::mt19937_64& sampler, const std::string& path) {
+struct RestoredState {
+  int epoch = 0;
+  bool samplers_restored = false;  // false: the checkpoint had another shard count
+};
+
+// Restores Adam and the samplers of `shards` (shard -> generator) from checkpoint `path`. A
+// checkpoint of another shard count restores Adam and the epoch only.
+RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int, std::mt19937_64>& shards, int shard_count,
+                                 const std::string& path) {
   const NpzFile npz = read_npz_file(path);
   const NpyArray* state_array = npz.find("train_state_json");
   if (state_array == nullptr)
     throw InputError(path, "train_state_json", "a training checkpoint (written by graphcost train)", "a model file without training state");
   const std::vector<uint8_t> bytes = state_array->to_vector<uint8_t>(path, "train_state_json");
   const nlohmann::json state = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  const bool one_sampler = state.is_object() && state.contains("sampler") && state["sampler"].is_string();
+  const bool many_samplers = state.is_object() && state.contains("samplers") && state["samplers"].is_object() && state.contains("shards") &&
+                             state["shards"].is_number_integer();
   if (state.is_discarded() || !state.is_object() || !state.contains("epoch") || !state["epoch"].is_number_integer() ||
-      !state.contains("adam_steps") || !state["adam_steps"].is_number_integer() || !state.contains("sampler") ||
-      !state["sampler"].is_string()) {
-    throw InputError(path, "train_state_json", "{epoch, adam_steps, sampler}",
+      !state.contains("adam_steps") || !state["adam_steps"].is_number_integer() || (!one_sampler && !many_samplers)) {
+    throw InputError(path, "train_state_json", "{epoch, adam_steps, sampler or shards + samplers}",
                      bytes.size() > 80 ? "other JSON" : std::string(bytes.begin(), bytes.end()));
   }
   const std::vector<nn::Parameter*> parameters = model.parameters();
@@ -104,11 +140,23 @@ int restore_checkpoint(CostModel& model, nn::Adam& adam, std::mt19937_64& sample
       moment = Eigen::Map<const nn::Matrix>(values.data(), moment.rows(), moment.cols());
     }
   }
-  std::istringstream sampler_text(state["sampler"].get<std::string>());
-  sampler_text >> sampler;
-  if (!sampler_text) throw InputError(path, "train_state_json.sampler", "a mt19937_64 state", "unreadable text");
+  RestoredState restored;
+  restored.epoch = state["epoch"].get<int>();
+  const int saved_shards = one_sampler ? 1 : state["shards"].get<int>();
+  if (saved_shards == shard_count) {
+    for (auto& [shard, sampler] : shards) {
+      const std::string key = std::to_string(shard);
+      if (!one_sampler && !state["samplers"].contains(key)) {
+        throw InputError(path, "train_state_json.samplers", "a state for shard " + key, "none");
+      }
+      std::istringstream sampler_text(one_sampler ? state["sampler"].get<std::string>() : state["samplers"][key].get<std::string>());
+      sampler_text >> sampler;
+      if (!sampler_text) throw InputError(path, "train_state_json.sampler", "a mt19937_64 state", "unreadable text");
+    }
+    restored.samplers_restored = true;
+  }
   adam.set_steps_taken(state["adam_steps"].get<int>());
-  return state["epoch"].get<int>();
+  return restored;
 }
 
 // A step's sample: up to `count` of `candidates` in a seeded random order (Fisher-Yates on the
@@ -168,7 +216,6 @@ void finetune_head(CostModel& model, std::vector<SegmentedGraph>& segmented, con
   result.epochs.push_back(report);
   if (progress) progress(report, options.epochs);
 }
-
 
 }  // namespace
 
@@ -241,19 +288,44 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<c
   return fit_runtime_calibration(model, whole_graphs(graphs));
 }
 
+namespace {
+// fit_model over graphs whose training shards are given (train/data_parallel.h): train_model
+// shards by file, fit_model by position.
+TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<int>& train_shards,
+                        const std::vector<GraphConfigs>& valid, const TrainOptions& options, const TrainProgress& progress);
+}  // namespace
+
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
-  const std::vector<TpuGraph> train = load_collection(options.data, options.collection, options.train_split);
-  const std::vector<TpuGraph> valid = load_collection(options.data, options.collection, options.valid_split);
+  const DataParallel& world = DataParallel::world();
+  const int shards = training_shards(options);
+  // This rank's training files: file i of the collection belongs to shard i % shards, and rank r
+  // loads the shards s with s % ranks == r. Rank 0 alone loads the validation files.
+  std::vector<TpuGraph> train;
+  std::vector<int> train_shard;
+  const std::vector<std::string> train_files = collection_files(options.data, options.collection, options.train_split);
+  for (size_t i = 0; i < train_files.size(); ++i) {
+    const int shard = static_cast<int>(i % static_cast<size_t>(shards));
+    if (shard % world.ranks() != world.rank()) continue;
+    train.push_back(load_tpu_graph(train_files[i]));
+    train_shard.push_back(shard);
+  }
+  const std::vector<TpuGraph> valid =
+      world.root() ? load_collection(options.data, options.collection, options.valid_split) : std::vector<TpuGraph>();
   std::vector<const TpuGraph*> train_graphs;
   std::vector<GraphConfigs> train_items, valid_items;
-  for (const TpuGraph& g : train) {
+  std::vector<int> train_item_shards;
+  for (size_t i = 0; i < train.size(); ++i) {
+    const TpuGraph& g = train[i];
     if (!g.runtimes_hidden && g.config_count >= 2) {
       train_graphs.push_back(&g);
       train_items.push_back({&g, {}});
+      train_item_shards.push_back(train_shard[i]);
     }
   }
   for (const TpuGraph& g : valid) valid_items.push_back({&g, {}});
-  if (train_graphs.empty()) {
+  std::vector<double> usable = {static_cast<double>(train_graphs.size())};
+  world.sum(usable);
+  if (usable[0] == 0) {
     throw InputError(options.data, "collection " + options.collection + ", split " + options.train_split,
                      "labelled .npz files with at least 2 configs", "none found");
   }
@@ -265,18 +337,39 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
     if (model.config().collection != config.collection) {
       throw InputError(options.out, "model config.collection", config.collection, model.config().collection);
     }
-    return fit_model(model, train_items, valid_items, options, progress);
+    return fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
   }
-  CostModel model(config, fit_feature_statistics(train_graphs));
-  return fit_model(model, train_items, valid_items, options, progress);
+  // The feature statistics of every training graph, whichever rank holds it.
+  std::vector<double> sums = feature_sums(train_graphs);
+  world.sum(sums);
+  CostModel model(config, feature_statistics_from_sums(sums));
+  return fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
 }
 
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
                       const TrainOptions& options, const TrainProgress& progress) {
+  const int shard_count = training_shards(options);
+  std::vector<int> shards(train.size());
+  for (size_t i = 0; i < train.size(); ++i) shards[i] = static_cast<int>(i % static_cast<size_t>(shard_count));
+  return fit_sharded(model, train, shards, valid, options, progress);
+}
+
+namespace {
+
+TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<int>& train_shards,
+                        const std::vector<GraphConfigs>& valid, const TrainOptions& options, const TrainProgress& progress) {
+  const DataParallel& world = DataParallel::world();
+  const int shard_count = training_shards(options);
+  if (world.ranks() > 1 && options.segments.segment_nodes > 0) {
+    throw InputError("", "graph segment training (segment nodes)", "a single process", std::to_string(world.ranks()) + " processes");
+  }
   std::vector<PreparedGraph> prepared;
   std::vector<std::vector<int32_t>> candidates;
   std::vector<std::vector<double>> runtimes;
-  for (const GraphConfigs& item : train) {
+  std::map<int, std::vector<size_t>> shard_graphs;  // this rank's shards -> their prepared graphs
+  for (int shard = world.rank(); shard < shard_count; shard += world.ranks()) shard_graphs[shard];
+  for (size_t item_index = 0; item_index < train.size(); ++item_index) {
+    const GraphConfigs& item = train[item_index];
     const TpuGraph& g = *item.graph;
     if (g.runtimes_hidden) continue;
     // Distinct configs only (duplicates would teach nothing and skew the sampling), restricted
@@ -289,18 +382,43 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
                      distinct.end());
     }
     if (distinct.size() < 2) continue;
+    const int shard = train_shards[item_index];
+    if (!shard_graphs.count(shard)) throw InternalError("fit_model: a graph of shard " + std::to_string(shard) + " on another rank");
+    shard_graphs[shard].push_back(prepared.size());
     prepared.push_back(model.prepare(g));
     candidates.push_back(std::move(distinct));
     runtimes.push_back(config_ranking_targets(g));
   }
-  if (prepared.empty()) throw InputError("", "training graphs", "at least one with 2 distinct labelled configs", "none");
+  for (const auto& [shard, graphs] : shard_graphs) {
+    if (graphs.empty()) {
+      throw InputError(
+          "", shard_count == 1 ? "training graphs" : "training shard " + std::to_string(shard) + " of " + std::to_string(shard_count),
+          "at least one graph with 2 distinct labelled configs",
+          shard_count == 1 ? "none" : "none (fewer usable training files than graphs per step?)");
+    }
+  }
   nn::Adam adam(model.parameters(), nn::AdamOptions{options.learning_rate, 0.9f, 0.999f, 1e-8f, 0.0f, 1.0f});
-  std::mt19937_64 random(model.config().seed + 17);
+  // One sampler per shard; shard 0's is the single-process trainer's, so one process with one
+  // shard trains exactly as before data-parallel training existed.
+  std::map<int, std::mt19937_64> samplers;
+  for (const auto& [shard, graphs] : shard_graphs)
+    samplers.emplace(shard, std::mt19937_64(model.config().seed + 17 + static_cast<uint64_t>(shard)));
   TrainResult result;
   result.train_graphs = prepared.size();
   result.valid_graphs = valid.size();
   const int total_steps = options.epochs * options.steps_per_epoch;
-  const int first_epoch = options.resume ? restore_checkpoint(model, adam, random, options.out) + 1 : 1;
+  int first_epoch = 1;
+  if (options.resume) {
+    const RestoredState restored = restore_checkpoint(model, adam, samplers, shard_count, options.out);
+    first_epoch = restored.epoch + 1;
+    if (!restored.samplers_restored) {
+      // Another number of graphs per step than the checkpoint's: the shards are not the same, so
+      // their samplers start afresh, seeded by the epoch (the model and Adam's state carry on).
+      for (auto& [shard, sampler] : samplers) sampler.seed(model.config().seed + 17 + static_cast<uint64_t>(shard) + 7919ull * first_epoch);
+      if (world.root())
+        std::fprintf(stderr, "resume: %d graphs per step, the checkpoint had another count: samplers reseeded\n", shard_count);
+    }
+  }
   std::vector<SegmentedGraph> segmented;
   if (options.segments.segment_nodes > 0) {
     segmented.reserve(prepared.size());
@@ -311,38 +429,83 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
       result.cut_edges += segmented.back().cut_edges();
     }
   }
+  auto sampler_states = [&] {  // every shard's sampler, gathered on rank 0
+    std::map<int, std::string> states;
+    nlohmann::json mine = nlohmann::json::object();
+    for (const auto& [shard, sampler] : samplers) {
+      std::ostringstream text;
+      text << sampler;
+      mine[std::to_string(shard)] = text.str();
+    }
+    for (const std::string& part : world.gather(mine.dump())) {
+      const nlohmann::json parsed = nlohmann::json::parse(part);  // named: items() must not outlive it
+      for (const auto& item : parsed.items()) states[std::stoi(item.key())] = item.value().get<std::string>();
+    }
+    return states;
+  };
+  auto checkpoint = [&](int epoch) {
+    const std::map<int, std::string> states = sampler_states();  // every rank takes part
+    if (world.root() && !options.out.empty()) save_checkpoint(model, adam, epoch, states, shard_count, options.out);
+  };
+  // Rank 0 validates and reports; its answer (go on or stop) reaches every rank.
+  auto report_progress = [&](const EpochReport& report) {
+    const bool go_on = world.root() && progress ? progress(report, options.epochs) : true;
+    return world.broadcast(go_on);
+  };
+  std::vector<nn::Parameter*> parameters = model.parameters();
+  std::vector<float> gradients;
   EpochReport start_report;
   start_report.epoch = first_epoch - 1;
-  start_report.valid_metric = evaluate_model(model, valid);
-  if (progress && !progress(start_report, options.epochs)) return result;
+  start_report.valid_metric = world.root() ? evaluate_model(model, valid) : std::nan("");
+  if (!report_progress(start_report)) return result;
   for (int epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
-    double loss_sum = 0;
+    std::vector<double> loss_sum = {0.0, 0.0};  // losses, graphs that gave one
     for (int step = 0; step < options.steps_per_epoch; ++step) {
-      const size_t g = random() % prepared.size();
-      std::vector<double> y;
-      const std::vector<int32_t> pool =
-          sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
-      if (pool.size() < 2) continue;
-      nn::Tape tape;
-      const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);
-      const nn::Var loss = ranking_loss(options.loss, cost, y);
-      loss_sum += loss.value()(0, 0);
-      tape.backward(loss);
+      bool contributed = false;
+      for (auto& [shard, graphs] : shard_graphs) {
+        std::mt19937_64& random = samplers.at(shard);
+        const size_t g = graphs[random() % graphs.size()];
+        std::vector<double> y;
+        const std::vector<int32_t> pool =
+            sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
+        if (pool.size() < 2) continue;
+        nn::Tape tape;
+        const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);
+        const nn::Var loss = ranking_loss(options.loss, cost, y);
+        loss_sum[0] += loss.value()(0, 0);
+        loss_sum[1] += 1;
+        tape.backward(loss);  // adds to every parameter's grad
+        contributed = true;
+      }
+      if (shard_count == 1 && !contributed) continue;  // as the single-process trainer always did
+      if (shard_count > 1) {
+        // The mean gradient over the step's shards: summed across ranks, divided by their count.
+        gradients.clear();
+        for (const nn::Parameter* parameter : parameters)
+          gradients.insert(gradients.end(), parameter->grad.data(), parameter->grad.data() + parameter->grad.size());
+        world.sum(gradients);
+        size_t offset = 0;
+        for (nn::Parameter* parameter : parameters) {
+          for (Eigen::Index k = 0; k < parameter->grad.size(); ++k)
+            parameter->grad.data()[k] = gradients[offset++] / static_cast<float>(shard_count);
+        }
+      }
       adam.step(nn::cosine_schedule((epoch - 1) * options.steps_per_epoch + step, total_steps, total_steps / 20, 0.05f));
     }
+    world.sum(loss_sum);
     EpochReport report;
     report.epoch = epoch;
-    report.train_loss = loss_sum / std::max(1, options.steps_per_epoch);
-    report.valid_metric = evaluate_model(model, valid);
+    report.train_loss = shard_count == 1 ? loss_sum[0] / std::max(1, options.steps_per_epoch) : loss_sum[0] / std::max(1.0, loss_sum[1]);
+    report.valid_metric = world.root() ? evaluate_model(model, valid) : std::nan("");
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.epochs.push_back(report);
-    if (!options.out.empty()) save_checkpoint(model, adam, epoch, random, options.out);  // the latest model + training state
-    if (progress && !progress(report, options.epochs)) break;
+    checkpoint(epoch);  // the latest model + training state
+    if (!report_progress(report)) break;
   }
   if (!segmented.empty() && !result.epochs.empty() && result.epochs.back().epoch == options.epochs) {
-    finetune_head(model, segmented, candidates, runtimes, valid, options, random, result, progress);
-    if (!options.out.empty()) save_checkpoint(model, adam, options.epochs, random, options.out);
+    finetune_head(model, segmented, candidates, runtimes, valid, options, samplers.at(0), result, progress);
+    checkpoint(options.epochs);
   }
   for (const SegmentedGraph& graph : segmented) {
     result.segment_counters.fresh += graph.counters().fresh;
@@ -352,15 +515,19 @@ TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, 
   }
   if (!result.epochs.empty() && result.epochs.back().epoch == options.epochs) {
     // Trained to the end: calibrate costs to runtimes on the validation graphs (the training
-    // graphs when none are labelled), saved with the last checkpoint.
-    RuntimeCalibration calibration = fit_runtime_calibration(model, valid);
-    if (calibration.graphs == 0) calibration = fit_runtime_calibration(model, train);
-    model.set_calibration(calibration);
-    result.calibration = calibration;
-    if (!options.out.empty()) save_checkpoint(model, adam, options.epochs, random, options.out);
+    // graphs when none are labelled), saved with the last checkpoint. Rank 0's graphs only.
+    if (world.root()) {
+      RuntimeCalibration calibration = fit_runtime_calibration(model, valid);
+      if (calibration.graphs == 0) calibration = fit_runtime_calibration(model, train);
+      model.set_calibration(calibration);
+      result.calibration = calibration;
+    }
+    checkpoint(options.epochs);
   }
-  if (!options.out.empty() && result.epochs.empty() && !options.resume) save_checkpoint(model, adam, 0, random, options.out);
+  if (result.epochs.empty() && !options.resume) checkpoint(0);
   return result;
 }
+
+}  // namespace
 
 }  // namespace graphcost

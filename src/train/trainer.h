@@ -30,6 +30,10 @@ struct TrainOptions {
   int epochs = 10;
   int steps_per_epoch = 100;
   int configs_per_step = 16;
+  // Graphs (shards) per step; 0: one per process. With N processes (mpirun -np N; must divide it)
+  // each process holds and samples only its shards, and the step's gradient is the mean over all
+  // of them, so `-np 2` and one process with 2 graphs per step train the same model.
+  int graphs_per_step = 0;
   RankingLoss loss = RankingLoss::ListMle;
   float learning_rate = 2e-3f;
   ModelConfig model;
@@ -71,8 +75,9 @@ struct GraphConfigs {
 };
 
 // Fits `model` on `train` (graphs with fewer than 2 distinct usable configs are skipped), reporting
-// `valid` after every epoch; uses options' epochs, steps, configs_per_step, loss, learning rate,
-// model.seed (sampling) and out (checkpoint; empty: none).
+// `valid` after every epoch; uses options' epochs, steps, configs_per_step, graphs_per_step (graph
+// i in shard i % graphs_per_step), loss, learning rate, model.seed (sampling) and out
+// (checkpoint; empty: none).
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
                       const TrainOptions& options, const TrainProgress& progress = nullptr);
 
@@ -91,7 +96,10 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<c
 // (empty: all): Kendall tau-b for layout, the tile score for tile.
 double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost);
 
-// Graphs of `collection` and `split` (comma lists) below `data`, loaded and checked.
+// Graphs of `collection` and `split` (comma lists) below `data`, loaded and checked; their paths.
 std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split);
+std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split);
+// options.graphs_per_step, or the number of processes; InputError when processes do not divide it.
+int training_shards(const TrainOptions& options);
 
 }  // namespace graphcost
