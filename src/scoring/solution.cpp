@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -139,18 +140,30 @@ Solution read_solution(const std::string& path) {
   return parse_solution(bytes, path);
 }
 
-Solution parse_solution(const std::string& bytes, const std::string& path) {
-  std::istringstream in(bytes);
+namespace {
+
+// Checks `text`'s header line, then calls `row(line, number)` for each non-empty line after it
+// (1-based numbers, CR of CRLF ends dropped). The solution file and the public ID list share it.
+void for_each_csv_row(const std::string& text, const std::string& name, const std::string& header,
+                      const std::function<void(const std::string&, size_t)>& row) {
+  std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || (line != "ID,Usage,Runtimes,Normalizers" && line != "ID,Usage,Runtimes,Normalizers\r")) {
-    throw InputError(path, "line 1", "the header 'ID,Usage,Runtimes,Normalizers'", "'" + line.substr(0, 60) + "'");
+  if (!std::getline(in, line) || (line != header && line != header + "\r")) {
+    throw InputError(name, "line 1", "the header '" + header + "'", "'" + line.substr(0, 60) + "'");
   }
-  Solution solution;
   size_t number = 1;
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+    if (!line.empty()) row(line, number);
+  }
+}
+
+}  // namespace
+
+Solution parse_solution(const std::string& bytes, const std::string& path) {
+  Solution solution;
+  for_each_csv_row(bytes, path, "ID,Usage,Runtimes,Normalizers", [&](const std::string& line, size_t number) {
     std::vector<std::string_view> fields;
     size_t field_start = 0;
     for (;;) {
@@ -185,7 +198,7 @@ Solution parse_solution(const std::string& bytes, const std::string& path) {
       throw InputError(path, "line " + std::to_string(number) + ", ID", "unique IDs", "'" + entry.id + "' again");
     solution.index_by_id[entry.id] = solution.entries.size();
     solution.entries.push_back(std::move(entry));
-  }
+  });
   solution.rebuild_index();
   return solution;
 }
@@ -197,17 +210,8 @@ std::string id_list_csv(const Solution& solution) {
 }
 
 Solution parse_id_list(const std::string& text, const std::string& name) {
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line) || (line != "ID,Configs" && line != "ID,Configs\r")) {
-    throw InputError(name, "line 1", "the header 'ID,Configs'", "'" + line.substr(0, 60) + "'");
-  }
   Solution solution;
-  size_t number = 1;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+  for_each_csv_row(text, name, "ID,Configs", [&](const std::string& line, size_t number) {
     const size_t comma = line.find(',');
     const std::string where = "line " + std::to_string(number);
     if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos) {
@@ -233,7 +237,7 @@ Solution parse_id_list(const std::string& text, const std::string& name) {
     if (solution.index_by_id.count(entry.id)) throw InputError(name, where + ", ID", "unique IDs", "'" + entry.id + "' again");
     solution.index_by_id[entry.id] = solution.entries.size();
     solution.entries.push_back(std::move(entry));
-  }
+  });
   solution.rebuild_index();
   return solution;
 }
