@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
     const int code = graphcost::report_error(error);
     // Under mpirun the other ranks may wait in a collective for this one: end them all.
-    if (graphcost::DataParallel::world().ranks() > 1) graphcost::DataParallel::world().abort(code);
+    if (graphcost::DataParallel::ranks_started() > 1) graphcost::DataParallel::world().abort(code);
     return code;
   }
   return 2;

@@ -12,6 +12,8 @@ namespace graphcost {
 
 namespace {
 
+int g_ranks_started = 1;
+
 #ifdef GRAPHCOST_WITH_MPI
 // Started by mpirun (OpenMPI sets these); a plain run must not pay for, or print from, MPI_Init.
 bool launched_by_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr; }
@@ -38,6 +40,7 @@ DataParallel::DataParallel() {
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);  // MPI calls come from the main thread only
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  g_ranks_started = ranks_;
   std::atexit(finalize_at_exit);
 #endif
 }
@@ -46,6 +49,8 @@ DataParallel& DataParallel::world() {
   static DataParallel world;
   return world;
 }
+
+int DataParallel::ranks_started() { return g_ranks_started; }
 
 bool DataParallel::built_with_mpi() {
 #ifdef GRAPHCOST_WITH_MPI

@@ -21,6 +21,8 @@ class DataParallel {
   // at exit), else a single rank.
   static DataParallel& world();
   static bool built_with_mpi();
+  // The ranks of the world if it was set up, else 1; never throws (for error paths).
+  static int ranks_started();
 
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }
