@@ -89,6 +89,10 @@ TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI do
   CHECK(state["ranking"]["done"] == true);
   CHECK(state["ranking"]["order"].size() == static_cast<size_t>(graph.config_count));
   CHECK(state["ranking"]["kendall_tau"] == session.metrics().kendall_tau);
+  REQUIRE(model->calibration().fitted());  // the shipped model's pick against config 0, as the CLI's calibration says
+  const float pick = session.costs()[static_cast<size_t>(session.order().front())];
+  CHECK(session.predicted_speedup() == model->calibration().predicted_speedup(session.costs().front(), pick));
+  CHECK(state["ranking"]["predicted_speedup"] == session.predicted_speedup());
 
   // The predicted-vs-measured scatter: one point per config in the unit square, ordered as the data.
   const auto points = session.cost_runtime_points();
@@ -136,6 +140,10 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   CHECK(run_to_end(session) == std::vector<std::string>{"explaining"});
   CHECK(session.explained());
   CHECK_FALSE(session.explained_compare());
+  const std::string occlusion = "config " + std::to_string(config) + ": " + std::to_string(session.contributions().slots.size()) +
+                                " nodes differ from the most common layout";
+  CHECK(session.explanation_summary().rfind(occlusion, 0) == 0);
+  CHECK(session.state()["explanation"] == session.explanation_summary());
   CHECK(session.contributions().reference_cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
   const std::vector<float>& per_node = session.node_contribution();
   for (int32_t v = 0; v < graph.node_count; ++v) {
@@ -151,6 +159,8 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   CHECK_FALSE(session.explained());  // the occlusion is forgotten at once
   run_to_end(session);
   CHECK(session.explained_compare());
+  // The summary names the configs explained, not whatever is selected later.
+  CHECK(session.explanation_summary().rfind("config " + std::to_string(config) + " -> " + std::to_string(other) + ": predicted ", 0) == 0);
   CHECK(session.contributions().reference_cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
   CHECK(session.contributions().other_cost == Approx(session.costs()[static_cast<size_t>(other)]).margin(1e-5));
 
@@ -161,6 +171,13 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   REQUIRE(session.search() != nullptr);
   CHECK(session.search()->best_cost() <= session.search()->start_cost());
   CHECK(session.state()["search"]["done"] == true);
+  const float best_listed = session.costs()[static_cast<size_t>(session.order().front())];
+  CHECK(session.search_found_better() == (session.search()->best_cost() < best_listed));
+  CHECK(session.search_summary().rfind(session.search_found_better() ? "found a config" : "no better config found", 0) == 0);
+  CHECK(session.state()["search"]["summary"] == session.search_summary());
+  CHECK(session.predicted_speedup() == 0);  // the small model has no runtime calibration
+  session.stop_search();
+  CHECK(session.search_summary().empty());
 }
 
 TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups", "[model][session]") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 
@@ -324,6 +325,7 @@ RankingSession::WhatIf RankingSession::what_if(const std::vector<int8_t>& values
 
 void RankingSession::forget_explanation() {
   explained_ = explained_compare_ = false;
+  explained_config_ = explained_other_ = -1;
   contributions_ = NodeContributions();
   node_contribution_.clear();
 }
@@ -332,6 +334,8 @@ void RankingSession::explain(int32_t config) {
   if (!explainable()) return;
   forget_explanation();
   explain_job_compare_ = false;
+  explain_job_config_ = config;
+  explain_job_other_ = -1;
   explain_job_ = std::make_unique<ContributionJob>(*inference_, layout_config_values(*graph_, config));
 }
 
@@ -339,6 +343,8 @@ void RankingSession::compare(int32_t config, int32_t other) {
   if (!explainable()) return;
   forget_explanation();
   explain_job_compare_ = true;
+  explain_job_config_ = config;
+  explain_job_other_ = other;
   explain_job_ =
       std::make_unique<ContributionJob>(*inference_, layout_config_values(*graph_, config), layout_config_values(*graph_, other));
 }
@@ -355,6 +361,42 @@ void RankingSession::explain_unit() {
   }
   explained_ = true;
   explained_compare_ = explain_job_compare_;
+  explained_config_ = explain_job_config_;
+  explained_other_ = explain_job_other_;
+}
+
+std::string RankingSession::explanation_summary() const {
+  if (!explained_) return "";
+  char text[256];
+  if (explained_compare_) {
+    std::snprintf(text, sizeof text, "config %d -> %d: predicted %+.4f; %zu nodes differ (red: taking config %d's layout there costs more)",
+                  explained_config_, explained_other_, contributions_.other_cost - contributions_.reference_cost,
+                  contributions_.slots.size(), explained_other_);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "config %d: %zu nodes differ from the most common layout; red nodes add predicted cost, blue ones save it",
+                  explained_config_, contributions_.slots.size());
+  }
+  return text;
+}
+
+bool RankingSession::search_found_better() const {
+  return search_ && search_->done() && !order_.empty() && search_->best_cost() < costs_[static_cast<size_t>(order_.front())];
+}
+
+std::string RankingSession::search_summary() const {
+  if (!search_ || !search_->done() || order_.empty()) return "";
+  char text[256];
+  std::snprintf(text, sizeof text, "%s: predicted %.4f vs best listed %.4f (%d nodes changed, %d rounds)",
+                search_found_better() ? "found a config the model rates better than every listed one" : "no better config found",
+                search_->best_cost(), costs_[static_cast<size_t>(order_.front())], search_->changed_nodes(), search_->rounds());
+  return text;
+}
+
+double RankingSession::predicted_speedup() const {
+  const RuntimeCalibration& calibration = model_->calibration();
+  if (!ranked_ || order_.empty() || !calibration.fitted()) return 0;
+  return calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
 }
 
 std::vector<std::pair<int32_t, float>> RankingSession::strongest_contributions(size_t count) const {
@@ -413,9 +455,7 @@ nlohmann::json RankingSession::state() const {
   }
   state["ranking"] = {{"done", ranked_}, {"ms", ranking_ms_}, {"compute_ms", ranking_compute_ms_}, {"progress", ranking_progress()}};
   if (ranked_) {
-    if (calibration.fitted() && !order_.empty()) {
-      state["ranking"]["predicted_speedup"] = calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
-    }
+    if (calibration.fitted() && !order_.empty()) state["ranking"]["predicted_speedup"] = predicted_speedup();
     if (metrics_.labelled && !order_.empty()) state["ranking"]["measured_speedup"] = metrics_.measured_speedup;
     state["ranking"]["order"] = order_;
     state["ranking"]["costs"] = costs_;
@@ -427,8 +467,14 @@ nlohmann::json RankingSession::state() const {
   }
   state["groups"] = groups_.size.size();
   state["group_kind"] = groups_.kind;
-  if (explained_) state["explained_nodes"] = contributions_.slots.size();
-  if (search_) state["search"] = {{"done", search_->done()}, {"start_cost", search_->start_cost()}, {"best_cost", search_->best_cost()}};
+  if (explained_) {
+    state["explained_nodes"] = contributions_.slots.size();
+    state["explanation"] = explanation_summary();
+  }
+  if (search_) {
+    state["search"] = {{"done", search_->done()}, {"start_cost", search_->start_cost()}, {"best_cost", search_->best_cost()}};
+    if (search_->done()) state["search"]["summary"] = search_summary();
+  }
   return state;
 }
 

@@ -156,6 +156,13 @@ class RankingSession {
   void start_search();  // greedy, from the best listed config
   void stop_search() { search_.reset(); }
   const GreedyLayoutSearch* search() const { return search_.get(); }
+  // One sentence on the finished explanation, naming the configs it was made for ("" until one ends).
+  std::string explanation_summary() const;
+  // A finished search: did it beat every listed config, and one sentence on it ("" while it runs).
+  bool search_found_better() const;
+  std::string search_summary() const;
+  // The model's pick against config 0: predicted (a calibrated model, once ranked; 0 otherwise).
+  double predicted_speedup() const;
 
   // The fields the app's page API reports (docs/browser-app.md): the session's, a layout in
   // progress ({file, nodes, stage, progress}), and a node ({node, opcode, features}).
@@ -198,6 +205,7 @@ class RankingSession {
 
   std::unique_ptr<ContributionJob> explain_job_;
   bool explain_job_compare_ = false, explained_ = false, explained_compare_ = false;
+  int32_t explain_job_config_ = -1, explain_job_other_ = -1, explained_config_ = -1, explained_other_ = -1;
   NodeContributions contributions_;
   std::vector<float> node_contribution_;
   std::unique_ptr<GreedyLayoutSearch> search_;

@@ -237,8 +237,7 @@ void Viewer::panel_ranking() {
   ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs[static_cast<size_t>(order.front())], costs.front());
   const RuntimeCalibration& calibration = session_->model().calibration();
   if (calibration.fitted()) {
-    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)",
-                calibration.predicted_speedup(costs.front(), costs[static_cast<size_t>(order.front())]));
+    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)", session_->predicted_speedup());
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip(
           "exp(%.4g x cost difference): log runtime fitted on the predicted cost within %lld labelled graphs\n"
@@ -312,16 +311,8 @@ void Viewer::panel_explain() {
   ImGui::SameLine();
   if (ImGui::Button("Compare")) explain_selected(true);
   if (session_->explaining()) ImGui::ProgressBar(static_cast<float>(session_->progress().fraction), ImVec2(-1, 0), "occluding nodes...");
-  const NodeContributions& contributions = session_->contributions();
   if (explanation_shown_) {
-    if (session_->explained_compare()) {
-      ImGui::TextWrapped("config %d -> %d: predicted %+.4f; %zu nodes differ (red: taking config %d's layout there costs more)",
-                         selected_config_, compare_config_, contributions.other_cost - contributions.reference_cost,
-                         contributions.slots.size(), compare_config_);
-    } else {
-      ImGui::TextWrapped("config %d: %zu nodes differ from the most common layout; red nodes add predicted cost, blue ones save it",
-                         selected_config_, contributions.slots.size());
-    }
+    ImGui::TextWrapped("%s", session_->explanation_summary().c_str());
     for (const auto& [node, contribution] : session_->strongest_contributions(5)) {
       const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) +
                                 "): " + std::to_string(contribution);
@@ -331,17 +322,13 @@ void Viewer::panel_explain() {
   ImGui::Separator();
   if (ImGui::Button("Search for a better config (greedy)")) session_->start_search();
   if (const GreedyLayoutSearch* search = session_->search()) {
-    const float best_listed = session_->costs()[static_cast<size_t>(session_->order().front())];
     if (!search->done()) {
       ImGui::ProgressBar(static_cast<float>(search->round_progress()), ImVec2(-1, 0),
                          ("round " + std::to_string(search->rounds() + 1)).c_str());
       if (ImGui::Button("stop")) session_->stop_search();
     } else {
-      const bool better = search->best_cost() < best_listed;
-      ImGui::TextWrapped("%s: predicted %.4f vs best listed %.4f (%d nodes changed, %d rounds)",
-                         better ? "found a config the model rates better than every listed one" : "no better config found",
-                         search->best_cost(), best_listed, search->changed_nodes(), search->rounds());
-      if (better && ImGui::Button("load it into what-if")) {
+      ImGui::TextWrapped("%s", session_->search_summary().c_str());
+      if (session_->search_found_better() && ImGui::Button("load it into what-if")) {
         what_if_ = search->best();
         update_what_if();
       }
