@@ -40,6 +40,43 @@ TEST_CASE("zip round trip, stored and deflated, with multi-part members", "[zip]
   }
 }
 
+TEST_CASE("a member read in pieces gives the same bytes as a whole read, checked at the end", "[zip]") {
+  const std::string dir = testing::scratch_dir("zip_pieces");
+  std::vector<uint8_t> varied(300000);
+  for (size_t i = 0; i < varied.size(); ++i) varied[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  for (ZipCompression compression : {ZipCompression::Stored, ZipCompression::Deflate}) {
+    ZipWriter writer(dir + "/pieces.zip");
+    writer.add("varied", {{varied.data(), varied.size()}}, compression);
+    writer.add("empty", {}, compression);
+    writer.finish();
+    ZipReader reader(ByteSource::open_file(dir + "/pieces.zip"));
+    for (size_t piece : {size_t{1}, size_t{4096}, size_t{65537}, size_t{1} << 20}) {
+      std::vector<uint8_t> joined;
+      size_t calls = 0, largest = 0;
+      reader.read_in_pieces(*reader.find("varied"), piece, [&](const uint8_t* data, size_t size) {
+        joined.insert(joined.end(), data, data + size);
+        ++calls;
+        largest = std::max(largest, size);
+      });
+      CHECK(joined == varied);
+      CHECK(largest <= piece);
+      CHECK(calls >= varied.size() / piece);
+    }
+    size_t empty_calls = 0;
+    reader.read_in_pieces(*reader.find("empty"), 100, [&](const uint8_t*, size_t) { ++empty_calls; });
+    CHECK(empty_calls == 0);
+  }
+  // A corrupt deflated member: the pieces stop with the archive's and the member's names.
+  ZipWriter writer(dir + "/corrupt.zip");
+  writer.add("varied", {{varied.data(), varied.size()}}, ZipCompression::Deflate);
+  writer.finish();
+  std::vector<uint8_t> bytes = testing::read_bytes(dir + "/corrupt.zip");
+  for (size_t i = 200; i < 260; ++i) bytes[i] ^= 0x5a;
+  ZipReader corrupt(ByteSource::view_memory("corrupt.zip", bytes.data(), bytes.size()));
+  CHECK_THROWS_WITH(corrupt.read_in_pieces(corrupt.members()[0], 4096, [](const uint8_t*, size_t) {}),
+                    Catch::Contains("corrupt.zip") && Catch::Contains("varied"));
+}
+
 TEST_CASE("zip writer output is deterministic", "[zip]") {
   const std::string dir = testing::scratch_dir("zip_deterministic");
   write_archive(dir + "/one.zip", ZipCompression::Deflate);

@@ -269,77 +269,141 @@ ByteBuffer ZipReader::read_prefix(const ZipMember& member, size_t max_bytes) con
   return bytes;
 }
 
-ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset, uint64_t stop_after) const {
-  const std::string field = "member '" + member.name + "'";
-  z_stream stream{};
-  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw std::bad_alloc();
-  struct StreamGuard {
-    z_stream* stream;
-    ~StreamGuard() { inflateEnd(stream); }
-  } guard{&stream};
+namespace {
 
+// One deflated member, inflated a piece at a time. It checks as it goes that the data never
+// exceeds the declared size, and at the end that it has the declared size and CRC-32.
+class MemberInflater {
+ public:
+  MemberInflater(const ByteSource& source, const ZipMember& member, uint64_t offset)
+      : source_(source), member_(member), field_("member '" + member.name + "'"), offset_(offset), left_(member.compressed_size) {
+    if (inflateInit2(&stream_, -MAX_WBITS) != Z_OK) throw std::bad_alloc();
+    chunk_.resize(static_cast<size_t>(std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
+  }
+  ~MemberInflater() { inflateEnd(&stream_); }
+  MemberInflater(const MemberInflater&) = delete;
+  MemberInflater& operator=(const MemberInflater&) = delete;
+
+  // Inflates up to `room` (> 0) more bytes into `out` and returns how many; 0 once the member has
+  // ended and passed its size and CRC checks. Throws InputError naming the archive and the member.
+  size_t next(uint8_t* out, size_t room) {
+    const uint64_t declared = member_.uncompressed_size;
+    size_t got = 0;
+    while (!ended_ && (got < room || produced_ == declared)) {
+      if (stream_.avail_in == 0 && left_ > 0) {
+        const size_t take = static_cast<size_t>(std::min<uint64_t>(chunk_.size(), left_));
+        source_.read(offset_, take, chunk_.data(), "compressed member data");
+        offset_ += take;
+        left_ -= take;
+        stream_.next_in = chunk_.data();
+        stream_.avail_in = static_cast<uInt>(take);
+      }
+      const bool probing = produced_ == declared;  // any further output means the size lied
+      uint8_t probe = 0;
+      stream_.next_out = probing ? &probe : out + got;
+      stream_.avail_out = probing ? 1u : static_cast<uInt>(std::min<uint64_t>({room - got, declared - produced_, 1u << 30}));
+      const uInt room_before = stream_.avail_out;
+      const uInt input_before = stream_.avail_in;
+      const int status = inflate(&stream_, Z_NO_FLUSH);
+      const uInt written = room_before - stream_.avail_out;
+      if (probing && written > 0) {
+        throw InputError(source_.name(), field_, std::to_string(declared) + " uncompressed bytes as declared",
+                         "more data than declared (corrupt size)");
+      }
+      if (!probing && written > 0) {
+        crc_ = crc32_z(crc_, out + got, written);
+        got += written;
+        produced_ += written;
+      }
+      if (status == Z_STREAM_END) {
+        finish();
+        break;
+      }
+      if (status == Z_NEED_DICT || status == Z_DATA_ERROR || status == Z_STREAM_ERROR) {
+        throw InputError(source_.name(), field_, "a valid deflate stream",
+                         std::string("corrupt data (zlib: ") + (stream_.msg != nullptr ? stream_.msg : "data error") + ") after " +
+                             std::to_string(produced_) + " bytes");
+      }
+      if (status == Z_MEM_ERROR) throw std::bad_alloc();
+      const bool stalled = written == 0 && stream_.avail_in == input_before;
+      if (stalled && stream_.avail_in == 0 && left_ == 0) {
+        throw InputError(source_.name(), field_, std::to_string(declared) + " uncompressed bytes as declared",
+                         "the deflate stream ends early after " + std::to_string(produced_) + " bytes (truncated or size too large)");
+      }
+    }
+    return got;
+  }
+
+ private:
+  void finish() {
+    if (produced_ != member_.uncompressed_size) {
+      throw InputError(source_.name(), field_, std::to_string(member_.uncompressed_size) + " uncompressed bytes as declared",
+                       std::to_string(produced_) + " bytes");
+    }
+    if (static_cast<uint32_t>(crc_) != member_.crc32) {
+      throw InputError(source_.name(), field_, "CRC-32 " + hex32(member_.crc32),
+                       "CRC-32 " + hex32(static_cast<uint32_t>(crc_)) + " (corrupt data)");
+    }
+    ended_ = true;
+  }
+
+  const ByteSource& source_;
+  const ZipMember& member_;
+  const std::string field_;
+  z_stream stream_{};
+  std::vector<uint8_t> chunk_;
+  uint64_t offset_, left_;
+  uint64_t produced_ = 0;
+  uLong crc_ = crc32(0, nullptr, 0);
+  bool ended_ = false;
+};
+
+}  // namespace
+
+ByteBuffer ZipReader::inflate_member(const ZipMember& member, uint64_t offset, uint64_t stop_after) const {
+  MemberInflater inflater(source_, member, offset);
   const uint64_t declared = member.uncompressed_size;
   const uint64_t first_room = std::max(kMinimumInflateRoom, member.compressed_size * kInflateRoomPerCompressedByte);
   ByteBuffer out(static_cast<size_t>(std::min({declared, first_room, std::max<uint64_t>(stop_after, 1)})));
-  std::vector<uint8_t> chunk(static_cast<size_t>(std::min<uint64_t>(kCompressedChunk, std::max<uint64_t>(member.compressed_size, 1))));
-  uint64_t compressed_left = member.compressed_size;
   uint64_t produced = 0;
-  uLong crc = crc32(0, nullptr, 0);
-  uint8_t overflow_probe = 0;
   for (;;) {
-    if (stream.avail_in == 0 && compressed_left > 0) {
-      const size_t take = static_cast<size_t>(std::min<uint64_t>(chunk.size(), compressed_left));
-      source_.read(offset, take, chunk.data(), "compressed member data");
-      offset += take;
-      compressed_left -= take;
-      stream.next_in = chunk.data();
-      stream.avail_in = static_cast<uInt>(take);
-    }
     if (produced == out.size() && produced < declared) {
-      const uint64_t grown = std::min<uint64_t>(declared, std::max<uint64_t>(out.size() * 2, 1u << 20));
-      out.resize(static_cast<size_t>(grown));
+      out.resize(static_cast<size_t>(std::min<uint64_t>(declared, std::max<uint64_t>(out.size() * 2, 1u << 20))));
     }
-    const bool probing = produced == declared;  // any further output means the size lied
-    stream.next_out = probing ? &overflow_probe : out.data() + produced;
-    stream.avail_out = probing ? 1u : static_cast<uInt>(std::min<uint64_t>(out.size() - produced, 1u << 30));
-    const uInt room_before = stream.avail_out;
-    const uInt input_before = stream.avail_in;
-    const int status = inflate(&stream, Z_NO_FLUSH);
-    const uInt written = room_before - stream.avail_out;
-    if (probing && written > 0) {
-      throw InputError(source_.name(), field, std::to_string(declared) + " uncompressed bytes as declared",
-                       "more data than declared (corrupt size)");
-    }
-    if (!probing && written > 0) {
-      crc = crc32_z(crc, out.data() + produced, written);
-      produced += written;
-    }
+    const size_t room = produced < out.size() ? out.size() - static_cast<size_t>(produced) : 1;  // 1: the end's checks
+    const size_t got = inflater.next(out.data() + produced, room);
+    if (got == 0) break;  // ended: size and CRC checked
+    produced += got;
     if (produced >= stop_after && stop_after < declared) {  // a prefix: no size or CRC check
       out.resize(static_cast<size_t>(stop_after));
       return out;
     }
-    if (status == Z_STREAM_END) break;
-    if (status == Z_NEED_DICT || status == Z_DATA_ERROR || status == Z_STREAM_ERROR) {
-      throw InputError(source_.name(), field, "a valid deflate stream",
-                       std::string("corrupt data (zlib: ") + (stream.msg != nullptr ? stream.msg : "data error") + ") after " +
-                           std::to_string(produced) + " bytes");
-    }
-    if (status == Z_MEM_ERROR) throw std::bad_alloc();
-    const bool stalled = written == 0 && stream.avail_in == input_before;
-    if (stalled && stream.avail_in == 0 && compressed_left == 0) {
-      throw InputError(source_.name(), field, std::to_string(declared) + " uncompressed bytes as declared",
-                       "the deflate stream ends early after " + std::to_string(produced) + " bytes (truncated or size too large)");
-    }
   }
-  if (produced != declared) {
-    throw InputError(source_.name(), field, std::to_string(declared) + " uncompressed bytes as declared",
-                     std::to_string(produced) + " bytes");
+  out.resize(static_cast<size_t>(produced));
+  return out;
+}
+
+void ZipReader::read_in_pieces(const ZipMember& member, size_t piece_bytes,
+                               const std::function<void(const uint8_t* data, size_t size)>& consume) const {
+  const uint64_t offset = data_offset(member);
+  std::vector<uint8_t> piece(std::max<size_t>(piece_bytes, 1));
+  if (member.method == 8) {
+    MemberInflater inflater(source_, member, offset);
+    for (size_t got; (got = inflater.next(piece.data(), piece.size())) > 0;) consume(piece.data(), got);
+    return;
+  }
+  uLong crc = crc32(0, nullptr, 0);
+  for (uint64_t done = 0; done < member.compressed_size;) {
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(piece.size(), member.compressed_size - done));
+    source_.read(offset + done, take, piece.data(), "stored member data");
+    crc = crc32_z(crc, piece.data(), take);
+    consume(piece.data(), take);
+    done += take;
   }
   if (static_cast<uint32_t>(crc) != member.crc32) {
-    throw InputError(source_.name(), field, "CRC-32 " + hex32(member.crc32),
+    throw InputError(source_.name(), "member '" + member.name + "'", "CRC-32 " + hex32(member.crc32),
                      "CRC-32 " + hex32(static_cast<uint32_t>(crc)) + " (corrupt data)");
   }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ class ZipReader {
   // Its first min(max_bytes, uncompressed size) bytes, inflating no more than that (unchecked:
   // for reading a header before deciding whether to read the rest).
   ByteBuffer read_prefix(const ZipMember& member, size_t max_bytes) const;
+  // The member's uncompressed bytes handed to `consume` in order, at most `piece_bytes` at a time,
+  // so that a member larger than memory can be converted as it is read. The size and CRC checks
+  // come at the end: a consumer must not trust what it was given until this returns.
+  void read_in_pieces(const ZipMember& member, size_t piece_bytes,
+                      const std::function<void(const uint8_t* data, size_t size)>& consume) const;
 
  private:
   uint64_t data_offset(const ZipMember& member) const;
