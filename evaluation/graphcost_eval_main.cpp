@@ -1,7 +1,11 @@
 // graphcost-eval: the competition evaluator. Builds hidden solutions, validates and scores Kaggle
 // submissions, builds leaderboard data for site/, writes baseline submissions, and runs a live
 // competition (competition ..., serve).
-// Exit codes: 0 ok, 2 invalid submission (score), 1 bad solution/data or internal error.
+// Exit codes (common/error_exit.h; 1, 3 and 4 through report_error): 0 ok; 1 bad input (a
+// solution, data, option values) and usage errors; 2 an invalid submission (score, competition
+// submit) or a refused one (competition submit after the deadline or over the daily cap);
+// 3 internal error (please report); 4 I/O: the system refused (disk full, permissions, out of
+// memory other than while loading an input file, which is 1).
 #include <cstdio>
 #include <exception>
 

@@ -2,7 +2,8 @@
 // It names the file, the field, what was expected and what was found; what() joins them as
 //   "<file>: <field>: expected <expected>, got <actual>"
 // Library code throws it; each boundary (CLI main, web API, tests) catches it once and turns it into
-// an exit code or a UI message. Broken internal invariants are asserts, not InputErrors.
+// an exit code or a UI message. A broken internal invariant is an InternalError (check_invariant,
+// common/internal_error.h), never an InputError.
 #pragma once
 
 #include <stdexcept>
