@@ -1,5 +1,6 @@
-// graphcost: the command-line tool. Subcommands live in cli/<name>_command.*; this file only parses
-// arguments and turns errors into exit codes: 0 ok, 1 bad input (message on stderr), 2 usage.
+// graphcost: the command-line tool. Subcommands live in cli/<name>_command.* (the model's in
+// cli/model_commands.*); this file only parses arguments and turns errors into exit codes
+// (common/error_exit.h): 0 ok, 1 bad input (message on stderr), 2 usage, 3 internal error, 4 I/O.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -11,9 +12,11 @@
 #include "cli/layout_command.h"
 #include "cli/model_commands.h"
 #include "cli/named_option.h"
+#include "cli/prepare_command.h"
 #include "common/error_exit.h"
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
+#include "common/memory_limit.h"
 #include "data/dataset_path.h"
 #include "train/data_parallel.h"
 
@@ -120,7 +123,29 @@ int main(int argc, char** argv) {
       ->add_option("--stop-after-epoch", train.stop_after_epoch,
                    "stop once this epoch's checkpoint is written (a batch job's time slice); --resume continues")
       ->check(CLI::PositiveNumber);
+  train_command->add_option("--cache", train.train.cache,
+                            "config store folder: layout files are prepared there on first use and their configs read per step "
+                            "(graphcost prepare; bounded memory)");
+  std::string train_budget;
+  train_command->add_option("--memory-budget", train_budget,
+                            "peak memory to stay under, e.g. 256MiB or 4GiB: refused up front when the estimate exceeds it");
+  train_command
+      ->add_option("--valid-configs", train.train.valid_configs,
+                   "validate on at most N configs per graph, a fixed sample (default: all; 1000 with --cache)")
+      ->check(CLI::Range(2, 100000000));
   train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
+
+  graphcost::PrepareCommandOptions prepare;
+  CLI::App* prepare_command = app.add_subcommand(
+      "prepare", "Prepare layout files' configs into a config store (int8, deduplicated, memory-mapped) for train --cache");
+  prepare_command->add_option("--data", prepare.data, "npz tree")->required();
+  prepare_command->add_option("--cache", prepare.cache, "config store folder (created; current entries are kept)")->required();
+  prepare_command->add_option("--collection", prepare.collection, "layout collection(s), comma list (default: all four)")
+      ->check(collection_list);
+  prepare_command->add_option("--split", prepare.split, "split(s) (default train,valid,test)");
+  std::string prepare_budget;
+  prepare_command->add_option("--memory-budget", prepare_budget, "inflate at most this much at once, e.g. 256MiB");
+  prepare_command->add_flag("-q,--quiet", prepare.quiet, "no progress on stderr");
 
   graphcost::PredictCommandOptions predict;
   CLI::App* predict_command = app.add_subcommand("predict", "Rank every config of a split and write a Kaggle submission");
@@ -165,7 +190,17 @@ int main(int argc, char** argv) {
     if (info_command->parsed()) return graphcost::run_info_command(info);
     if (gen_command->parsed()) return graphcost::run_gen_command(gen);
     if (layout_command->parsed()) return graphcost::run_layout_command(layout);
-    if (train_command->parsed()) return graphcost::run_train_command(train);
+    if (train_command->parsed()) {
+      if (!train_budget.empty()) {
+        train.train.memory_budget = graphcost::parse_byte_size(train_budget, "--memory-budget");
+        graphcost::return_freed_memory();  // a bounded run gives freed matrices back
+      }
+      return graphcost::run_train_command(train);
+    }
+    if (prepare_command->parsed()) {
+      if (!prepare_budget.empty()) prepare.memory_budget = graphcost::parse_byte_size(prepare_budget, "--memory-budget");
+      return graphcost::run_prepare_command(prepare);
+    }
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);

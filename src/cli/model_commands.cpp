@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "common/memory_limit.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "scoring/submission.h"
@@ -66,7 +67,15 @@ int run_train_command(const TrainCommandOptions& options) {
   if (world.root() && world.ranks() > 1 && !options.quiet) {
     std::fprintf(stderr, "data-parallel training: %d processes (MPI), %d graphs per step\n", world.ranks(), training_shards(options.train));
   }
-  const TrainResult result = train_model(options.train, progress);
+  TrainOptions train = options.train;
+  if (!options.quiet && world.root()) {
+    train.on_prepare = [](size_t done, size_t total, const std::string& file, int64_t configs, int64_t distinct, bool reused) {
+      if (!reused)
+        std::fprintf(stderr, "config store %zu/%zu: %s (%lld configs, %lld distinct)\n", done, total, file.c_str(),
+                     static_cast<long long>(configs), static_cast<long long>(distinct));
+    };
+  }
+  const TrainResult result = train_model(train, progress);
   if (!world.root()) return 0;  // rank 0 reports and has written the model
   std::printf("trained on %zu graphs (%zu validation) -> %s\n", result.train_graphs, result.valid_graphs, options.train.out.c_str());
   if (result.segments > 0) {
@@ -92,7 +101,11 @@ int run_train_command(const TrainCommandOptions& options) {
   if (!result.epochs.empty() && result.epochs.back().epoch == options.train.epochs)
     std::printf("%s\n", describe(result.calibration).c_str());
   const double peak_mib = peak_resident_mib();
-  if (peak_mib > 0) std::printf("peak resident memory %.0f MiB\n", peak_mib);
+  if (peak_mib > 0 && options.train.memory_budget > 0) {
+    std::printf("peak resident memory %.0f MiB (budget %s)\n", peak_mib, format_byte_size(options.train.memory_budget).c_str());
+  } else if (peak_mib > 0) {
+    std::printf("peak resident memory %.0f MiB\n", peak_mib);
+  }
   return 0;
 }
 

@@ -114,6 +114,17 @@ GraphKind kind_from_keys(const NpzFile& npz, const std::string& source) {
 
 }  // namespace
 
+int8_t layout_config_value(float value, const std::string& source, uint64_t index, int64_t configurable) {
+  if (!(value >= -1.0f && value <= 5.0f) || std::trunc(value) != value) {
+    const uint64_t per_config = static_cast<uint64_t>(configurable) * kLayoutConfigFeatureCount;
+    throw InputError(source, "node_config_feat", "integers in -1..5 (minor-to-major dimension indices)",
+                     std::to_string(value) + " at config " + std::to_string(index / per_config) + ", configurable node " +
+                         std::to_string(index % per_config / kLayoutConfigFeatureCount) + ", column " +
+                         std::to_string(index % kLayoutConfigFeatureCount));
+  }
+  return static_cast<int8_t>(value);
+}
+
 double config_ranking_target(const TpuGraph& graph, int32_t config) {
   const double runtime = static_cast<double>(graph.config_runtime_ns[static_cast<size_t>(config)]);
   return graph.kind == GraphKind::Tile ? runtime / static_cast<double>(graph.config_runtime_normalizers_ns[static_cast<size_t>(config)])
@@ -126,11 +137,13 @@ std::vector<double> config_ranking_targets(const TpuGraph& graph) {
   return targets;
 }
 
-TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
+TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, LayoutConfigs layout_configs) {
   TpuGraph graph;
   graph.source = source;
   graph.location = parse_dataset_path(source);
-  if (graph.location.in_tree()) {
+  if (layout_configs == LayoutConfigs::Elsewhere) {
+    graph.kind = GraphKind::Layout;
+  } else if (graph.location.in_tree()) {
     graph.kind = graph.location.is_tile() ? GraphKind::Tile : GraphKind::Layout;
   } else {
     graph.kind = kind_from_keys(npz, source);
@@ -148,8 +161,8 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   for (size_t i = 0; i < graph.node_features.size(); ++i) {
     if (!std::isfinite(graph.node_features[i])) {
       reader.fail("node_feat", "finite values",
-                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / kNodeFeatureCount) + ", column " + std::to_string(i % kNodeFeatureCount) +
-                      " (" + node_feature_name(static_cast<int>(i % kNodeFeatureCount)) + ")");
+                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / kNodeFeatureCount) + ", column " +
+                      std::to_string(i % kNodeFeatureCount) + " (" + node_feature_name(static_cast<int>(i % kNodeFeatureCount)) + ")");
     }
   }
 
@@ -173,7 +186,8 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
   }
 
   if (graph.kind == GraphKind::Tile) {
-    const NpyArray& config_feat = reader.require("config_feat", {kAnyDimension, kTileConfigFeatureCount}, {"c", std::to_string(kTileConfigFeatureCount)});
+    const NpyArray& config_feat =
+        reader.require("config_feat", {kAnyDimension, kTileConfigFeatureCount}, {"c", std::to_string(kTileConfigFeatureCount)});
     const int64_t c = config_feat.shape()[0];
     graph.config_count = static_cast<int32_t>(c);
     graph.tile_config_features = reader.values<float>(config_feat, "config_feat");
@@ -204,25 +218,23 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source) {
       }
       graph.configurable_nodes[i] = static_cast<int32_t>(id_values[i]);
     }
-    const NpyArray& config_feat = reader.require("node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount}, {"c", "nc", std::to_string(kLayoutConfigFeatureCount)});
-    const int64_t c = config_feat.shape()[0];
-    graph.config_count = static_cast<int32_t>(c);
-    if (config_feat.dtype() != DType::Float32 && config_feat.dtype() != DType::Float64) {
-      reader.fail("node_config_feat", "a float dtype (float32 on disk)", dtype_name(config_feat.dtype()));
-    }
-    graph.layout_config_features.resize(static_cast<size_t>(config_feat.element_count()));
-    {
-      // Values are minor-to-major dimension indices (-1 = none): integers in -1..5.
-      const std::vector<float> raw = config_feat.to_vector<float>(source, "node_config_feat");
-      for (size_t i = 0; i < raw.size(); ++i) {
-        const float v = raw[i];
-        if (!(v >= -1.0f && v <= 5.0f) || std::trunc(v) != v) {
-          const size_t per_config = static_cast<size_t>(nc) * kLayoutConfigFeatureCount;
-          reader.fail("node_config_feat", "integers in -1..5 (minor-to-major dimension indices)",
-                      std::to_string(v) + " at config " + std::to_string(i / per_config) + ", configurable node " +
-                          std::to_string(i % per_config / kLayoutConfigFeatureCount) + ", column " + std::to_string(i % kLayoutConfigFeatureCount));
-        }
-        graph.layout_config_features[i] = static_cast<int8_t>(v);
+    int64_t c = 0;
+    if (layout_configs == LayoutConfigs::Elsewhere) {
+      c = reader.require("config_runtime", {kAnyDimension}, {"c"}).shape()[0];
+      graph.config_count = static_cast<int32_t>(c);
+    } else {
+      const NpyArray& config_feat = reader.require("node_config_feat", {kAnyDimension, nc, kLayoutConfigFeatureCount},
+                                                   {"c", "nc", std::to_string(kLayoutConfigFeatureCount)});
+      c = config_feat.shape()[0];
+      graph.config_count = static_cast<int32_t>(c);
+      if (config_feat.dtype() != DType::Float32 && config_feat.dtype() != DType::Float64) {
+        reader.fail("node_config_feat", "a float dtype (float32 on disk)", dtype_name(config_feat.dtype()));
+      }
+      graph.layout_config_features.resize(static_cast<size_t>(config_feat.element_count()));
+      {
+        // Values are minor-to-major dimension indices (-1 = none): integers in -1..5.
+        const std::vector<float> raw = config_feat.to_vector<float>(source, "node_config_feat");
+        for (size_t i = 0; i < raw.size(); ++i) graph.layout_config_features[i] = layout_config_value(raw[i], source, i, nc);
       }
     }
     const NpyArray& runtime = reader.require("config_runtime", {c}, {"c"});

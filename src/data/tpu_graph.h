@@ -25,7 +25,6 @@
 
 namespace graphcost {
 
-
 struct Edge {
   int32_t consumer;  // u: reads the producer's output
   int32_t producer;  // v
@@ -64,9 +63,18 @@ struct TpuGraph {
 double config_ranking_target(const TpuGraph& graph, int32_t config);
 std::vector<double> config_ranking_targets(const TpuGraph& graph);  // every config's, in order
 
+// One node_config_feat value as stored in memory, or InputError naming `source`, the config, node
+// and column of element `index` (C order) of a file with `configurable` configurable nodes.
+int8_t layout_config_value(float value, const std::string& source, uint64_t index, int64_t configurable);
+
+// Where a layout graph's configs are: in the npz (node_config_feat), or elsewhere (a config store,
+// data/config_store.h, reads them on demand): the npz then holds the rest, config_runtime sets the
+// config count, and layout_config_features stays empty.
+enum class LayoutConfigs { InFile, Elsewhere };
+
 // Validates `npz` as a TpuGraphs example. `source` names it in errors and locates it in the tree
 // (the kind follows the path when inside the tree, else the keys).
-TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source);
+TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, LayoutConfigs layout_configs = LayoutConfigs::InFile);
 TpuGraph load_tpu_graph(const std::string& path);
 
 // Writes `graph` with the real files' keys, dtypes and orders (edge_index Fortran-order for layout),

@@ -1,5 +1,6 @@
 #include "io/npy_array.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -450,7 +451,7 @@ NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>&
   array.fortran_order_ = fortran_order;
   if (array.element_count() != static_cast<int64_t>(values.size())) {
     throw InternalError("NpyArray::from_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
-                                " values, got " + std::to_string(values.size()));
+                        " values, got " + std::to_string(values.size()));
   }
   array.storage_.resize(values.size() * sizeof(T));
   if constexpr (std::is_same_v<T, bool>) {
@@ -499,13 +500,16 @@ std::vector<T> NpyArray::to_vector(const std::string& file, const std::string& f
   return out;
 }
 
-std::vector<uint8_t> NpyArray::header_bytes() const {
-  std::string dict = std::string("{'descr': '") + dtype_descr(dtype_) + "', 'fortran_order': " + (fortran_order_ ? "True" : "False") +
-                     ", 'shape': " + shape_text() + ", }";
+std::vector<uint8_t> NpyArray::header_bytes() const { return header_for(dtype_, shape_, fortran_order_); }
+
+std::vector<uint8_t> NpyArray::header_for(DType dtype, const std::vector<int64_t>& shape, bool fortran_order, size_t at_least) {
+  std::string dict = std::string("{'descr': '") + dtype_descr(dtype) + "', 'fortran_order': " + (fortran_order ? "True" : "False") +
+                     ", 'shape': " + graphcost::shape_text(shape) + ", }";
   const size_t prefix_v1 = kMagicSize + 2 + 2;
-  const bool version2 = prefix_v1 + dict.size() + 1 > 0xFFFF;
+  const bool version2 = prefix_v1 + std::max(dict.size() + 1, at_least) > 0xFFFF;
   const size_t prefix = version2 ? kMagicSize + 2 + 4 : prefix_v1;
-  const size_t total = (prefix + dict.size() + 1 + kHeaderAlignment - 1) / kHeaderAlignment * kHeaderAlignment;
+  const size_t wanted = std::max(prefix + dict.size() + 1, at_least);
+  const size_t total = (wanted + kHeaderAlignment - 1) / kHeaderAlignment * kHeaderAlignment;
   dict.append(total - prefix - dict.size() - 1, ' ');
   dict.push_back('\n');
   std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);

@@ -82,6 +82,9 @@ class NpyArray {
 
   // The .npy header (magic, version, padded dict) that precedes data() when written.
   std::vector<uint8_t> header_bytes() const;
+  // The header of an array of this type and shape, padded to at least `at_least` bytes (a file
+  // whose row count is known only at its end writes one of a fixed size, then replaces it).
+  static std::vector<uint8_t> header_for(DType dtype, const std::vector<int64_t>& shape, bool fortran_order, size_t at_least = 0);
 
  private:
   DType dtype_ = DType::Float32;

@@ -19,12 +19,16 @@ namespace graphcost {
 namespace {
 
 constexpr float kNormEpsilon = 1e-5f;
-// The state tables of one scratch (values, products and keys) hold at most this many 4-byte words
-// (128 MB); past it they are cleared and refilled, which costs time, never correctness. A
-// LayoutInference keeps one scratch per thread that has used it, until it is destroyed.
-constexpr size_t kStateFloatBudget = size_t{32} << 20;
+// The state tables of one scratch (values, products and keys) hold at most this many bytes (128 MiB
+// unless set_layout_state_memory says otherwise); past it they are cleared and refilled, which
+// costs time, never correctness. A LayoutInference keeps one scratch per thread that has used it,
+// until it is destroyed.
+std::atomic<size_t> state_memory_bytes{size_t{128} << 20};
 
 }  // namespace
+
+void set_layout_state_memory(size_t bytes) { state_memory_bytes = bytes; }
+size_t layout_state_memory() { return state_memory_bytes; }
 
 // Row states, interned per layer. A row's activation after layer l depends only on the config
 // values within l hops of it, and configs share most of those: of the nlp test graph's 1.33
@@ -123,7 +127,8 @@ LayoutInference::~LayoutInference() = default;
 LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& graph) : model_(model), graph_(graph) {
   const ModelConfig& config = model.config();
   const TpuGraph& tpu = *graph.graph;
-  if (config.kind != GraphKind::Layout || tpu.kind != GraphKind::Layout) throw InternalError("LayoutInference needs a layout model and graph");
+  if (config.kind != GraphKind::Layout || tpu.kind != GraphKind::Layout)
+    throw InternalError("LayoutInference needs a layout model and graph");
   if (model.couples_configs()) throw InternalError("LayoutInference cannot run a model with cross-config attention");
   if (!graph.view.configurable_slot.empty()) throw InternalError("LayoutInference needs a whole view, not a segment");
   view_rows_ = graph.view.size();
@@ -336,7 +341,7 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
   const int32_t configurable = graph_.graph->configurable_count();
   size_t held = 0;  // 4-byte words in the state tables, keys included
   for (const StateTable& table : scratch.states) held += table.values.size() + table.products.size() + table.ids.memory_words();
-  if (held > kStateFloatBudget) {  // full: start the tables again
+  if (held * sizeof(float) > state_memory_bytes) {  // full: start the tables again
     for (StateTable& table : scratch.states) table = StateTable();
   }
   auto begin_list = [&]() {
@@ -364,7 +369,8 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
       inputs.values.resize(inputs.ids.size() * static_cast<size_t>(h));
       float* target = inputs.values.data() + static_cast<size_t>(id) * h;
       nn::copy_into(target, input_node_part_.row(v).data(), h);
-      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) nn::add_into(target, value_table_.row(k * kLayoutValueCount + row[k] + 1).data(), h);
+      for (int k = 0; k < kLayoutConfigFeatureCount; ++k)
+        nn::add_into(target, value_table_.row(k * kLayoutValueCount + row[k] + 1).data(), h);
       nn::gelu_in_place(target, h);
       scratch.fresh.push_back(static_cast<int32_t>(first.size()));
     }
@@ -502,7 +508,7 @@ std::vector<float> LayoutInference::predict_values(const std::vector<int8_t>& va
   const size_t width = static_cast<size_t>(graph_.graph->configurable_count()) * kLayoutConfigFeatureCount;
   if (width == 0 || values.size() % width != 0) {
     throw InternalError("predict_values: " + std::to_string(values.size()) + " values are not a whole number of configs of " +
-                                std::to_string(width));
+                        std::to_string(width));
   }
   for (int8_t v : values) {
     if (v < -1 || v > 5) throw InternalError("predict_values: layout value " + std::to_string(v) + " outside -1..5");

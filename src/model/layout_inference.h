@@ -23,6 +23,11 @@
 
 namespace graphcost {
 
+// The memory each thread's table of interned row states may hold (default 128 MiB): a run with a
+// memory budget sets less, and pays with recomputed states. Process-wide.
+void set_layout_state_memory(size_t bytes);
+size_t layout_state_memory();
+
 class LayoutInference {
  public:
   // `model` and `graph` must outlive this object; `graph` must be a layout graph prepared by `model`.

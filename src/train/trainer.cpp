@@ -6,19 +6,24 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "common/input_error.h"
 #include "common/internal_error.h"
+#include "common/memory_limit.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
 #include "io/npz_file.h"
+#include "io/zip_archive.h"
 #include "metrics/ranking_metrics.h"
 #include "model/feature_encoder.h"
+#include "model/layout_inference.h"
 #include "nn/ops.h"
 #include "nn/optimizer.h"
 #include "train/data_parallel.h"
@@ -72,6 +77,66 @@ std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& c
   std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
   std::iota(all.begin(), all.end(), 0);
   return all;
+}
+
+// `count` of `total` configs drawn without replacement (a partial Fisher-Yates shuffle that keeps
+// only the swapped positions: memory and time grow with `count`, not `total`), in draw order.
+std::vector<int32_t> sample_indices(int32_t total, size_t count, std::mt19937_64& random) {
+  const size_t k = std::min(count, static_cast<size_t>(std::max(total, 0)));
+  std::unordered_map<int32_t, int32_t> moved;  // position -> the index now there, where it differs
+  auto at = [&](int32_t position) {
+    const auto found = moved.find(position);
+    return found == moved.end() ? position : found->second;
+  };
+  std::vector<int32_t> drawn;
+  drawn.reserve(k);
+  for (size_t i = 0; i < k; ++i) {
+    const int32_t position = static_cast<int32_t>(i), other = static_cast<int32_t>(i + random() % static_cast<uint64_t>(total - position));
+    const int32_t here = at(position);
+    drawn.push_back(at(other));
+    moved[other] = here;
+  }
+  return drawn;
+}
+
+// The configs a validation or calibration uses of a graph with `total`: all when `limit` is 0 or
+// not below it, else a sample seeded by `seed` (the same every epoch), ascending.
+std::vector<int32_t> limited_configs(int32_t total, int limit, uint64_t seed) {
+  if (limit <= 0 || total <= limit) {
+    std::vector<int32_t> all(static_cast<size_t>(total));
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
+  std::mt19937_64 random(seed);
+  std::vector<int32_t> sample = sample_indices(total, static_cast<size_t>(limit), random);
+  std::sort(sample.begin(), sample.end());
+  return sample;
+}
+
+// options.valid_configs, or its default: all configs, or 1,000 when a config store is used.
+int validation_limit(const TrainOptions& options) {
+  return options.valid_configs > 0 ? options.valid_configs : (options.cache.empty() ? 0 : 1000);
+}
+
+// `items` with each graph's configs cut to at most `limit` (stored graphs always get a list).
+std::vector<GraphConfigs> with_config_limit(std::vector<GraphConfigs> items, int limit) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    GraphConfigs& item = items[i];
+    if (!item.configs.empty()) continue;
+    const int32_t total = item.stored != nullptr ? item.stored->config_count() : item.graph->config_count;
+    if (item.stored != nullptr || (limit > 0 && total > limit)) item.configs = limited_configs(total, limit, 1000003ull + i);
+  }
+  return items;
+}
+
+// The graph an evaluation reads and the configs it uses: a stored graph's selected rows (then
+// numbered 0..k-1), or the graph itself with its listed configs (all when none are listed).
+std::pair<const TpuGraph*, std::vector<int32_t>> resolve(const GraphConfigs& item) {
+  if (item.stored == nullptr) return {item.graph, all_or(*item.graph, item.configs)};
+  check_invariant(!item.configs.empty(), "a stored graph evaluated without a config sample");
+  std::vector<int32_t> rows(item.configs.size());
+  std::iota(rows.begin(), rows.end(), 0);
+  return {&item.stored->select(item.configs), rows};
 }
 
 // A checkpoint is the model file plus the training state: "train_state_json" (epoch, Adam step
@@ -238,9 +303,9 @@ double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs)
   double total = 0;
   int counted = 0;
   for (const GraphConfigs& item : graphs) {
-    const TpuGraph& graph = *item.graph;
-    if (graph.runtimes_hidden) continue;
-    const std::vector<int32_t> used = all_or(graph, item.configs);
+    if (item.graph->runtimes_hidden) continue;
+    const auto [resolved, used] = resolve(item);
+    const TpuGraph& graph = *resolved;
     const std::vector<double> y = config_ranking_targets(graph);
     if (used.size() < 2 || std::all_of(used.begin(), used.end(),
                                        [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
@@ -258,9 +323,9 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<G
   double cross = 0, cost_square = 0, runtime_square = 0;
   RuntimeCalibration calibration;
   for (const GraphConfigs& item : graphs) {
-    const TpuGraph& graph = *item.graph;
-    if (graph.runtimes_hidden) continue;
-    const std::vector<int32_t> used = all_or(graph, item.configs);
+    if (item.graph->runtimes_hidden) continue;
+    const auto [resolved, used] = resolve(item);
+    const TpuGraph& graph = *resolved;
     const std::vector<double> y = config_ranking_targets(graph);
     std::vector<double> log_runtime;
     for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
@@ -298,31 +363,68 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
   const DataParallel& world = DataParallel::world();
   const int shards = training_shards(options);
+  const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
+  if (use_cache && options.segments.segment_nodes > 0) {
+    throw InputError(options.cache, "graph segment training", "configs held in memory", "a config store (its configs are read per step)");
+  }
   // This rank's training files: file i of the collection belongs to shard i % shards, and rank r
   // loads the shards s with s % ranks == r. Rank 0 alone loads the validation files.
-  std::vector<TpuGraph> train;
+  std::vector<std::string> train_files, valid_files;
   std::vector<int> train_shard;
-  const std::vector<std::string> train_files = collection_files(options.data, options.collection, options.train_split);
-  for (size_t i = 0; i < train_files.size(); ++i) {
+  const std::vector<std::string> all_train_files = collection_files(options.data, options.collection, options.train_split);
+  for (size_t i = 0; i < all_train_files.size(); ++i) {
     const int shard = static_cast<int>(i % static_cast<size_t>(shards));
     if (shard % world.ranks() != world.rank()) continue;
-    train.push_back(load_tpu_graph(train_files[i]));
+    train_files.push_back(all_train_files[i]);
     train_shard.push_back(shard);
   }
-  const std::vector<TpuGraph> valid =
-      world.root() ? load_collection(options.data, options.collection, options.valid_split) : std::vector<TpuGraph>();
-  std::vector<const TpuGraph*> train_graphs;
+  if (world.root()) valid_files = collection_files(options.data, options.collection, options.valid_split);
+  if (options.memory_budget > 0) {
+    // Validation's state tables get an eighth of the budget (at most their usual 128 MiB).
+    set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(size_t{128} << 20, options.memory_budget / 8)));
+    std::vector<std::string> held = train_files;
+    held.insert(held.end(), valid_files.begin(), valid_files.end());
+    const MemoryEstimate estimate = estimate_training_memory(held, options);
+    if (estimate.total() > options.memory_budget) {
+      throw InputError(options.data, "memory budget",
+                       "at least " + format_byte_size(estimate.total()) + " for this run (" + estimate.text() +
+                           (use_cache ? ")" : "; a config store holds no configs)"),
+                       format_byte_size(options.memory_budget));
+    }
+    set_input_memory_limit(options.memory_budget);
+  }
+  // Each file: loaded whole, or prepared into the cache (when not current there) and opened.
+  std::vector<TpuGraph> loaded;
+  std::vector<std::unique_ptr<StoredGraph>> stores;
+  loaded.reserve(train_files.size() + valid_files.size());
+  size_t done = 0;
+  auto open_graph = [&](const std::string& file) -> GraphConfigs {
+    if (!use_cache) {
+      loaded.push_back(load_tpu_graph(file));
+      return {&loaded.back(), {}, nullptr};
+    }
+    const std::string folder = config_store_folder(options.cache, file);
+    const PreparedStore prepared = prepare_config_store(
+        file, folder, static_cast<size_t>(std::min<uint64_t>(4u << 20, options.memory_budget > 0 ? options.memory_budget / 16 : 4u << 20)));
+    if (options.on_prepare)
+      options.on_prepare(++done, train_files.size() + valid_files.size(), file, prepared.configs, prepared.distinct, prepared.reused);
+    stores.push_back(StoredGraph::open(folder, file));
+    return {&stores.back()->graph(), {}, stores.back().get()};
+  };
   std::vector<GraphConfigs> train_items, valid_items;
   std::vector<int> train_item_shards;
-  for (size_t i = 0; i < train.size(); ++i) {
-    const TpuGraph& g = train[i];
-    if (!g.runtimes_hidden && g.config_count >= 2) {
-      train_graphs.push_back(&g);
-      train_items.push_back({&g, {}});
+  std::vector<const TpuGraph*> train_graphs;
+  for (size_t i = 0; i < train_files.size(); ++i) {
+    const GraphConfigs item = open_graph(train_files[i]);
+    const int32_t configs = item.stored != nullptr ? item.stored->config_count() : item.graph->config_count;
+    if (!item.graph->runtimes_hidden && configs >= 2) {
+      train_graphs.push_back(item.graph);
+      train_items.push_back(item);
       train_item_shards.push_back(train_shard[i]);
     }
   }
-  for (const TpuGraph& g : valid) valid_items.push_back({&g, {}});
+  for (const std::string& file : valid_files) valid_items.push_back(open_graph(file));
+  valid_items = with_config_limit(valid_items, validation_limit(options));
   std::vector<double> usable = {static_cast<double>(train_graphs.size())};
   world.sum(usable);
   if (usable[0] == 0) {
@@ -344,6 +446,54 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   world.sum(sums);
   CostModel model(config, feature_statistics_from_sums(sums));
   return fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
+}
+
+std::string MemoryEstimate::text() const {
+  return "structure " + format_byte_size(structure) + " (" + std::to_string(graphs) + " graphs) + configs " + format_byte_size(configs) +
+         " + a step " + format_byte_size(step) + " + validation " + format_byte_size(validation) + " + the program " +
+         format_byte_size(program);
+}
+
+MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options) {
+  MemoryEstimate estimate;
+  const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
+  uint64_t largest_nodes = 0, largest_load = 0, largest_valid_rows = 0;
+  for (const std::string& file : files) {
+    const ZipReader zip(ByteSource::open_file(file));
+    auto bytes = [&](const char* name) {
+      const ZipMember* member = zip.find(name);
+      return member != nullptr ? member->uncompressed_size : 0;
+    };
+    const uint64_t node_bytes = bytes("node_feat.npy"), config_bytes = bytes("node_config_feat.npy");
+    const uint64_t runtime_bytes = bytes("config_runtime.npy");
+    const uint64_t nodes = node_bytes / (kNodeFeatureCount * sizeof(float));
+    // Node features twice (as read, and normalised for the model), the graph and its view (edges
+    // as pairs of int32, both directions), runtimes (and the store's copy counts).
+    estimate.structure += 2 * node_bytes + bytes("node_opcode.npy") + 2 * bytes("edge_index.npy") + bytes("node_config_ids.npy") +
+                          bytes("node_splits.npy") + (use_cache ? 2 : 1) * runtime_bytes + bytes("config_feat.npy") +
+                          bytes("config_runtime_normalizers.npy");
+    if (!use_cache) {
+      estimate.configs += config_bytes / sizeof(float);         // int8 in memory
+      largest_load = std::max(largest_load, 2 * config_bytes);  // while loading: float32 as read + converted
+    }
+    largest_nodes = std::max(largest_nodes, nodes);
+    const uint64_t configs = runtime_bytes / sizeof(int64_t), row_bytes = config_bytes / std::max<uint64_t>(configs, 1) / sizeof(float);
+    const int limit = validation_limit(options);
+    largest_valid_rows =
+        std::max(largest_valid_rows, row_bytes * (limit > 0 ? std::min<uint64_t>(configs, static_cast<uint64_t>(limit)) : configs));
+    ++estimate.graphs;
+  }
+  estimate.configs += largest_load;
+  // Validation ranks one graph at a time (one thread): its sampled rows (when read from a store)
+  // and the inference's state tables.
+  estimate.validation = (use_cache ? largest_valid_rows : 0) + layout_state_memory();
+  // A step's activations and gradients: configs x nodes rows of hidden floats, about 6 such
+  // matrices per layer and the input (measured: 4 KiB a row at hidden 64, 2 layers; docs/scaling.md).
+  const uint64_t per_row = static_cast<uint64_t>(std::max(1, options.model.hidden)) * sizeof(float) * 6 *
+                           static_cast<uint64_t>(std::max(1, options.model.layers + 1));
+  estimate.step = static_cast<uint64_t>(options.configs_per_step) * largest_nodes * per_row;
+  estimate.program = 32ull << 20;  // the binary, its libraries and the model (measured: 28-31 MiB)
+  return estimate;
 }
 
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
@@ -368,10 +518,23 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
   std::vector<std::vector<double>> runtimes;
   std::map<int, std::vector<size_t>> shard_graphs;  // this rank's shards -> their prepared graphs
   for (int shard = world.rank(); shard < shard_count; shard += world.ranks()) shard_graphs[shard];
+  std::vector<StoredGraph*> stored;  // per prepared graph: its config store, or null (configs in memory)
   for (size_t item_index = 0; item_index < train.size(); ++item_index) {
     const GraphConfigs& item = train[item_index];
     const TpuGraph& g = *item.graph;
     if (g.runtimes_hidden) continue;
+    if (item.stored != nullptr) {  // distinct already; sampled per step from the whole store
+      if (options.segments.segment_nodes > 0) throw InternalError("fit_model: graph segment training over a config store");
+      if (item.stored->config_count() < 2) continue;
+      const int shard = train_shards[item_index];
+      if (!shard_graphs.count(shard)) throw InternalError("fit_model: a graph of shard " + std::to_string(shard) + " on another rank");
+      shard_graphs[shard].push_back(prepared.size());
+      prepared.push_back(model.prepare(g));
+      candidates.emplace_back();
+      runtimes.emplace_back();
+      stored.push_back(item.stored);
+      continue;
+    }
     // Distinct configs only (duplicates would teach nothing and skew the sampling), restricted
     // to the allowed ones.
     std::vector<int32_t> distinct = distinct_config_indices(g);
@@ -388,6 +551,7 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
     prepared.push_back(model.prepare(g));
     candidates.push_back(std::move(distinct));
     runtimes.push_back(config_ranking_targets(g));
+    stored.push_back(nullptr);
   }
   for (const auto& [shard, graphs] : shard_graphs) {
     if (graphs.empty()) {
@@ -467,8 +631,17 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
         std::mt19937_64& random = samplers.at(shard);
         const size_t g = graphs[random() % graphs.size()];
         std::vector<double> y;
-        const std::vector<int32_t> pool =
-            sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
+        std::vector<int32_t> pool;
+        if (stored[g] != nullptr) {  // the sample's rows, read from the store into the graph as configs 0..k-1
+          const std::vector<int32_t> drawn =
+              sample_indices(stored[g]->config_count(), static_cast<size_t>(options.configs_per_step), random);
+          for (int32_t c : drawn) y.push_back(stored[g]->ranking_target(c));
+          stored[g]->select(drawn);
+          pool.resize(drawn.size());
+          std::iota(pool.begin(), pool.end(), 0);
+        } else {
+          pool = sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
+        }
         if (pool.size() < 2) continue;
         nn::Tape tape;
         const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);
@@ -518,7 +691,7 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
     // graphs when none are labelled), saved with the last checkpoint. Rank 0's graphs only.
     if (world.root()) {
       RuntimeCalibration calibration = fit_runtime_calibration(model, valid);
-      if (calibration.graphs == 0) calibration = fit_runtime_calibration(model, train);
+      if (calibration.graphs == 0) calibration = fit_runtime_calibration(model, with_config_limit(train, validation_limit(options)));
       model.set_calibration(calibration);
       result.calibration = calibration;
     }

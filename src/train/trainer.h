@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/named_values.h"
+#include "data/config_store.h"
 #include "model/cost_model.h"
 #include "train/segment_training.h"
 
@@ -38,6 +39,20 @@ struct TrainOptions {
   float learning_rate = 2e-3f;
   ModelConfig model;
   SegmentOptions segments;  // segment_nodes > 0: Graph Segment Training (train/segment_training.h)
+  // Config stores (data/config_store.h): each layout file is prepared into `cache` on first use
+  // (again when it changed) and training reads a step's configs from there, never holding a file's
+  // configs. Empty: files are loaded whole. Tile files are always loaded whole (24 floats a config).
+  std::string cache;
+  // Validation, and the runtime calibration after the last epoch, on at most this many configs per
+  // graph: a seeded sample, the same every epoch. 0: all configs, or 1,000 (the size of the official
+  // evaluation lists) when a cache is used.
+  int valid_configs = 0;
+  // A bound on the process's memory (bytes; 0: none). Training refuses to start, naming the parts,
+  // when its estimate of the graphs' structure, a step and the program exceeds it; files are then
+  // read with at most this much inflated at once.
+  uint64_t memory_budget = 0;
+  // Called as each file is prepared into the cache (or found current there).
+  std::function<void(size_t done, size_t total, const std::string& file, int64_t configs, int64_t distinct, bool reused)> on_prepare;
 };
 
 struct EpochReport {
@@ -69,9 +84,12 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
 
 // One labelled graph and which of its configs a fit or an evaluation may use (empty: all). Lets
 // experiments hold configs out of a graph (docs/experiments.md).
+// A graph from a config store has `stored` set: `configs` are then indices into the store (never
+// empty: a store is read in samples) and `graph` is its structure.
 struct GraphConfigs {
   const TpuGraph* graph = nullptr;
   std::vector<int32_t> configs;
+  StoredGraph* stored = nullptr;
 };
 
 // Fits `model` on `train` (graphs with fewer than 2 distinct usable configs are skipped), reporting
@@ -101,5 +119,16 @@ std::vector<TpuGraph> load_collection(const std::string& data, const std::string
 std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split);
 // options.graphs_per_step, or the number of processes; InputError when processes do not divide it.
 int training_shards(const TrainOptions& options);
+
+// What training `files` is expected to hold at its peak (bytes), from the files' zip directories
+// (nothing is inflated): the graphs' structure, their configs when no cache is used (and the
+// largest file's float32 copy while it loads), one step on the largest graph, and the program.
+struct MemoryEstimate {
+  uint64_t structure = 0, configs = 0, step = 0, validation = 0, program = 0;
+  size_t graphs = 0;
+  uint64_t total() const { return structure + configs + step + validation + program; }
+  std::string text() const;  // "structure 1.1 GiB (198 graphs) + configs 0 bytes + a step 120 MiB + ..."
+};
+MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options);
 
 }  // namespace graphcost

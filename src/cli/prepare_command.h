@@ -1,0 +1,20 @@
+// `graphcost prepare`: every layout file of a tree (or of some collections and splits) prepared into
+// a config store (data/config_store.h), so that `graphcost train --cache` reads configs on demand.
+// Files already current in the cache are skipped: an interrupted run continues where it stopped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace graphcost {
+
+struct PrepareCommandOptions {
+  std::string data, cache;
+  std::string collection = "layout:xla:random,layout:xla:default,layout:nlp:random,layout:nlp:default";
+  std::string split = "train,valid,test";
+  uint64_t memory_budget = 0;  // bytes; 0: the input memory limit's default
+  bool quiet = false;
+};
+int run_prepare_command(const PrepareCommandOptions& options);
+
+}  // namespace graphcost
