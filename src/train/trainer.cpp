@@ -304,8 +304,9 @@ double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs)
   int counted = 0;
   for (const GraphConfigs& item : graphs) {
     if (item.graph->runtimes_hidden) continue;
-    const auto [resolved, used] = resolve(item);
-    const TpuGraph& graph = *resolved;
+    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved = resolve(item);  // no structured binding: lambdas use them
+    const TpuGraph& graph = *resolved.first;
+    const std::vector<int32_t>& used = resolved.second;
     const std::vector<double> y = config_ranking_targets(graph);
     if (used.size() < 2 || std::all_of(used.begin(), used.end(),
                                        [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
@@ -324,8 +325,9 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<G
   RuntimeCalibration calibration;
   for (const GraphConfigs& item : graphs) {
     if (item.graph->runtimes_hidden) continue;
-    const auto [resolved, used] = resolve(item);
-    const TpuGraph& graph = *resolved;
+    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved = resolve(item);  // no structured binding: lambdas use them
+    const TpuGraph& graph = *resolved.first;
+    const std::vector<int32_t>& used = resolved.second;
     const std::vector<double> y = config_ranking_targets(graph);
     std::vector<double> log_runtime;
     for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
