@@ -13,11 +13,11 @@
 # incremental generator of issue 14 part 3 is not built): FILES files of CONFIGS configs. The tree
 # is kept in BUILD_DIR/bench-memory-tree-<parameters> between runs.
 # Usage: bench/train_memory_budget.sh [BUILD_DIR=build/native-release]
-#        env: FILES=8 CONFIGS=20000 MIN_NODES=1500 MAX_NODES=2500 BUDGET_MIB=160 SEEDS="1 2 3"
+#        env: FILES=8 CONFIGS=20000 MIN_NODES=1500 MAX_NODES=2500 BUDGET_MIB=140 SEEDS="1 2 3"
 set -euo pipefail
 build=${1:-build/native-release}
 files=${FILES:-8} configs=${CONFIGS:-20000} min_nodes=${MIN_NODES:-1500} max_nodes=${MAX_NODES:-2500}
-budget_mib=${BUDGET_MIB:-160} seeds=${SEEDS:-"1 2 3"}
+budget_mib=${BUDGET_MIB:-140} seeds=${SEEDS:-"1 2 3"}
 graphcost=$(realpath "$build/src/graphcost")
 "$build/bench/bench_machine" || true
 tree=$build/bench-memory-tree-$files-$configs-$min_nodes-$max_nodes

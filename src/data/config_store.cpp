@@ -345,19 +345,17 @@ StoredGraph::~StoredGraph() {
 const TpuGraph& StoredGraph::select(const std::vector<int32_t>& configs) {
   graph_.layout_config_features.resize(configs.size() * row_bytes_);
   graph_.config_runtime_ns.resize(configs.size());
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   for (size_t i = 0; i < configs.size(); ++i) {
     const int32_t c = configs[i];
     check_invariant(c >= 0 && c < config_count(), "StoredGraph::select: config out of range");
-    const uint8_t* row = map_ + data_offset_ + static_cast<size_t>(c) * row_bytes_;
-    std::memcpy(graph_.layout_config_features.data() + i * row_bytes_, row, row_bytes_);
+    std::memcpy(graph_.layout_config_features.data() + i * row_bytes_, map_ + data_offset_ + static_cast<size_t>(c) * row_bytes_,
+                row_bytes_);
     graph_.config_runtime_ns[i] = runtimes_[static_cast<size_t>(c)];
-    // The row's pages leave this process (they stay in the kernel's page cache), so what the
-    // process holds does not grow with the configs it has read.
-    const uintptr_t first = reinterpret_cast<uintptr_t>(row) / page * page;
-    const uintptr_t last = (reinterpret_cast<uintptr_t>(row) + row_bytes_ + page - 1) / page * page;
-    if (row_bytes_ > 0) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
   }
+  // The pages read leave this process (they stay in the kernel's page cache), so what it holds
+  // does not grow with the configs it has read. The whole mapping, not just the rows: a fault
+  // also maps neighbouring cached pages (fault-around), which count as resident too.
+  if (!configs.empty()) ::madvise(const_cast<uint8_t*>(map_), map_bytes_, MADV_DONTNEED);
   graph_.config_count = static_cast<int32_t>(configs.size());
   return graph_;
 }

@@ -382,8 +382,9 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   }
   if (world.root()) valid_files = collection_files(options.data, options.collection, options.valid_split);
   if (options.memory_budget > 0) {
-    // Validation's state tables get an eighth of the budget (at most their usual 128 MiB).
-    set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(size_t{128} << 20, options.memory_budget / 8)));
+    // Validation's state tables get a 24th of the budget (at most their usual 128 MiB); with the
+    // slack of growing vectors they can take 3 times that (counted in the estimate).
+    set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(size_t{128} << 20, options.memory_budget / 24)));
     std::vector<std::string> held = train_files;
     held.insert(held.end(), valid_files.begin(), valid_files.end());
     const MemoryEstimate estimate = estimate_training_memory(held, options);
@@ -488,7 +489,7 @@ MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, c
   estimate.configs += largest_load;
   // Validation ranks one graph at a time (one thread): its sampled rows (when read from a store)
   // and the inference's state tables.
-  estimate.validation = (use_cache ? largest_valid_rows : 0) + layout_state_memory();
+  estimate.validation = (use_cache ? largest_valid_rows : 0) + 3 * layout_state_memory();
   // A step's activations and gradients: configs x nodes rows of hidden floats, about 6 such
   // matrices per layer and the input (measured: 4 KiB a row at hidden 64, 2 layers; docs/scaling.md).
   const uint64_t per_row = static_cast<uint64_t>(std::max(1, options.model.hidden)) * sizeof(float) * 6 *
