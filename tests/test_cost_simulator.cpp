@@ -130,3 +130,44 @@ TEST_CASE("the best layout per op is not the best program, and the default can b
   CHECK(local_worse_than_default > 0);
   CHECK(default_beaten_by_a_fifth > 0);
 }
+
+TEST_CASE("the incremental runtime is the full simulation's, bit for bit, config after config", "[simulator]") {
+  for (GraphFamily family :
+       {GraphFamily::ResNet, GraphFamily::Inception, GraphFamily::EfficientNet, GraphFamily::UNet3D, GraphFamily::Rnn, GraphFamily::Bert}) {
+    std::mt19937_64 random(41 + static_cast<uint64_t>(family));
+    const HloBuilder h = build_program(family, random, 700);
+    const std::vector<int32_t> configurable = configurable_candidates(h);  // as graphcost gen picks them
+    const LayoutProgram program(h, configurable);
+    IncrementalLayoutRuntime incremental(program);
+    INFO(family_name(family) << ": " << h.node_count() << " nodes, " << configurable.size() << " configurable");
+    REQUIRE_FALSE(configurable.empty());
+    const size_t nc = configurable.size();
+    auto random_block = [&](int8_t* block, int rank) {
+      for (int k = 0; k < 6; ++k) block[k] = static_cast<int8_t>(static_cast<int>(random() % static_cast<uint64_t>(rank + 1)) - 1);
+    };
+    std::vector<int8_t> config = program.default_config();
+    CHECK(incremental.runtime(config) == program.runtime(config));
+    CHECK(incremental.recomputed_nodes() == static_cast<size_t>(h.node_count()));  // the first config: everything
+    CHECK(incremental.runtime(config) == program.runtime(config));
+    CHECK(incremental.recomputed_nodes() == 0);  // the same config again: nothing
+    for (int round = 0; round < 40; ++round) {
+      if (round % 2 == 0) {  // a random config (layout:*:random)
+        for (size_t slot = 0; slot < nc; ++slot) {
+          for (int block = 0; block < 3; ++block) random_block(config.data() + slot * 18 + block * 6, program.rank_of(configurable[slot]));
+        }
+      } else {  // a search step: one or two slots changed (layout:*:default)
+        for (int change = 0; change < 1 + round % 2; ++change) {
+          const size_t slot = random() % nc;
+          const int rank = program.rank_of(configurable[slot]);
+          program.coordinated_change(config, slot, static_cast<int>(random() % static_cast<uint64_t>(rank)),
+                                     static_cast<int>(random() % static_cast<uint64_t>(rank)));
+        }
+      }
+      const double full = program.runtime(config);
+      CHECK(incremental.runtime(config) == full);
+      if (round % 2 == 1) CHECK(incremental.recomputed_nodes() < static_cast<size_t>(h.node_count()));
+    }
+    config = program.default_config();  // and back
+    CHECK(incremental.runtime(config) == program.runtime(config));
+  }
+}

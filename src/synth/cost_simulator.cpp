@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/internal_error.h"
 #include "data/opcodes.h"
 
 namespace graphcost {
@@ -30,7 +31,45 @@ double standard_normal(std::mt19937_64& random) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
 }
 
+// The opcodes the simulator treats specially, looked up once.
+struct SpecialOpcodes {
+  int constant = opcode_id("constant"), concatenate = opcode_id("concatenate"), reduce_window = opcode_id("reduce-window");
+};
+const SpecialOpcodes& special() {
+  static const SpecialOpcodes ids;
+  return ids;
+}
+
+// resolve_layout into a fixed array: the same dims in the same order, without allocating.
+size_t resolve_into(const int8_t* block, LayoutSpan fallback, int* out) {
+  bool used[8] = {};
+  size_t rank = 0;
+  for (int i = 0; i < kBlock; ++i) {
+    const int dim = block[i];
+    if (dim < 0 || dim >= static_cast<int>(fallback.size()) || used[dim]) continue;
+    out[rank++] = dim;
+    used[dim] = true;
+  }
+  for (size_t k = 0; k < fallback.size(); ++k) {
+    if (!used[fallback[k]]) out[rank++] = fallback[k];
+  }
+  return rank;
+}
+
+bool same_layout(LayoutSpan a, LayoutSpan b) { return a.rank == b.rank && std::equal(a.dims, a.dims + a.rank, b.dims); }
+
 }  // namespace
+
+std::vector<int32_t> configurable_candidates(const HloBuilder& program) {
+  std::vector<int32_t> configurable;
+  for (int id = 0; id < program.node_count(); ++id) {
+    const SynthNode& n = program.node(id);
+    const bool kind = n.opcode == opcode::kConvolution || n.opcode == opcode::kDot ||
+                      (n.opcode == opcode::kReshape && n.dims.size() >= 2 && program.node(n.operands[0]).dims.size() == n.dims.size());
+    if (kind && n.dims.size() >= 2) configurable.push_back(id);
+  }
+  return configurable;
+}
 
 std::vector<int> resolve_layout(const int8_t* block, const std::vector<int>& fallback) {
   std::vector<int> layout;
@@ -49,6 +88,11 @@ std::vector<int> resolve_layout(const int8_t* block, const std::vector<int>& fal
 
 LayoutProgram::LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware)
     : nodes_(program.nodes()), configurable_(std::move(configurable_nodes)), hardware_(hardware) {
+  for (size_t id = 0; id < nodes_.size(); ++id) {
+    for (int32_t operand : nodes_[id].operands) {
+      check_invariant(operand >= 0 && static_cast<size_t>(operand) < id, "LayoutProgram: operands must precede their readers");
+    }
+  }
   slot_of_.assign(nodes_.size(), -1);
   for (size_t slot = 0; slot < configurable_.size(); ++slot)
     slot_of_[static_cast<size_t>(configurable_[slot])] = static_cast<int32_t>(slot);
@@ -60,14 +104,18 @@ LayoutProgram::LayoutProgram(const HloBuilder& program, std::vector<int32_t> con
                        : nodes_[static_cast<size_t>(configurable_[slot])].operands[0];
     while (walk >= 0 && slot_of_[static_cast<size_t>(walk)] < 0) {
       const SynthNode& n = nodes_[static_cast<size_t>(walk)];
-      const bool propagates =
-          (is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate") || n.opcode == opcode_id("reduce-window")) &&
-          !n.operands.empty() && nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size();
-      walk = propagates ? n.operands[0] : -1;
+      walk = propagates_layout(n) ? n.operands[0] : -1;
     }
     if (walk >= 0) readers_[static_cast<size_t>(slot_of_[static_cast<size_t>(walk)])].push_back(slot);
   }
 }
+
+bool LayoutProgram::propagates_layout(const SynthNode& n) const {
+  return (is_elementwise(n.opcode) || n.opcode == special().concatenate || n.opcode == special().reduce_window) && !n.operands.empty() &&
+         nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size();
+}
+
+bool LayoutProgram::reads_in_own_layout(int opcode) const { return is_elementwise(opcode) || opcode == special().concatenate; }
 
 void LayoutProgram::coordinated_change(std::vector<int8_t>& config, size_t slot, int minor, int second) const {
   auto set = [&](int8_t* block) {
@@ -79,7 +127,7 @@ void LayoutProgram::coordinated_change(std::vector<int8_t>& config, size_t slot,
   for (size_t reader : readers_[slot]) set(config.data() + reader * 18 + kInputBlock);
 }
 
-double LayoutProgram::padded_bytes(int32_t node, const std::vector<int>& layout) const {
+double LayoutProgram::padded_bytes(int32_t node, LayoutSpan layout) const {
   const SynthNode& n = nodes_[static_cast<size_t>(node)];
   const double element = element_bytes(n.type);
   if (n.dims.empty()) return element;
@@ -93,10 +141,9 @@ double LayoutProgram::padded_bytes(int32_t node, const std::vector<int>& layout)
   return count * element;
 }
 
-double LayoutProgram::op_seconds(int32_t node, const std::vector<int>& out_layout,
-                                 const std::vector<std::vector<int>>& operand_layouts) const {
+double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const LayoutSpan* operand_layouts) const {
   const SynthNode& n = nodes_[static_cast<size_t>(node)];
-  if (n.opcode == opcode::kParameter || n.opcode == opcode_id("constant") || n.type == ElementType::Tuple ||
+  if (n.opcode == opcode::kParameter || n.opcode == special().constant || n.type == ElementType::Tuple ||
       n.opcode == opcode::kGetTupleElement) {
     return 0;
   }
@@ -106,7 +153,7 @@ double LayoutProgram::op_seconds(int32_t node, const std::vector<int>& out_layou
   if (n.mxu) {
     double efficiency = 1;
     if (operand_layouts[0].empty() || operand_layouts[0][0] != n.input_contracting_dim) efficiency *= 0.55;
-    const std::vector<int>& kernel = operand_layouts[1];
+    const LayoutSpan kernel = operand_layouts[1];
     const int kernel_rank = static_cast<int>(kernel.size());
     if (kernel_rank < 2 || (kernel[0] != kernel_rank - 1 && kernel[1] != n.kernel_contracting_dim)) efficiency *= 0.8;
     if (out_layout.empty() || out_layout[0] != n.output_feature_dim) efficiency *= 0.75;
@@ -130,8 +177,7 @@ LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& con
     // elementwise ops and concatenations, the compiler default otherwise.
     if (block != nullptr) {
       out_layout[id] = resolve_layout(block + kOutputBlock, n.layout);
-    } else if ((is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate") || n.opcode == opcode_id("reduce-window")) &&
-               !n.operands.empty() && nodes_[static_cast<size_t>(n.operands[0])].dims.size() == n.dims.size()) {
+    } else if (propagates_layout(n)) {
       out_layout[id] = out_layout[static_cast<size_t>(n.operands[0])];
     } else {
       out_layout[id] = n.layout;
@@ -144,12 +190,12 @@ LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& con
       std::vector<int> wanted = written;
       if (block != nullptr && i < 2 && !(i == 1 && !n.mxu)) {
         wanted = resolve_layout(block + (i == 0 ? kInputBlock : kKernelBlock), nodes_[producer].layout);
-      } else if ((is_elementwise(n.opcode) || n.opcode == opcode_id("concatenate")) && nodes_[producer].dims.size() == n.dims.size()) {
+      } else if (reads_in_own_layout(n.opcode) && nodes_[producer].dims.size() == n.dims.size()) {
         wanted = out_layout[id];
       }
       // Broadcasts and constants are materialised in whatever layout their reader wants.
       const int producer_opcode = nodes_[producer].opcode;
-      const bool flexible = producer_opcode == opcode::kBroadcast || producer_opcode == opcode_id("constant");
+      const bool flexible = producer_opcode == opcode::kBroadcast || producer_opcode == special().constant;
       if (wanted != written && nodes_[producer].dims.size() >= 2 && !flexible) {
         const double moved = padded_bytes(n.operands[i], written) + padded_bytes(n.operands[i], wanted);
         result.copy_bytes += moved;
@@ -157,9 +203,100 @@ LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& con
       }
       operand_layouts[i] = std::move(wanted);
     }
-    result.seconds += op_seconds(static_cast<int32_t>(id), out_layout[id], operand_layouts);
+    const std::vector<LayoutSpan> spans(operand_layouts.begin(), operand_layouts.end());
+    result.seconds += op_seconds(static_cast<int32_t>(id), out_layout[id], spans.data());
   }
   return result;
+}
+
+IncrementalLayoutRuntime::IncrementalLayoutRuntime(const LayoutProgram& program) : program_(program) {
+  const size_t n = program.nodes_.size();
+  out_.resize(n);
+  out_rank_.assign(n, 0);
+  out_changed_.assign(n, 0);
+  term_start_.resize(n + 1);
+  size_t most_operands = 0;
+  for (size_t id = 0; id < n; ++id) {
+    const SynthNode& node = program.nodes_[id];
+    check_invariant(node.dims.size() <= 6 && node.layout.size() <= 6, "IncrementalLayoutRuntime: a tensor of rank above 6");
+    term_start_[id + 1] = term_start_[id] + node.operands.size() + 1;
+    most_operands = std::max(most_operands, node.operands.size());
+  }
+  terms_.assign(term_start_[n], 0.0);
+  present_.assign(term_start_[n], 0);
+  operand_dims_.resize(most_operands);
+  operand_spans_.resize(most_operands);
+}
+
+// Node `id` as LayoutProgram::evaluate prices it, given the layouts its producers wrote (out_).
+void IncrementalLayoutRuntime::recompute(size_t id, const int8_t* block) {
+  const LayoutProgram& p = program_;
+  const SynthNode& n = p.nodes_[id];
+  std::array<int, 6> out{};
+  size_t out_rank = 0;
+  if (block != nullptr) {
+    out_rank = resolve_into(block + kOutputBlock, n.layout, out.data());
+  } else if (p.propagates_layout(n)) {
+    const size_t from = static_cast<size_t>(n.operands[0]);
+    out = out_[from];
+    out_rank = out_rank_[from];
+  } else {
+    std::copy(n.layout.begin(), n.layout.end(), out.begin());
+    out_rank = n.layout.size();
+  }
+  out_changed_[id] = !same_layout({out.data(), out_rank}, {out_[id].data(), out_rank_[id]});
+  out_[id] = out;
+  out_rank_[id] = static_cast<uint8_t>(out_rank);
+  const size_t first = term_start_[id];
+  for (size_t i = 0; i < n.operands.size(); ++i) {
+    const size_t producer = static_cast<size_t>(n.operands[i]);
+    const LayoutSpan written(out_[producer].data(), out_rank_[producer]);
+    std::array<int, 6>& wanted = operand_dims_[i];
+    size_t wanted_rank = written.rank;
+    std::copy(written.dims, written.dims + written.rank, wanted.begin());
+    if (block != nullptr && i < 2 && !(i == 1 && !n.mxu)) {
+      wanted_rank = resolve_into(block + (i == 0 ? kInputBlock : kKernelBlock), p.nodes_[producer].layout, wanted.data());
+    } else if (p.reads_in_own_layout(n.opcode) && p.nodes_[producer].dims.size() == n.dims.size()) {
+      wanted = out;
+      wanted_rank = out_rank;
+    }
+    const int producer_opcode = p.nodes_[producer].opcode;
+    const bool flexible = producer_opcode == opcode::kBroadcast || producer_opcode == special().constant;
+    const LayoutSpan read(wanted.data(), wanted_rank);
+    present_[first + i] = !same_layout(read, written) && p.nodes_[producer].dims.size() >= 2 && !flexible;
+    if (present_[first + i]) {
+      const double moved = p.padded_bytes(n.operands[i], written) + p.padded_bytes(n.operands[i], read);
+      terms_[first + i] = p.hardware_.copy_slowdown * moved / p.hardware_.hbm_bytes_per_second + p.hardware_.op_overhead_seconds;
+    }
+    operand_spans_[i] = read;
+  }
+  terms_[first + n.operands.size()] = p.op_seconds(static_cast<int32_t>(id), {out_[id].data(), out_rank_[id]}, operand_spans_.data());
+  present_[first + n.operands.size()] = 1;
+}
+
+double IncrementalLayoutRuntime::runtime(const std::vector<int8_t>& config) {
+  const LayoutProgram& p = program_;
+  check_invariant(config.size() == p.configurable_.size() * 18, "IncrementalLayoutRuntime::runtime: a config of another program");
+  const bool first = config_.empty() && !p.nodes_.empty();
+  recomputed_ = 0;
+  for (size_t id = 0; id < p.nodes_.size(); ++id) {
+    const int32_t slot = p.slot_of_[id];
+    const int8_t* block = slot >= 0 ? config.data() + static_cast<size_t>(slot) * 18 : nullptr;
+    bool dirty = first || (block != nullptr && !std::equal(block, block + 18, config_.data() + static_cast<size_t>(slot) * 18));
+    for (size_t i = 0; !dirty && i < p.nodes_[id].operands.size(); ++i) dirty = out_changed_[static_cast<size_t>(p.nodes_[id].operands[i])];
+    if (!dirty) {
+      out_changed_[id] = 0;
+      continue;
+    }
+    recompute(id, block);
+    ++recomputed_;
+  }
+  config_ = config;
+  double seconds = 0;  // evaluate's sum, term for term
+  for (size_t t = 0; t < terms_.size(); ++t) {
+    if (present_[t]) seconds += terms_[t];
+  }
+  return seconds;
 }
 
 double LayoutProgram::runtime(const std::vector<int8_t>& config) const { return evaluate(config).seconds; }
@@ -190,7 +327,8 @@ std::vector<int8_t> LayoutProgram::locally_best_config() const {
             operands.push_back(extra == 1 && n.mxu ? resolve_layout(k_block.data(), nodes_[static_cast<size_t>(n.operands[1])].layout)
                                                    : nodes_[static_cast<size_t>(n.operands[extra])].layout);
           }
-          const double seconds = op_seconds(id, out, operands);
+          const std::vector<LayoutSpan> spans(operands.begin(), operands.end());
+          const double seconds = op_seconds(id, out, spans.data());
           if (seconds < best - 1e-15) {
             best = seconds;
             best_choice = {o, i, n.mxu ? k : -1};

@@ -188,14 +188,7 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   const double low = options.min_nodes > 0 ? options.min_nodes : 300.0;
   const int max_nodes = static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
   const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes), std::min(options.min_nodes, max_nodes));
-  std::vector<int32_t> configurable;
-  for (int id = 0; id < program_graph.node_count(); ++id) {
-    const SynthNode& n = program_graph.node(id);
-    const bool kind =
-        n.opcode == opcode::kConvolution || n.opcode == opcode::kDot ||
-        (n.opcode == opcode::kReshape && n.dims.size() >= 2 && program_graph.node(n.operands[0]).dims.size() == n.dims.size());
-    if (kind && n.dims.size() >= 2) configurable.push_back(id);
-  }
+  std::vector<int32_t> configurable = configurable_candidates(program_graph);
   if (static_cast<int>(configurable.size()) > options.max_configurable) {
     for (size_t i = configurable.size(); i > 1; --i) std::swap(configurable[i - 1], configurable[graph_random() % i]);
     configurable.resize(static_cast<size_t>(options.max_configurable));
@@ -217,7 +210,10 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   // layouts with changes that keep producers and consumers agreeing (plus a few free ones); every
   // proposal is measured. The "random" collections sample every block uniformly.
   std::vector<int8_t> current = default_config;
-  double current_seconds = program.runtime(current);
+  // Each config is priced from the previous one: only what changed is recomputed, with the same
+  // result as program.runtime() (synth/cost_simulator.h).
+  IncrementalLayoutRuntime simulate(program);
+  double current_seconds = simulate.runtime(current);
   while (static_cast<int>(configs.size()) < options.layout_configs) {
     if (!configs.empty() && random() % 20 == 0) {  // a repeated measurement of an earlier config
       const size_t earlier = random() % configs.size();
@@ -241,7 +237,7 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
     } else {
       for (size_t slot = 0; slot < nc; ++slot) random_node_config(program, slot, config.data() + slot * 18, random);
     }
-    const double time = program.runtime(config);
+    const double time = simulate.runtime(config);
     if (search_default && time < current_seconds) {
       current = config;
       current_seconds = time;
@@ -321,7 +317,8 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
   if (options.graphs < 1) throw InputError("", "graphs", "at least 1", std::to_string(options.graphs));
   if (options.layout_configs < 2) throw InputError("", "configs per layout file", "at least 2", std::to_string(options.layout_configs));
   if (options.min_nodes > options.max_nodes) {
-    throw InputError("", "minimum nodes", "at most the maximum (" + std::to_string(options.max_nodes) + ")", std::to_string(options.min_nodes));
+    throw InputError("", "minimum nodes", "at most the maximum (" + std::to_string(options.max_nodes) + ")",
+                     std::to_string(options.min_nodes));
   }
   const std::vector<Job> jobs = plan(options);
   for (const Job& job : jobs) fs::create_directories(fs::path(job.path).parent_path());
