@@ -79,6 +79,24 @@ TEST_CASE("generated files pass the schema checks and form the official tree", "
     }
     CHECK(default_ids == random_ids);
   }
+  // Train and valid programs too: a file of the default collection is the random collection's
+  // file of the same name with other configs (the compiler's search instead of random samples).
+  for (const char* source : {"xla", "nlp"}) {
+    for (const char* split : {"train", "valid"}) {
+      const std::string folder = dir + "/npz/layout/" + source + "/";
+      const std::vector<std::string> searched = find_npz_files(folder + "default/" + split);
+      REQUIRE(!searched.empty());
+      for (const std::string& path : searched) {
+        INFO(path);
+        const TpuGraph a = load_tpu_graph(path);
+        const TpuGraph b = load_tpu_graph(folder + "random/" + split + "/" + fs::path(path).filename().string());
+        CHECK(a.node_features == b.node_features);
+        CHECK(a.node_opcodes == b.node_opcodes);
+        CHECK(a.configurable_nodes == b.configurable_nodes);
+        CHECK(a.layout_config_features != b.layout_config_features);
+      }
+    }
+  }
 }
 
 TEST_CASE("the same seed gives byte-identical files, whatever the thread count", "[generator]") {

@@ -282,11 +282,14 @@ std::vector<Job> plan(const GeneratorOptions& options) {
     const int index = g / static_cast<int>(collections.size());
     job.split = split_of(index);
     const bool tile = job.collection == "tile:xla";
-    // Layout test graphs are shared by the default and random collections of a source (same
-    // program, same hash, different configs), as in the real dataset.
+    // A source's default and random collections hold the same programs (same graph, different
+    // configs), as in the real dataset: the n-th graph of a split is one program in both. Test
+    // files also share their hash. Train and valid programs are keyed by the random collection,
+    // so the random collections' files are what they were before the default ones joined them.
     const std::string source = tile ? "tile" : job.collection.substr(0, job.collection.rfind(':'));
-    const std::string graph_key =
-        job.split == "test" ? source + ":test:" + std::to_string(index) : job.collection + ":" + job.split + ":" + std::to_string(index);
+    const std::string graph_key = job.split == "test" ? source + ":test:" + std::to_string(index)
+                                  : tile              ? job.collection + ":" + job.split + ":" + std::to_string(index)
+                                                      : source + ":random:" + job.split + ":" + std::to_string(index);
     job.graph_seed = mix(options.seed ^ hash_text(graph_key));
     job.config_seed = mix(job.graph_seed ^ hash_text(job.collection));
     char stem[40];
