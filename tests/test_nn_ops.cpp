@@ -114,6 +114,8 @@ TEST_CASE("ranking losses match finite differences and order correctly", "[nn]")
   // The hinge is piecewise linear: check away from its kinks with a small step.
   check_gradients(
       {&cost}, [&](Tape& t) { return pairwise_hinge_loss(t.parameter(cost), runtimes, 0.37f); }, 1e-3f, 5e-3f);
+  check_gradients(
+      {&cost}, [&](Tape& t) { return gap_margin_hinge_loss(t.parameter(cost), runtimes); }, 1e-3f, 5e-3f);
   // A perfectly ordered cost has lower loss than the reverse order.
   Matrix good(6, 1), bad(6, 1);
   for (int i = 0; i < 6; ++i) {
@@ -123,6 +125,17 @@ TEST_CASE("ranking losses match finite differences and order correctly", "[nn]")
   Tape tape;
   CHECK(listmle_loss(tape.constant(good), runtimes).value()(0, 0) < listmle_loss(tape.constant(bad), runtimes).value()(0, 0));
   CHECK(pairwise_hinge_loss(tape.constant(good * 10), runtimes).value()(0, 0) == 0.0f);
+  // The gap margin: costs equal to standardised log runtimes meet every margin exactly; halving
+  // them leaves every ordered pair short by half its gap; equal runtimes give no pairs.
+  Matrix standardised(6, 1);
+  double mean = 0, variance = 0;
+  for (double r : runtimes) mean += std::log(r) / 6;
+  for (double r : runtimes) variance += (std::log(r) - mean) * (std::log(r) - mean) / 6;
+  for (int i = 0; i < 6; ++i)
+    standardised(i, 0) = static_cast<float>((std::log(runtimes[static_cast<size_t>(i)]) - mean) / std::sqrt(variance));
+  CHECK(gap_margin_hinge_loss(tape.constant(standardised), runtimes).value()(0, 0) == Approx(0.0f).margin(1e-5));
+  CHECK(gap_margin_hinge_loss(tape.constant(standardised * 0.5f), runtimes).value()(0, 0) > 0.1f);
+  CHECK(gap_margin_hinge_loss(tape.constant(bad), std::vector<double>(6, 2.0)).value()(0, 0) == 0.0f);
   // ListMLE stays finite for huge costs.
   CHECK(std::isfinite(listmle_loss(tape.constant(good * 1e4f), runtimes).value()(0, 0)));
 }

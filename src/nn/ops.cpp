@@ -304,7 +304,11 @@ Var group_softmax(Var x, int groups) {
   });
 }
 
-Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes, float margin) {
+namespace {
+
+// Mean over pairs with runtime_i < runtime_j of max(0, margin(i, j) - (cost_j - cost_i)).
+template <typename Margin>
+Var hinge_over_pairs(Var predicted_cost, const std::vector<double>& runtimes, const Margin& margin) {
   assert(predicted_cost.cols() == 1 && predicted_cost.rows() == static_cast<Eigen::Index>(runtimes.size()));
   const Matrix& cost = predicted_cost.value();
   const size_t n = runtimes.size();
@@ -315,7 +319,7 @@ Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes,
     for (size_t j = 0; j < n; ++j) {
       if (!(runtimes[i] < runtimes[j])) continue;  // i truly faster: want cost_i + margin <= cost_j
       ++pairs;
-      const float violation = margin - (cost(static_cast<Eigen::Index>(j), 0) - cost(static_cast<Eigen::Index>(i), 0));
+      const float violation = margin(i, j) - (cost(static_cast<Eigen::Index>(j), 0) - cost(static_cast<Eigen::Index>(i), 0));
       if (violation > 0) {
         total += violation;
         local(static_cast<Eigen::Index>(i), 0) += 1;
@@ -330,6 +334,27 @@ Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes,
   return predicted_cost.tape->record(std::move(out), {predicted_cost}, [predicted_cost, local](Tape& tape, int id) {
     accumulate(tape, predicted_cost, local * tape.grad(id)(0, 0));
   });
+}
+
+}  // namespace
+
+Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes, float margin) {
+  return hinge_over_pairs(predicted_cost, runtimes, [margin](size_t, size_t) { return margin; });
+}
+
+Var gap_margin_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes) {
+  std::vector<double> log_runtime(runtimes.size());
+  double mean = 0;
+  for (size_t i = 0; i < runtimes.size(); ++i) {
+    log_runtime[i] = std::log(runtimes[i]);
+    mean += log_runtime[i] / static_cast<double>(runtimes.size());
+  }
+  double variance = 0;
+  for (double v : log_runtime) variance += (v - mean) * (v - mean) / static_cast<double>(std::max<size_t>(1, runtimes.size()));
+  // All runtimes equal: no pair is ordered, the loss is 0 whatever the scale.
+  const double scale = variance > 0 ? 1.0 / std::sqrt(variance) : 0.0;
+  return hinge_over_pairs(predicted_cost, runtimes,
+                          [&](size_t i, size_t j) { return static_cast<float>((log_runtime[j] - log_runtime[i]) * scale); });
 }
 
 Var listmle_loss(Var predicted_cost, const std::vector<double>& runtimes) {

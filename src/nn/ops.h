@@ -62,6 +62,11 @@ Var group_softmax(Var x, int groups);
 // Losses over one graph's configs. `predicted_cost`: configs x 1, lower = predicted faster.
 // Pairwise hinge: mean over pairs with runtime_i < runtime_j of max(0, margin - (cost_j - cost_i)).
 Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes, float margin = 1.0f);
+// Pairwise hinge whose margin is the pair's log-runtime gap in units of the sample's standard
+// deviation of log runtime: near-ties (a compiler's search clusters its configs within 0.1% of the
+// best) ask for almost no separation, far-apart pairs for a lot; invariant to the graph's runtime
+// scale and spread (per-graph normalisation).
+Var gap_margin_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes);
 // ListMLE (Xia et al. 2008) on utilities -cost, true order fastest first; log-sum-exp computed
 // stably from the end of the list.
 Var listmle_loss(Var predicted_cost, const std::vector<double>& runtimes);
