@@ -92,11 +92,15 @@ TEST_CASE("the model overfits one graph's configs", "[model][training]") {
 }
 
 TEST_CASE("whole-model gradients match finite differences", "[model]") {
-  const bool attention = GENERATE(false, true);
-  INFO("cross-config attention " << attention);
-  const TpuGraph graph = small_layout_graph(attention ? "model_gradients_attention" : "model_gradients");
+  const int variant = GENERATE(0, 1, 2);
+  const bool attention = variant == 1, relative = variant == 2;
+  INFO("cross-config attention " << attention << ", relative configs " << relative);
+  const TpuGraph graph = small_layout_graph(attention  ? "model_gradients_attention"
+                                            : relative ? "model_gradients_relative"
+                                                       : "model_gradients");
   ModelConfig config = small_config("layout");
   config.cross_config_attention = attention;
+  config.relative_configs = relative;
   CostModel model(config, fit_feature_statistics({&graph}));
   const PreparedGraph prepared = model.prepare(graph);
   const std::vector<int32_t> configs = {0, 3, 7, 11};
@@ -116,9 +120,14 @@ TEST_CASE("whole-model gradients match finite differences", "[model]") {
         p->name != "sage0.attention.weight" && p->name != "sage0.attention.inverse_temperature") {
       continue;
     }
-    for (Eigen::Index i = 0; i < std::min<Eigen::Index>(p->value.size(), 12); ++i) {
+    std::vector<Eigen::Index> checked;
+    for (Eigen::Index i = 0; i < std::min<Eigen::Index>(p->value.size(), 12); ++i) checked.push_back(i);
+    // Relative configs: the "changed" row, the embedding's last.
+    if (relative && p->name == "layout_value_embedding")
+      for (Eigen::Index i = p->value.size() - p->value.cols(); i < p->value.size(); ++i) checked.push_back(i);
+    for (Eigen::Index i : checked) {
       const float original = p->value.data()[i];
-      const float step = attention ? 2e-3f : 1e-2f;
+      const float step = attention || relative ? 2e-3f : 1e-2f;
       p->value.data()[i] = original + step;
       const double up = loss_value();
       p->value.data()[i] = original - step;

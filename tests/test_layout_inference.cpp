@@ -1,6 +1,7 @@
 // LayoutInference (shared work once, per-config increments) computes what CostModel::forward
 // computes: on generated and real layout graphs, whole and pruned, with 0 to 3 layers, any thread
-// count, and it recomputes fewer rows than the view holds.
+// count, with configs read as they are or relative to the most common one, and it recomputes fewer
+// rows than the view holds.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -60,17 +61,24 @@ TEST_CASE("incremental layout inference equals the full forward pass on generate
     const FeatureStatistics statistics = fit_feature_statistics({&graph});
     for (int layers : {0, 1, 3}) {
       for (int hops : {-1, 1}) {
-        INFO(path << " layers " << layers << " hops " << hops);
-        CostModel model(layout_config(layers, hops, 3 + static_cast<uint64_t>(layers)), statistics);
-        const PreparedGraph prepared = model.prepare(graph);
-        std::vector<int32_t> configs(static_cast<size_t>(graph.config_count));
-        std::iota(configs.begin(), configs.end(), 0);
-        const LayoutInference inference(model, prepared);
-        const std::vector<float> expected = forward_costs(model, prepared, configs);
-        check_same(expected, inference.predict(configs, 1));
-        check_same(expected, inference.predict(configs, 2));
-        check_same(expected, model.predict(prepared));
-        if (layers > 0) CHECK(inference.mean_recomputed_rows().back() <= inference.view_rows());
+        for (bool relative : {false, true}) {
+          INFO(path << " layers " << layers << " hops " << hops << " relative configs " << relative);
+          ModelConfig config = layout_config(layers, hops, 3 + static_cast<uint64_t>(layers));
+          config.relative_configs = relative;
+          CostModel model(config, statistics);
+          const PreparedGraph prepared = model.prepare(graph);
+          std::vector<int32_t> configs(static_cast<size_t>(graph.config_count));
+          std::iota(configs.begin(), configs.end(), 0);
+          const LayoutInference inference(model, prepared);
+          const std::vector<float> expected = forward_costs(model, prepared, configs);
+          check_same(expected, inference.predict(configs, 1));
+          check_same(expected, inference.predict(configs, 2));
+          check_same(expected, model.predict(prepared));
+          if (layers > 0) CHECK(inference.mean_recomputed_rows().back() <= inference.view_rows());
+          // Relative models read changed nodes from the second table: the usual config costs the
+          // same either way, a config changing a node does not (the tables differ).
+          if (relative) CHECK(prepared.usual_values.size() == graph.configurable_nodes.size() * kLayoutConfigFeatureCount);
+        }
       }
     }
   }

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
       ->check(CLI::Range(2, 4096));
   graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(),
-                              "listmle, hinge or mse (default listmle)");
+                              "listmle, hinge, gap-margin (hinge with the log-runtime gap as margin) or mse (default listmle)");
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate (default 2e-3)");
   train_command->add_option("--hidden", train.train.model.hidden, "hidden width (default 64)")->check(CLI::Range(1, 4096));
   train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
@@ -98,6 +98,9 @@ int main(int argc, char** argv) {
   train_command->add_option("--seed", train.train.model.seed, "seed: same seed, same model");
   train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
                           "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
+  train_command->add_flag(
+      "--relative-configs", train.train.model.relative_configs,
+      "layout: read each node's values relative to its most common row in the file (a second embedding for changed nodes)");
   train_command
       ->add_option("--segment-nodes", train.train.segments.segment_nodes,
                    "Graph Segment Training: segments of about N nodes (default 0: whole graphs)")

@@ -43,6 +43,25 @@ int get_int(const nlohmann::json& json, const char* key, int low, int high) {
 
 }  // namespace
 
+int layout_value_rows(const ModelConfig& config) { return config.relative_configs ? kLayoutValueCount + 1 : kLayoutValueCount; }
+
+std::vector<float> changed_mask(const std::vector<int8_t>& usual_values, const std::vector<int32_t>& ids) {
+  if (ids.size() != usual_values.size()) {
+    throw InternalError("changed_mask: " + std::to_string(ids.size()) + " ids for " + std::to_string(usual_values.size()) +
+                        " usual values");
+  }
+  std::vector<float> mask(ids.size(), 0.0f);
+  for (size_t first = 0; first < ids.size(); first += kLayoutConfigFeatureCount) {
+    bool changed = false;
+    for (size_t k = first; k < first + kLayoutConfigFeatureCount; ++k) changed |= ids[k] - 1 != usual_values[k];
+    if (changed) {
+      std::fill(mask.begin() + static_cast<std::ptrdiff_t>(first),
+                mask.begin() + static_cast<std::ptrdiff_t>(first + kLayoutConfigFeatureCount), 1.0f);
+    }
+  }
+  return mask;
+}
+
 nlohmann::json ModelConfig::to_json() const {
   return {{"kind", graph_kind_name(kind)},
           {"collection", collection},
@@ -52,6 +71,7 @@ nlohmann::json ModelConfig::to_json() const {
           {"layers", layers},
           {"hops", hops},
           {"cross_config_attention", cross_config_attention},
+          {"relative_configs", relative_configs},
           {"seed", seed}};
 }
 
@@ -71,6 +91,10 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
     throw InputError("", "model config.cross_config_attention", "true or false", json["cross_config_attention"].dump());
   }
   config.cross_config_attention = json.value("cross_config_attention", false);  // absent in older files
+  if (json.contains("relative_configs") && !json["relative_configs"].is_boolean()) {
+    throw InputError("", "model config.relative_configs", "true or false", json["relative_configs"].dump());
+  }
+  config.relative_configs = json.value("relative_configs", false);  // absent in older files
   config.seed = json.value("seed", uint64_t(0));
   return config;
 }
@@ -79,7 +103,7 @@ std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const Mo
   const int64_t input = config.opcode_embedding + kNodeFeatureCount + config_width(config);
   const int64_t h = config.hidden;
   std::vector<std::tuple<std::string, int64_t, int64_t>> shapes = {{"opcode_embedding", kOpcodeCount, config.opcode_embedding}};
-  if (config.kind == GraphKind::Layout) shapes.emplace_back("layout_value_embedding", kLayoutValueCount, config.config_embedding);
+  if (config.kind == GraphKind::Layout) shapes.emplace_back("layout_value_embedding", layout_value_rows(config), config.config_embedding);
   shapes.emplace_back("input.weight", input, h);
   shapes.emplace_back("input.bias", 1, h);
   for (int l = 0; l < config.layers; ++l) {
@@ -149,6 +173,13 @@ PreparedGraph CostModel::prepare(const TpuGraph& graph) const {
   prepared.view = make_graph_view(graph, config_.kind == GraphKind::Layout ? config_.hops : -1);
   prepared.node_features = encode_node_features(graph, prepared.view, statistics_);
   if (graph.kind == GraphKind::Tile) prepared.tile_configs = encode_tile_configs(graph, statistics_);
+  if (graph.kind == GraphKind::Layout && config_.relative_configs) {
+    if (graph.layout_config_features.empty() && graph.config_count > 0) {
+      throw InputError(graph.source, "layout configs", "in memory for a model reading configs relative to the most common one",
+                       "held in a config store (train --cache does not support --relative-configs yet)");
+    }
+    prepared.usual_values = most_common_layout_values(graph);
+  }
   return prepared;
 }
 
@@ -159,6 +190,7 @@ PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector
   sub.node_features.resize(static_cast<Eigen::Index>(kept.size()), prepared.node_features.cols());
   for (size_t i = 0; i < kept.size(); ++i) sub.node_features.row(static_cast<Eigen::Index>(i)) = prepared.node_features.row(kept[i]);
   sub.tile_configs = prepared.tile_configs;
+  sub.usual_values = prepared.usual_values;
   return sub;
 }
 
@@ -201,20 +233,33 @@ nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, co
     config_term = matmul(tape.constant(std::move(rows)), config_weight);
   } else {
     std::vector<int32_t> ids, target_rows;
+    std::vector<float> changed;  // relative_configs: 1 per id of a node changed from its usual row
     const size_t configurable = view.configurable.size();
     for (int b = 0; b < batch; ++b) {
       const std::vector<int32_t> values = layout_config_ids(graph, configs[static_cast<size_t>(b)]);
+      const std::vector<float> mask = config_.relative_configs ? changed_mask(prepared.usual_values, values) : std::vector<float>();
+      auto take = [&](size_t first) {
+        ids.insert(ids.end(), values.begin() + static_cast<std::ptrdiff_t>(first),
+                   values.begin() + static_cast<std::ptrdiff_t>(first + kLayoutConfigFeatureCount));
+        if (!mask.empty())
+          changed.insert(changed.end(), mask.begin() + static_cast<std::ptrdiff_t>(first),
+                         mask.begin() + static_cast<std::ptrdiff_t>(first + kLayoutConfigFeatureCount));
+      };
       if (view.configurable_slot.empty()) {
-        ids.insert(ids.end(), values.begin(), values.end());
+        for (size_t slot = 0; slot < configurable; ++slot) take(slot * kLayoutConfigFeatureCount);
       } else {
-        for (int32_t slot : view.configurable_slot) {
-          const auto first = values.begin() + static_cast<std::ptrdiff_t>(slot) * kLayoutConfigFeatureCount;
-          ids.insert(ids.end(), first, first + kLayoutConfigFeatureCount);
-        }
+        for (int32_t slot : view.configurable_slot) take(static_cast<size_t>(slot) * kLayoutConfigFeatureCount);
       }
       for (size_t k = 0; k < configurable; ++k) target_rows.push_back(static_cast<int32_t>(b * nodes + view.configurable[k]));
     }
-    const Var embedded = embedding(tape.parameter(find("layout_value_embedding")), ids);  // (B*nc*18) x e
+    const Var value_table = tape.parameter(find("layout_value_embedding"));
+    Var embedded = embedding(value_table, ids);  // (B*nc*18) x e
+    if (config_.relative_configs) {
+      // Changed nodes add the "changed" row to each of their embedded values: mask (B*nc*18 x 1)
+      // times that row (1 x e).
+      const Matrix mask = Eigen::Map<const Matrix>(changed.data(), static_cast<Eigen::Index>(changed.size()), 1);
+      embedded = add(embedded, matmul(tape.constant(mask), slice_rows(value_table, kChangedRow, 1)));
+    }
     const Var per_node = reshape(embedded, static_cast<Eigen::Index>(batch) * static_cast<Eigen::Index>(configurable),
                                  kLayoutConfigFeatureCount * config_.config_embedding);
     config_term = scatter_rows(matmul(per_node, config_weight), target_rows, static_cast<Eigen::Index>(batch) * nodes);

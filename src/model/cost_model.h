@@ -40,11 +40,26 @@ struct ModelConfig {
   int layers = 2;
   int hops = 1;  // layout graph pruning (-1: whole graph)
   bool cross_config_attention = false;
+  // Layout values read relative to the file's most common configuration: a configurable node whose
+  // 18 values differ from its most common row (over the file's configs: the node's choice in most
+  // of a compiler's search) adds an 8th embedding row, "changed", to each of its 18 embedded
+  // values, so "changed from the usual" is an input (most_common_layout_values,
+  // data/graph_summary.h). The value rows stay shared by changed and unchanged nodes.
+  bool relative_configs = false;
   uint64_t seed = 0;
 
   nlohmann::json to_json() const;
   static ModelConfig from_json(const nlohmann::json& json);  // InputError on bad fields
 };
+
+// Rows of the layout value embedding: the 7 values (-1..5), and the "changed" row (id 7) for
+// relative_configs models.
+int layout_value_rows(const ModelConfig& config);
+constexpr int kChangedRow = kLayoutValueCount;
+// relative_configs: `ids` holds a config's embedding ids (value + 1, configurable x 18, as
+// layout_config_ids); returns 1 for every id of a node whose row differs from its row in
+// `usual_values`, else 0.
+std::vector<float> changed_mask(const std::vector<int8_t>& usual_values, const std::vector<int32_t>& ids);
 
 // A graph prepared once for repeated forward passes.
 struct PreparedGraph {
@@ -52,6 +67,9 @@ struct PreparedGraph {
   GraphView view;
   nn::Matrix node_features;  // view.size() x 140, normalised
   nn::Matrix tile_configs;   // tile: config_count x 24, normalised
+  // layout, relative_configs models: per configurable node, its most common row of 18 values over
+  // the graph's configs (configurable x 18); empty otherwise.
+  std::vector<int8_t> usual_values;
 };
 
 // The rows of `prepared` for `kept` (ascending view indices) only, with the edges among them

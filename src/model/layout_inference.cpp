@@ -149,13 +149,16 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   input_node_part_.noalias() = node_part * input_weight.topRows(node_columns);
   input_node_part_.rowwise() += model.parameter("input.bias").value.row(0);
 
-  // Input layer, config part: value v in column k contributes embedding(v) . W[block k].
+  // Input layer, config part: value v in column k contributes embedding(v) . W[block k]. For
+  // relative_configs models a node whose row differs from the base (its most common row, the
+  // model's "usual" row) also adds embedding(changed) . W[block k] in every column.
   const nn::Matrix& value_embedding = model.parameter("layout_value_embedding").value;
   const int e = config.config_embedding;
-  value_table_.resize(kLayoutConfigFeatureCount * kLayoutValueCount, h);
+  value_rows_ = layout_value_rows(config);
+  relative_ = config.relative_configs;
+  value_table_.resize(kLayoutConfigFeatureCount * value_rows_, h);
   for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
-    value_table_.middleRows(k * kLayoutValueCount, kLayoutValueCount).noalias() =
-        value_embedding * input_weight.middleRows(node_columns + k * e, e);
+    value_table_.middleRows(k * value_rows_, value_rows_).noalias() = value_embedding * input_weight.middleRows(node_columns + k * e, e);
   }
 
   for (int l = 0; l < layers_; ++l) {
@@ -176,7 +179,10 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
 
   // Base configuration: per configurable node, the most common row of 18 values.
   const int32_t configurable = tpu.configurable_count();
-  base_values_ = most_common_layout_values(tpu);
+  base_values_ = config.relative_configs ? graph.usual_values : most_common_layout_values(tpu);
+  if (base_values_.size() != static_cast<size_t>(configurable) * kLayoutConfigFeatureCount) {
+    throw InternalError("LayoutInference: the prepared graph has no usual values for a relative_configs model");
+  }
 
   // Base activations of every row, computed with the same code as the per-config increments.
   Scratch scratch;
@@ -186,7 +192,7 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   for (int32_t slot = 0; slot < configurable; ++slot) {
     const int32_t v = graph.view.configurable[static_cast<size_t>(slot)];
     for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
-      input.row(v) += value_table_.row(k * kLayoutValueCount + base_values_[static_cast<size_t>(slot) * kLayoutConfigFeatureCount + k] + 1);
+      input.row(v) += value_table_.row(k * value_rows_ + base_values_[static_cast<size_t>(slot) * kLayoutConfigFeatureCount + k] + 1);
     }
   }
   nn::gelu_in_place(input.data(), input.size());
@@ -369,8 +375,10 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
       inputs.values.resize(inputs.ids.size() * static_cast<size_t>(h));
       float* target = inputs.values.data() + static_cast<size_t>(id) * h;
       nn::copy_into(target, input_node_part_.row(v).data(), h);
-      for (int k = 0; k < kLayoutConfigFeatureCount; ++k)
-        nn::add_into(target, value_table_.row(k * kLayoutValueCount + row[k] + 1).data(), h);
+      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) nn::add_into(target, value_table_.row(k * value_rows_ + row[k] + 1).data(), h);
+      if (relative_) {  // the row differs from the base: the "changed" row in every column
+        for (int k = 0; k < kLayoutConfigFeatureCount; ++k) nn::add_into(target, value_table_.row(k * value_rows_ + kChangedRow).data(), h);
+      }
       nn::gelu_in_place(target, h);
       scratch.fresh.push_back(static_cast<int32_t>(first.size()));
     }

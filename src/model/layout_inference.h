@@ -88,7 +88,9 @@ class LayoutInference {
   int hidden_ = 0;
   int layers_ = 0;
   nn::Matrix input_node_part_;             // view rows x hidden: node part of the input layer + its bias
-  nn::Matrix value_table_;                 // (18 x 7) x hidden: embedded layout value k=v times its weights
+  nn::Matrix value_table_;                 // (18 x value_rows_) x hidden: embedded layout value k=v times its weights
+  int value_rows_ = 0;                     // 7, or 8 for relative_configs models (row 7: "changed")
+  bool relative_ = false;                  // relative_configs: rows differing from the base add "changed"
   std::vector<int8_t> base_values_;        // configurable x 18: the base configuration
   std::vector<nn::Matrix> base_;           // layers + 1 matrices, view rows x hidden
   Eigen::RowVectorXf base_sum_;            // column sums of base_.back()

@@ -31,7 +31,8 @@
 namespace graphcost {
 
 const NameTable<RankingLoss>& ranking_loss_names() {
-  static const NameTable<RankingLoss> names = {{"listmle", RankingLoss::ListMle}, {"hinge", RankingLoss::Hinge}, {"mse", RankingLoss::Mse}};
+  static const NameTable<RankingLoss> names = {
+      {"listmle", RankingLoss::ListMle}, {"hinge", RankingLoss::Hinge}, {"gap-margin", RankingLoss::GapMargin}, {"mse", RankingLoss::Mse}};
   return names;
 }
 
@@ -236,10 +237,11 @@ std::vector<int32_t> sample_configs(const std::vector<int32_t>& candidates, cons
   return pool;
 }
 
-// The loss of one step: ListMLE, pairwise hinge, or MSE on the sample's standardised log runtimes.
+// The loss of one step: ListMLE, pairwise hinge (fixed margin or log-runtime gap), or MSE on the sample's standardised log runtimes.
 nn::Var ranking_loss(RankingLoss loss, nn::Var cost, const std::vector<double>& y) {
   if (loss == RankingLoss::ListMle) return nn::listmle_loss(cost, y);
   if (loss == RankingLoss::Hinge) return nn::pairwise_hinge_loss(cost, y);
+  if (loss == RankingLoss::GapMargin) return nn::gap_margin_hinge_loss(cost, y);
   nn::Matrix target(static_cast<Eigen::Index>(y.size()), 1);
   double mean = 0;
   for (double v : y) mean += std::log(v) / static_cast<double>(y.size());
@@ -368,6 +370,11 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
   if (use_cache && options.segments.segment_nodes > 0) {
     throw InputError(options.cache, "graph segment training", "configs held in memory", "a config store (its configs are read per step)");
+  }
+  if (use_cache && options.model.relative_configs) {
+    throw InputError(options.cache, "--relative-configs",
+                     "configs held in memory (each file's most common config is found over all of them)",
+                     "a config store (not supported yet)");
   }
   // This rank's training files: file i of the collection belongs to shard i % shards, and rank r
   // loads the shards s with s % ranks == r. Rank 0 alone loads the validation files.

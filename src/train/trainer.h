@@ -17,8 +17,8 @@
 namespace graphcost {
 
 // ListMLE (the listwise likelihood of the true order), a pairwise hinge, or MSE on centred log runtimes.
-enum class RankingLoss { ListMle, Hinge, Mse };
-const NameTable<RankingLoss>& ranking_loss_names();  // "listmle", "hinge", "mse"
+enum class RankingLoss { ListMle, Hinge, GapMargin, Mse };
+const NameTable<RankingLoss>& ranking_loss_names();  // "listmle", "hinge", "gap-margin", "mse"
 
 struct TrainOptions {
   std::string data;        // npz tree
