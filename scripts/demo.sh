@@ -43,7 +43,7 @@ else
     "$@" "$competition/submissions/$team.csv" >/dev/null
     "$evaluator" competition submit --db "$db" --team "$team" --file "$competition/submissions/$team.csv"
   }
-  enter graphcost-gnn "$graphcost" predict --model models/layout_xla.npz models/tile_xla.npz --data "$tree" --split test --out
+  enter graphcost-gnn "$graphcost" predict --model models/layout_xla.npz models/layout_nlp.npz models/tile_xla.npz --data "$tree" --split test --out
   for strategy in fewest-changes random first reverse; do
     enter "baseline-$strategy" "$evaluator" baseline --data "$tree" --split test --strategy "$strategy" --seed 7 --out
   done

@@ -48,10 +48,10 @@ if [ -d "$real" ]; then
     name=$(basename "$file" .npz)
     run "layout_$name" "$graphcost" layout "$file" --out "$out/layout_$name.csv"
   done
-  run predict_real "$graphcost" predict --model models/layout_xla.npz models/tile_xla.npz --data "$data/tpugraphs" --split test --out "$out/predict_real.csv"
+  run predict_real "$graphcost" predict --model models/layout_xla.npz models/layout_nlp.npz models/tile_xla.npz --data "$data/tpugraphs" --split test --out "$out/predict_real.csv"
 fi
 run info_gen_tree "$graphcost" info "$tree"
-run predict_gen "$graphcost" predict --model models/layout_xla.npz models/tile_xla.npz --data "$tree" --split test --out "$out/predict_gen.csv"
+run predict_gen "$graphcost" predict --model models/layout_xla.npz models/layout_nlp.npz models/tile_xla.npz --data "$tree" --split test --out "$out/predict_gen.csv"
 
 # The evaluator on the generated tree: a solution, baselines, scores, a leaderboard.
 run make_solution "$evaluator" make-solution --data "$tree" --split valid --seed 3 --out "$out/solution.csv"

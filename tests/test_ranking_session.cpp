@@ -107,13 +107,30 @@ TEST_CASE("a session opens files with the shelf's model of their kind, and refus
   ModelShelf models(testing::source_dir() + "/models");
   const auto layout = RankingSession::open(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"), "unet", models);
   CHECK(layout->file() == "unet");
-  CHECK(layout->model_source() == models.path_for(GraphKind::Layout));
+  CHECK(layout->model_source() == models.path_for(ShippedModel::LayoutXla));
   CHECK(layout->state()["file"] == "unet");
   const auto tile = RankingSession::open(testing::real_file("npz/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz"), "", models);
   CHECK(tile->model().config().kind == GraphKind::Tile);
   CHECK(tile->file().find("retinanet") != std::string::npos);
-  CHECK(models.model_for(GraphKind::Layout).get() == &layout->model());  // loaded once
+  CHECK(models.model_for(ShippedModel::LayoutXla).get() == &layout->model());  // loaded once
+  // An NLP program gets the NLP model: by its place in the dataset tree, or by its name.
+  const auto nlp = RankingSession::open(testing::real_file("npz/layout/nlp/random/test/23559853d9702baaaacbb0c83fd32266.npz"), "", models);
+  CHECK(nlp->model_source() == models.path_for(ShippedModel::LayoutNlp));
+  CHECK(nlp->model().config().collection.find("layout:nlp:") != std::string::npos);
   CHECK_THROWS_AS(RankingSession::open(testing::data_dir() + "/nonconforming/alexnet_trimmed_columns.npz", "", models), InputError);
+}
+
+TEST_CASE("layout files named as NLP programs get the NLP model, others the XLA one", "[model][session]") {
+  TpuGraph graph;
+  graph.kind = GraphKind::Layout;
+  CHECK(shipped_model_for(graph, "generated layout-nlp-random.npz") == ShippedModel::LayoutNlp);
+  CHECK(shipped_model_for(graph, "demos/real NLP test graph (21,918 nodes).npz") == ShippedModel::LayoutNlp);
+  CHECK(shipped_model_for(graph, "unet_3d.4x4.bf16.npz") == ShippedModel::LayoutXla);
+  CHECK(shipped_model_for(graph, "unlp_model.npz") == ShippedModel::LayoutXla);  // "nlp" inside a word does not count
+  graph.location.collection = "layout:xla:random";                               // the tree's folder wins over the name
+  CHECK(shipped_model_for(graph, "nlp.npz") == ShippedModel::LayoutXla);
+  graph.kind = GraphKind::Tile;
+  CHECK(shipped_model_for(graph, "nlp.npz") == ShippedModel::Tile);
 }
 
 TEST_CASE("a session's explanations, what-if and search agree with direct predictions", "[model][session]") {

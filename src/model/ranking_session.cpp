@@ -1,6 +1,7 @@
 #include "model/ranking_session.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -83,19 +84,35 @@ RankingSession::RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<
 
 RankingSession::~RankingSession() = default;
 
-std::string ModelShelf::path_for(GraphKind kind) const { return dir_ + (kind == GraphKind::Tile ? "/tile_xla.npz" : "/layout_xla.npz"); }
+ShippedModel shipped_model_for(const TpuGraph& graph, const std::string& file) {
+  if (graph.kind == GraphKind::Tile) return ShippedModel::Tile;
+  if (graph.location.collection.rfind("layout:nlp:", 0) == 0) return ShippedModel::LayoutNlp;
+  if (!graph.location.collection.empty()) return ShippedModel::LayoutXla;
+  std::string name = file.empty() ? graph.source : file;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (size_t at = name.find("nlp"); at != std::string::npos; at = name.find("nlp", at + 1)) {
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(name[at - 1]));
+    const bool ends = at + 3 == name.size() || !std::isalnum(static_cast<unsigned char>(name[at + 3]));
+    if (starts && ends) return ShippedModel::LayoutNlp;
+  }
+  return ShippedModel::LayoutXla;
+}
 
-std::shared_ptr<CostModel> ModelShelf::model_for(GraphKind kind) {
-  std::shared_ptr<CostModel>& model = kind == GraphKind::Tile ? tile_ : layout_;
-  if (!model) model = std::make_shared<CostModel>(CostModel::load(path_for(kind)));
+std::string ModelShelf::path_for(ShippedModel which) const {
+  return dir_ + (which == ShippedModel::Tile ? "/tile_xla.npz" : which == ShippedModel::LayoutNlp ? "/layout_nlp.npz" : "/layout_xla.npz");
+}
+
+std::shared_ptr<CostModel> ModelShelf::model_for(ShippedModel which) {
+  std::shared_ptr<CostModel>& model = loaded_[static_cast<int>(which)];
+  if (!model) model = std::make_shared<CostModel>(CostModel::load(path_for(which)));
   return model;
 }
 
 std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, const std::string& file, ModelShelf& models) {
   const auto start = Clock::now();
   auto graph = std::make_unique<TpuGraph>(load_tpu_graph(path));
-  const GraphKind kind = graph->kind;
-  auto session = std::make_unique<RankingSession>(std::move(graph), models.model_for(kind), models.path_for(kind));
+  const ShippedModel which = shipped_model_for(*graph, file.empty() ? path : file);
+  auto session = std::make_unique<RankingSession>(std::move(graph), models.model_for(which), models.path_for(which));
   session->file_ = file.empty() ? path : file;
   session->load_ms_ = ms_since(start);
   return session;

@@ -12,9 +12,9 @@ skip_unless_data "$data"
 skip_unless_web_build "$wasm"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$native" predict --model "$models/layout_xla.npz" "$models/tile_xla.npz" --data "$data/tpugraphs" --split test --threads 1 \
+"$native" predict --model "$models/layout_xla.npz" "$models/layout_nlp.npz" "$models/tile_xla.npz" --data "$data/tpugraphs" --split test --threads 1 \
   --out "$out/native.csv" --costs "$out/native_costs.csv" 2>/dev/null
-node --no-experimental-fetch "$wasm" predict --model "$models/layout_xla.npz" "$models/tile_xla.npz" --data "$data/tpugraphs" --split test \
+node --no-experimental-fetch "$wasm" predict --model "$models/layout_xla.npz" "$models/layout_nlp.npz" "$models/tile_xla.npz" --data "$data/tpugraphs" --split test \
   --threads 1 --out "$out/wasm.csv" --costs "$out/wasm_costs.csv" 2>/dev/null
 /usr/bin/python3 - "$out" <<'PY'
 import csv, sys

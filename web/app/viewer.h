@@ -24,7 +24,7 @@ namespace graphcost::app {
 
 class Viewer {
  public:
-  // `model_dir` holds layout_xla.npz and tile_xla.npz (the WebAssembly build preloads models/).
+  // `model_dir` holds layout_xla.npz, layout_nlp.npz and tile_xla.npz (the WebAssembly build preloads models/).
   explicit Viewer(std::string model_dir);
   ~Viewer();
 
