@@ -75,8 +75,7 @@ TEST_CASE("incremental layout inference equals the full forward pass on generate
           check_same(expected, inference.predict(configs, 2));
           check_same(expected, model.predict(prepared));
           if (layers > 0) CHECK(inference.mean_recomputed_rows().back() <= inference.view_rows());
-          // Relative models read changed nodes from the second table: the usual config costs the
-          // same either way, a config changing a node does not (the tables differ).
+          // Relative models add the "changed" row for nodes changed from their usual row.
           if (relative) CHECK(prepared.usual_values.size() == graph.configurable_nodes.size() * kLayoutConfigFeatureCount);
         }
       }

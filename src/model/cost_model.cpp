@@ -173,13 +173,9 @@ PreparedGraph CostModel::prepare(const TpuGraph& graph) const {
   prepared.view = make_graph_view(graph, config_.kind == GraphKind::Layout ? config_.hops : -1);
   prepared.node_features = encode_node_features(graph, prepared.view, statistics_);
   if (graph.kind == GraphKind::Tile) prepared.tile_configs = encode_tile_configs(graph, statistics_);
-  if (graph.kind == GraphKind::Layout && config_.relative_configs) {
-    if (graph.layout_config_features.empty() && graph.config_count > 0) {
-      throw InputError(graph.source, "layout configs", "in memory for a model reading configs relative to the most common one",
-                       "held in a config store (train --cache does not support --relative-configs yet)");
-    }
-    prepared.usual_values = most_common_layout_values(graph);
-  }
+  // The most common row over the graph's configs (a store-backed graph has none in memory:
+  // fit_model refuses relative_configs models over a store).
+  if (graph.kind == GraphKind::Layout && config_.relative_configs) prepared.usual_values = most_common_layout_values(graph);
   return prepared;
 }
 

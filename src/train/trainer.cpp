@@ -371,6 +371,9 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   if (use_cache && options.segments.segment_nodes > 0) {
     throw InputError(options.cache, "graph segment training", "configs held in memory", "a config store (its configs are read per step)");
   }
+  if (options.model.relative_configs && collection_kind(options.collection) != GraphKind::Layout) {
+    throw InputError("", "--relative-configs", "a layout collection", "'" + options.collection + "'");
+  }
   if (use_cache && options.model.relative_configs) {
     throw InputError(options.cache, "--relative-configs",
                      "configs held in memory (each file's most common config is found over all of them)",
@@ -522,6 +525,18 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
   const int shard_count = training_shards(options);
   if (world.ranks() > 1 && options.segments.segment_nodes > 0) {
     throw InputError("", "graph segment training (segment nodes)", "a single process", std::to_string(world.ranks()) + " processes");
+  }
+  // A relative_configs model (also one resumed from a checkpoint) needs each file's most common
+  // config, found over all its configs; a store hands out a step's configs only.
+  if (model.config().relative_configs) {
+    for (const std::vector<GraphConfigs>* items : {&train, &valid}) {
+      for (const GraphConfigs& item : *items) {
+        if (item.stored != nullptr) {
+          throw InputError(item.graph->source, "configs of a model with relative_configs", "held in memory (train without --cache)",
+                           "a config store (not supported yet)");
+        }
+      }
+    }
   }
   std::vector<PreparedGraph> prepared;
   std::vector<std::vector<int32_t>> candidates;

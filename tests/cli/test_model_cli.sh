@@ -30,4 +30,18 @@ check "calibrate in place keeps a checkpoint's training state" bash -c "test $st
 check "calibrate on unlabelled graphs writes nothing and says so" bash -c "test $status -eq 1 && grep -q 'nothing written' '$out/unlabelled.txt' && test ! -e '$out/unlabelled.npz'"
 "$graphcost" predict --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/partial.csv" >/dev/null 2>"$out/missing.txt"; status=$?
 check "a collection without a model is an error naming it" bash -c "test $status -eq 1 && grep -q 'layout:nlp:default' '$out/missing.txt'"
+# --relative-configs: layout only, and not over a config store, also when a checkpoint brings it back
+# (--resume without the flag).
+"$graphcost" train --data "$out/data" --collection tile:xla --out "$out/relative_tile.npz" --epochs 1 --steps-per-epoch 2 \
+  --relative-configs >/dev/null 2>"$out/relative_tile.txt"; status=$?
+check "train --relative-configs on tile is refused" bash -c "test $status -eq 1 && grep -q 'relative-configs' '$out/relative_tile.txt'"
+"$graphcost" train --data "$out/data" --collection layout:nlp:default --out "$out/relative.npz" --epochs 1 --steps-per-epoch 2 \
+  --hidden 8 --layers 1 --relative-configs >/dev/null 2>&1; status=$?
+check "train --relative-configs on layout exits 0" test $status -eq 0
+"$graphcost" predict --model "$out/tile_xla.npz" --model "$out/relative.npz" --data "$out/data" --split test --out "$out/relative.csv" >/dev/null 2>&1; status=$?
+check "  ...and its model predicts" test $status -eq 0
+"$graphcost" train --data "$out/data" --collection layout:nlp:default --out "$out/relative.npz" --epochs 2 --steps-per-epoch 2 \
+  --resume --cache "$out/cache" >/dev/null 2>"$out/relative_cache.txt"; status=$?
+check "resuming a relative-configs model over a config store is refused" \
+  bash -c "test $status -eq 1 && grep -q 'relative_configs' '$out/relative_cache.txt' && grep -q 'config store' '$out/relative_cache.txt'"
 finish
