@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <tuple>
 
 #include "nn/ops.h"
 #include "nn/optimizer.h"
@@ -201,4 +202,66 @@ TEST_CASE("row scatter, repeat and reshape match finite differences", "[nn]") {
   Tape tape;
   const Var r = reshape(tape.constant(x.value), 6, 2);
   CHECK(r.value()(1, 0) == x.value(0, 2));
+}
+
+TEST_CASE("fused layer ops equal their compositions and match finite differences", "[nn]") {
+  std::mt19937_64 random(8);
+  // 4 nodes: producers 0 <- {1, 2}, 1 <- {2}, 2 <- {}, 3 <- {0, 1, 2}; consumers the reverse.
+  const Adjacency producers{4, {0, 2, 3, 3, 6}, {1, 2, 2, 0, 1, 2}};
+  const Adjacency consumers{4, {0, 1, 3, 6, 6}, {3, 0, 3, 0, 1, 3}};
+  Parameter x("x", random_matrix(8, 3, random)), update("update", random_matrix(8, 3, random, -3, 3));
+  Parameter w_self("w_self", random_matrix(3, 3, random)), w_producers("w_producers", random_matrix(3, 3, random)),
+      w_consumers("w_consumers", random_matrix(3, 3, random)), bias("bias", random_matrix(1, 3, random));
+  Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), shift("shift", random_matrix(1, 3, random));
+  Parameter shared("shared", random_matrix(4, 3, random)), sparse("sparse", random_matrix(3, 3, random));
+  const std::vector<int32_t> rows = {5, 0, 5};  // row 5 twice: both add
+  using Build = std::function<Var(Tape&)>;
+  const std::vector<std::tuple<const char*, std::vector<Parameter*>, Build, Build>> cases = {
+      {"gelu_of_shared_and_sparse",
+       {&shared, &sparse, &bias},
+       [&](Tape& t) { return gelu_of_shared_and_sparse(t.parameter(shared), 2, t.parameter(sparse), rows, t.parameter(bias)); },
+       [&](Tape& t) {
+         return gelu(add_row(add(repeat_rows(t.parameter(shared), 2), scatter_rows(t.parameter(sparse), rows, 8)), t.parameter(bias)));
+       }},
+      {"sage_message",
+       {&x, &w_self, &w_producers, &w_consumers, &bias},
+       [&](Tape& t) {
+         return sage_message(t.parameter(x), producers, consumers, t.parameter(w_self), t.parameter(w_producers), t.parameter(w_consumers),
+                             t.parameter(bias));
+       },
+       [&](Tape& t) {
+         const Var h = t.parameter(x);
+         const Var message =
+             add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Mean), t.parameter(w_producers))),
+                 matmul(aggregate(h, consumers, Aggregation::Mean), t.parameter(w_consumers)));
+         return gelu(add_row(message, t.parameter(bias)));
+       }},
+      {"add_layer_norm",
+       {&x, &update, &gain, &shift},
+       [&](Tape& t) { return add_layer_norm(t.parameter(x), t.parameter(update), t.parameter(gain), t.parameter(shift)); },
+       [&](Tape& t) { return add(t.parameter(x), layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift))); }},
+  };
+  for (const auto& [name, parameters, fused, composed] : cases) {
+    INFO(name);
+    check_gradients(parameters, [&](Tape& t) { return project(t, fused(t)); });
+    // Values and every gradient agree with the composition of elementary ops.
+    std::vector<Matrix> fused_grads;
+    Matrix fused_value;
+    for (const Build* build : {&fused, &composed}) {
+      for (Parameter* p : parameters) p->zero_grad();
+      Tape tape;
+      const Var out = (*build)(tape);
+      tape.backward(project(tape, out));
+      if (build == &fused) {
+        fused_value = out.value();
+        for (Parameter* p : parameters) fused_grads.push_back(p->grad);
+        continue;
+      }
+      CHECK((out.value() - fused_value).cwiseAbs().maxCoeff() <= 1e-5f);
+      for (size_t k = 0; k < parameters.size(); ++k) {
+        INFO(parameters[k]->name);
+        CHECK((parameters[k]->grad - fused_grads[k]).cwiseAbs().maxCoeff() <= 1e-5f);
+      }
+    }
+  }
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
@@ -221,14 +222,17 @@ nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, co
   const Var input_weight = tape.parameter(find("input.weight"));
   const Eigen::Index node_columns = node_part.cols();
   const Var config_weight = slice_rows(input_weight, node_columns, input_weight.rows() - node_columns);
-  Var config_term;
+  Var config_term;                   // rows of the config part of the input layer...
+  std::vector<int32_t> target_rows;  // ...and the (config, node) row each is added to
   if (config_.kind == GraphKind::Tile) {
     Matrix rows(static_cast<Eigen::Index>(batch) * nodes, kTileConfigFeatureCount);
     for (int b = 0; b < batch; ++b)
       rows.middleRows(b * nodes, nodes).rowwise() = prepared.tile_configs.row(configs[static_cast<size_t>(b)]);
     config_term = matmul(tape.constant(std::move(rows)), config_weight);
+    target_rows.resize(static_cast<size_t>(batch * nodes));
+    std::iota(target_rows.begin(), target_rows.end(), 0);
   } else {
-    std::vector<int32_t> ids, target_rows;
+    std::vector<int32_t> ids;
     std::vector<float> changed;  // relative_configs: 1 per id of a node changed from its usual row
     const size_t configurable = view.configurable.size();
     for (int b = 0; b < batch; ++b) {
@@ -258,21 +262,23 @@ nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, co
     }
     const Var per_node = reshape(embedded, static_cast<Eigen::Index>(batch) * static_cast<Eigen::Index>(configurable),
                                  kLayoutConfigFeatureCount * config_.config_embedding);
-    config_term = scatter_rows(matmul(per_node, config_weight), target_rows, static_cast<Eigen::Index>(batch) * nodes);
+    config_term = matmul(per_node, config_weight);
   }
+  // Fused ops (nn/ops.h): gelu(repeat(node term) + scattered config term + bias), then per layer
+  // gelu([h | producer means | consumer means] W + b) and h + layer_norm(...), each one pass over
+  // the batch's rows instead of one per elementary op.
   const Var node_term = matmul(node_part, slice_rows(input_weight, 0, node_columns));
-  Var h = gelu(add_row(add(repeat_rows(node_term, batch), config_term), tape.parameter(find("input.bias"))));
+  Var h = gelu_of_shared_and_sparse(node_term, batch, config_term, target_rows, tape.parameter(find("input.bias")));
   for (int l = 0; l < config_.layers; ++l) {
     const std::string prefix = "sage" + std::to_string(l) + ".";
-    const Var message = add(add(matmul(h, tape.parameter(find(prefix + "self"))),
-                                matmul(aggregate(h, view.producers, Aggregation::Mean), tape.parameter(find(prefix + "producers")))),
-                            matmul(aggregate(h, view.consumers, Aggregation::Mean), tape.parameter(find(prefix + "consumers"))));
-    Var updated = gelu(add_row(message, tape.parameter(find(prefix + "bias"))));
+    Var updated =
+        sage_message(h, view.producers, view.consumers, tape.parameter(find(prefix + "self")), tape.parameter(find(prefix + "producers")),
+                     tape.parameter(find(prefix + "consumers")), tape.parameter(find(prefix + "bias")));
     if (config_.cross_config_attention) {
       const Var weights = group_softmax(scale_by(updated, tape.parameter(find(prefix + "attention.inverse_temperature"))), batch);
       updated = matmul(concat_columns({updated, mul(updated, weights)}), tape.parameter(find(prefix + "attention.weight")));
     }
-    h = add(h, layer_norm(updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias"))));
+    h = add_layer_norm(h, updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias")));
   }
   return h;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 
@@ -11,7 +12,19 @@ namespace {
 
 // Backward helper: adds `contribution` to the gradient of `input` if it needs one.
 void accumulate(Tape& tape, Var input, const Matrix& contribution) {
-  if (tape.needs_grad(input.id)) tape.grad(input.id) += contribution;
+  if (tape.needs_grad(input.id)) tape.add_to_grad(input.id, contribution);
+}
+
+// GELU's derivative at `pre` times `upstream`, elementwise (the tanh approximation's exact
+// derivative, as in gelu()).
+Matrix gelu_backward(const Matrix& pre, const Matrix& upstream) {
+  const auto x = Eigen::Map<const Eigen::ArrayXf>(pre.data(), pre.size());
+  const Eigen::ArrayXf t = (kGeluScale * (x + kGeluCubic * x.cube())).tanh();
+  Matrix out(pre.rows(), pre.cols());
+  Eigen::Map<Eigen::ArrayXf>(out.data(), out.size()) =
+      Eigen::Map<const Eigen::ArrayXf>(upstream.data(), upstream.size()) *
+      (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t.square()) * kGeluScale * (1.0f + 3 * kGeluCubic * x.square()));
+  return out;
 }
 
 template <typename Forward, typename Derivative>
@@ -81,12 +94,7 @@ Var gelu(Var a) {
   gelu_in_place(out.data(), out.size());
   return a.tape->record(std::move(out), {a}, [a](Tape& tape, int id) {
     if (!tape.needs_grad(a.id)) return;
-    const Matrix& in = tape.value(a.id);
-    const auto x = Eigen::Map<const Eigen::ArrayXf>(in.data(), in.size());
-    const Eigen::ArrayXf t = (kGeluScale * (x + kGeluCubic * x.cube())).tanh();
-    const Eigen::ArrayXf local = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t.square()) * kGeluScale * (1.0f + 3 * kGeluCubic * x.square());
-    const Matrix& g = tape.grad(id);
-    Eigen::Map<Eigen::ArrayXf>(tape.grad(a.id).data(), in.size()) += Eigen::Map<const Eigen::ArrayXf>(g.data(), g.size()) * local;
+    tape.add_to_grad(a.id, gelu_backward(tape.value(a.id), tape.grad(id)));
   });
 }
 
@@ -301,6 +309,167 @@ Var group_softmax(Var x, int groups) {
         for (int h = 0; h < groups; ++h) target(h * per_group + i, c) += y(h * per_group + i, c) * (g(h * per_group + i, c) - dot);
       }
     }
+  });
+}
+
+Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vector<int32_t>& rows, Var bias) {
+  assert(times > 0 && sparse.rows() == static_cast<Eigen::Index>(rows.size()) && sparse.cols() == shared.cols());
+  assert(bias.rows() == 1 && bias.cols() == shared.cols());
+  const Eigen::Index n = shared.rows();
+  Matrix pre(n * times, shared.cols());
+  for (int t = 0; t < times; ++t) pre.middleRows(t * n, n) = shared.value();
+  pre.rowwise() += bias.value().row(0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    assert(rows[i] >= 0 && rows[i] < pre.rows());
+    pre.row(rows[i]) += sparse.value().row(static_cast<Eigen::Index>(i));
+  }
+  Matrix out = pre;
+  gelu_in_place(out.data(), out.size());
+  return shared.tape->record(std::move(out), {shared, sparse, bias}, [shared, times, sparse, rows, bias, pre](Tape& tape, int id) {
+    const Matrix d_pre = gelu_backward(pre, tape.grad(id));
+    const Eigen::Index n = tape.value(shared.id).rows();
+    if (tape.needs_grad(shared.id)) {
+      Matrix total = d_pre.topRows(n);
+      for (int t = 1; t < times; ++t) total += d_pre.middleRows(t * n, n);
+      tape.add_to_grad(shared.id, total);
+    }
+    if (tape.needs_grad(sparse.id)) {
+      Matrix picked(static_cast<Eigen::Index>(rows.size()), d_pre.cols());
+      for (size_t i = 0; i < rows.size(); ++i) picked.row(static_cast<Eigen::Index>(i)) = d_pre.row(rows[i]);
+      tape.add_to_grad(sparse.id, picked);
+    }
+    if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
+  });
+}
+
+namespace {
+
+// [x | mean over producers | mean over consumers], per stacked block of `adjacency.nodes` rows.
+Matrix stack_neighbour_means(const Matrix& x, const Adjacency& producers, const Adjacency& consumers) {
+  const Eigen::Index n = producers.nodes, m = x.cols();
+  const Eigen::Index blocks = x.rows() / n;
+  Matrix stacked(x.rows(), 3 * m);
+  stacked.leftCols(m) = x;
+  for (int side = 0; side < 2; ++side) {
+    const Adjacency& adjacency = side == 0 ? producers : consumers;
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const int32_t begin = adjacency.offsets[static_cast<size_t>(i)], end = adjacency.offsets[static_cast<size_t>(i) + 1];
+        auto mean = stacked.block(b * n + i, (side + 1) * m, 1, m);
+        if (begin == end) {
+          mean.setZero();
+          continue;
+        }
+        mean = x.row(b * n + adjacency.neighbours[static_cast<size_t>(begin)]);
+        for (int32_t k = begin + 1; k < end; ++k) mean += x.row(b * n + adjacency.neighbours[static_cast<size_t>(k)]);
+        if (end - begin > 1) mean *= 1.0f / static_cast<float>(end - begin);
+      }
+    }
+  }
+  return stacked;
+}
+
+Matrix stack_rows(std::initializer_list<const Matrix*> parts) {
+  Eigen::Index rows = 0;
+  for (const Matrix* part : parts) rows += part->rows();
+  Matrix out(rows, (*parts.begin())->cols());
+  Eigen::Index offset = 0;
+  for (const Matrix* part : parts) {
+    out.middleRows(offset, part->rows()) = *part;
+    offset += part->rows();
+  }
+  return out;
+}
+
+}  // namespace
+
+Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Var w_self, Var w_producers, Var w_consumers, Var bias) {
+  assert(producers.nodes > 0 && producers.nodes == consumers.nodes && x.rows() % producers.nodes == 0);
+  assert(w_self.rows() == x.cols() && w_producers.rows() == x.cols() && w_consumers.rows() == x.cols());
+  Matrix stacked = stack_neighbour_means(x.value(), producers, consumers);
+  // The bias first and the product added to it: Eigen would otherwise zero `pre` before the
+  // product and add the bias in another pass.
+  Matrix pre(x.rows(), w_self.cols());
+  pre.rowwise() = bias.value().row(0);
+  pre.noalias() += stacked * stack_rows({&w_self.value(), &w_producers.value(), &w_consumers.value()});
+  Matrix out = pre;
+  gelu_in_place(out.data(), out.size());
+  return x.tape->record(std::move(out), {x, w_self, w_producers, w_consumers, bias},
+                        [x, &producers, &consumers, w_self, w_producers, w_consumers, bias, stacked = std::move(stacked),
+                         pre = std::move(pre)](Tape& tape, int id) {
+                          const Matrix d_pre = gelu_backward(pre, tape.grad(id));
+                          if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
+                          const Eigen::Index m = tape.value(x.id).cols();
+                          const Var weights[3] = {w_self, w_producers, w_consumers};
+                          if (tape.needs_grad(w_self.id) || tape.needs_grad(w_producers.id) || tape.needs_grad(w_consumers.id)) {
+                            Matrix d_weights(3 * m, d_pre.cols());
+                            d_weights.noalias() = stacked.transpose() * d_pre;
+                            for (int k = 0; k < 3; ++k) {
+                              if (tape.needs_grad(weights[k].id)) tape.add_to_grad(weights[k].id, d_weights.middleRows(k * m, m));
+                            }
+                          }
+                          if (!tape.needs_grad(x.id)) return;
+                          // x's own part straight into its gradient (usually already holding the residual's), then
+                          // the neighbour means' part scattered back to the neighbours.
+                          Matrix& target = tape.grad(x.id);
+                          target.noalias() += d_pre * tape.value(w_self.id).transpose();
+                          Matrix d_means(d_pre.rows(), 2 * m);
+                          d_means.noalias() = d_pre * stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}).transpose();
+                          const Eigen::Index n = producers.nodes, blocks = d_pre.rows() / n;
+                          for (int side = 0; side < 2; ++side) {
+                            const Adjacency& adjacency = side == 0 ? producers : consumers;
+                            for (Eigen::Index b = 0; b < blocks; ++b) {
+                              for (Eigen::Index i = 0; i < n; ++i) {
+                                const int32_t begin = adjacency.offsets[static_cast<size_t>(i)],
+                                              end = adjacency.offsets[static_cast<size_t>(i) + 1];
+                                if (begin == end) continue;
+                                const auto upstream = (1.0f / static_cast<float>(end - begin)) * d_means.block(b * n + i, side * m, 1, m);
+                                for (int32_t k = begin; k < end; ++k)
+                                  target.row(b * n + adjacency.neighbours[static_cast<size_t>(k)]) += upstream;
+                              }
+                            }
+                          }
+                        });
+}
+
+Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon) {
+  assert(x.rows() == update.rows() && x.cols() == update.cols());
+  assert(gain.rows() == 1 && gain.cols() == x.cols() && shift.rows() == 1 && shift.cols() == x.cols());
+  const Matrix& in = update.value();
+  const Eigen::Index m = in.cols();
+  Eigen::VectorXf means(in.rows()), inverse_stds(in.rows());
+  Matrix out(in.rows(), m);
+  for (Eigen::Index r = 0; r < in.rows(); ++r) {
+    const float mean = in.row(r).mean();
+    const float variance = (in.row(r).array() - mean).square().mean();
+    means(r) = mean;
+    inverse_stds(r) = 1.0f / std::sqrt(variance + epsilon);
+    out.row(r) = x.value().row(r).array() + (in.row(r).array() - mean) * inverse_stds(r) * gain.value().row(0).array() +
+                 shift.value().row(0).array();
+  }
+  return x.tape->record(std::move(out), {x, update, gain, shift}, [x, update, gain, shift, means, inverse_stds](Tape& tape, int id) {
+    const Matrix& g = tape.grad(id);
+    if (tape.needs_grad(x.id)) tape.add_to_grad(x.id, g);
+    if (tape.needs_grad(shift.id)) tape.add_to_grad(shift.id, g.colwise().sum());
+    const bool gain_grad = tape.needs_grad(gain.id), update_grad = tape.needs_grad(update.id);
+    if (!gain_grad && !update_grad) return;
+    const Matrix& in = tape.value(update.id);
+    const Eigen::Index m = in.cols();
+    const auto gain_row = tape.value(gain.id).row(0).array();
+    Eigen::RowVectorXf d_gain = Eigen::RowVectorXf::Zero(m);
+    Matrix d_update(update_grad ? in.rows() : 0, m);
+    Eigen::RowVectorXf normalized(m), g_hat(m);
+    for (Eigen::Index r = 0; r < in.rows(); ++r) {
+      normalized = (in.row(r).array() - means(r)) * inverse_stds(r);
+      if (gain_grad) d_gain.array() += g.row(r).array() * normalized.array();
+      if (!update_grad) continue;
+      g_hat = g.row(r).array() * gain_row;
+      const float mean_g = g_hat.mean();
+      const float mean_g_xhat = g_hat.dot(normalized) / static_cast<float>(m);
+      d_update.row(r) = inverse_stds(r) * (g_hat.array() - mean_g - normalized.array() * mean_g_xhat);
+    }
+    if (gain_grad) tape.add_to_grad(gain.id, d_gain);
+    if (update_grad) tape.add_to_grad(update.id, d_update);
   });
 }
 

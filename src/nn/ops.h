@@ -59,6 +59,21 @@ Var segment_pool(Var x, int segment_rows, Pool kind);
 // of the winning TpuGraphs models (groups = configs in the batch).
 Var group_softmax(Var x, int groups);
 
+// The cost model's layers as single ops: one pass over the configs x nodes rows where the
+// compositions named take one per elementary op, and one matrix product where they take three.
+// Each equals its composition (tests/test_nn_ops.cpp checks both that and finite differences).
+//
+// gelu(repeat_rows(shared, times) + scatter_rows(sparse, rows, times * shared.rows()) + bias): an
+// input layer whose config-independent part is computed once per graph and whose config part
+// touches only the listed rows (a row may be listed more than once: its parts add).
+Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vector<int32_t>& rows, Var bias);
+// gelu(x w_self + aggregate(x, producers, Mean) w_producers + aggregate(x, consumers, Mean)
+// w_consumers + bias), as one product of [x | producer means | consumer means] with the stacked
+// weights. Both adjacencies are referenced, not copied (they must outlive the backward pass).
+Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Var w_self, Var w_producers, Var w_consumers, Var bias);
+// x + layer_norm(update, gain, shift): a residual block's end.
+Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon = 1e-5f);
+
 // Losses over one graph's configs. `predicted_cost`: configs x 1, lower = predicted faster.
 // Pairwise hinge: mean over pairs with runtime_i < runtime_j of max(0, margin - (cost_j - cost_i)).
 Var pairwise_hinge_loss(Var predicted_cost, const std::vector<double>& runtimes, float margin = 1.0f);

@@ -58,6 +58,17 @@ class Tape {
 
   const Matrix& value(int id) const { return nodes_[static_cast<size_t>(id)].value; }
   Matrix& grad(int id);
+  // grad(id) += contribution, where a gradient not yet written is assigned (no zero fill and no
+  // read of zeros: the first contribution to a configs x nodes matrix is most of its cost).
+  template <typename Expression>
+  void add_to_grad(int id, const Expression& contribution) {
+    Matrix& grad = nodes_[static_cast<size_t>(id)].grad;
+    if (grad.size() == 0) {
+      grad = contribution;
+    } else {
+      grad += contribution;
+    }
+  }
   bool needs_grad(int id) const { return nodes_[static_cast<size_t>(id)].needs_grad; }
   size_t size() const { return nodes_.size(); }
 
