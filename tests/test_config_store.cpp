@@ -105,6 +105,20 @@ TEST_CASE("a config store holds each distinct config once, with its copies' mean
     std::filesystem::remove(folder + "/manifest.json");
     CHECK_THROWS_WITH(StoredGraph::open(folder, source), Catch::Contains(folder) && Catch::Contains("unfinished"));
   }
+  SECTION("a manifest with impossible counts is refused by open and rebuilt by prepare") {
+    const std::vector<uint8_t> bytes = testing::read_bytes(folder + "/manifest.json");
+    std::string text(bytes.begin(), bytes.end());
+    const std::string distinct_field = "\"distinct\": " + std::to_string(distinct.size());
+    REQUIRE(text.find(distinct_field) != std::string::npos);
+    text.replace(text.find(distinct_field), distinct_field.size(), "\"distinct\": 999999999");
+    testing::write_bytes(folder + "/manifest.json", std::vector<uint8_t>(text.begin(), text.end()));
+    CHECK_FALSE(config_store_is_current(folder, source));
+    CHECK_THROWS_WITH(StoredGraph::open(folder, source), Catch::Contains("manifest.json") && Catch::Contains("0 < distinct <= configs"));
+    const PreparedStore again = prepare_config_store(source, folder);
+    CHECK_FALSE(again.reused);
+    CHECK(again.distinct == static_cast<int64_t>(distinct.size()));
+    CHECK(StoredGraph::open(folder, source)->config_count() == static_cast<int32_t>(distinct.size()));
+  }
   SECTION("a truncated configs.npy is refused with both sizes") {
     std::vector<uint8_t> bytes = testing::read_bytes(folder + "/configs.npy");
     bytes.resize(bytes.size() - 5);

@@ -22,8 +22,7 @@ int run_prepare_command(const PrepareCommandOptions& options) {
     throw InputError(options.data, "collections " + options.collection + ", splits " + options.split, "layout .npz files", "none found");
   }
   if (options.memory_budget > 0) set_input_memory_limit(options.memory_budget);
-  // Pieces of at most 4 MiB, fewer under a small budget: preparing holds one piece and one row.
-  const size_t piece = static_cast<size_t>(std::min<uint64_t>(4u << 20, options.memory_budget > 0 ? options.memory_budget / 16 : 4u << 20));
+  const size_t piece = config_store_piece_bytes(options.memory_budget);
   int64_t configs = 0, distinct = 0, reused = 0;
   uint64_t store_bytes = 0;
   for (size_t i = 0; i < files.size(); ++i) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -104,24 +105,57 @@ std::string config_store_folder(const std::string& cache, const std::string& sou
   return cache + "/" + collection_path + "/" + location.split + "/" + location.stem;
 }
 
-bool config_store_is_current(const std::string& folder, const std::string& source) {
+namespace {
+
+ConfigStoreManifest parse_manifest(const nlohmann::json& manifest, const std::string& folder) {
+  ConfigStoreManifest out;
+  try {
+    out.source = manifest["source"].get<std::string>();
+    out.nodes = manifest["nodes"].get<int64_t>();
+    out.edges = manifest["edges"].get<int64_t>();
+    out.configurable = manifest["configurable"].get<int64_t>();
+    out.configs = manifest["configs"].get<int64_t>();
+    out.distinct = manifest["distinct"].get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(folder + "/manifest.json", "counts", "integers", e.what());
+  }
+  if (out.nodes <= 0 || out.edges < 0 || out.configurable < 0 || out.distinct <= 0 || out.distinct > out.configs) {
+    throw InputError(folder + "/manifest.json", "counts", "positive nodes and 0 < distinct <= configs", manifest.dump());
+  }
+  return out;
+}
+
+// The manifest of a finished entry made from `source` as it is now, read once; nothing when the
+// entry is missing, unfinished, stale or its manifest is corrupt (preparing again rebuilds it).
+std::optional<ConfigStoreManifest> current_manifest(const std::string& folder, const std::string& source) {
   try {
     const nlohmann::json manifest = read_manifest(folder);
     const SourceStamp now = stamp_of(source);
-    return manifest["source_bytes"].get<uint64_t>() == now.bytes && manifest["source_modified_ns"].get<int64_t>() == now.modified_ns;
+    if (manifest["source_bytes"].get<uint64_t>() != now.bytes || manifest["source_modified_ns"].get<int64_t>() != now.modified_ns) {
+      return std::nullopt;
+    }
+    return parse_manifest(manifest, folder);
   } catch (const InputError&) {
-    return false;
+    return std::nullopt;
   } catch (const nlohmann::json::exception&) {
-    return false;
+    return std::nullopt;
   }
+}
+
+}  // namespace
+
+bool config_store_is_current(const std::string& folder, const std::string& source) { return current_manifest(folder, source).has_value(); }
+
+size_t config_store_piece_bytes(uint64_t memory_budget) {
+  constexpr uint64_t kLargest = 4u << 20;
+  return static_cast<size_t>(memory_budget > 0 ? std::min<uint64_t>(kLargest, memory_budget / 16) : kLargest);
 }
 
 PreparedStore prepare_config_store(const std::string& source, const std::string& folder, size_t piece_bytes) {
   PreparedStore result;
-  if (config_store_is_current(folder, source)) {
-    const ConfigStoreManifest manifest = read_config_store_manifest(folder);
-    result.configs = manifest.configs;
-    result.distinct = manifest.distinct;
+  if (const std::optional<ConfigStoreManifest> manifest = current_manifest(folder, source)) {
+    result.configs = manifest->configs;
+    result.distinct = manifest->distinct;
     result.reused = true;
     return result;
   }
@@ -254,32 +288,16 @@ PreparedStore prepare_config_store(const std::string& source, const std::string&
   return result;
 }
 
-ConfigStoreManifest read_config_store_manifest(const std::string& folder) {
-  const nlohmann::json manifest = read_manifest(folder);
-  ConfigStoreManifest out;
-  try {
-    out.source = manifest["source"].get<std::string>();
-    out.nodes = manifest["nodes"].get<int64_t>();
-    out.edges = manifest["edges"].get<int64_t>();
-    out.configurable = manifest["configurable"].get<int64_t>();
-    out.configs = manifest["configs"].get<int64_t>();
-    out.distinct = manifest["distinct"].get<int64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(folder + "/manifest.json", "counts", "integers", e.what());
-  }
-  if (out.nodes <= 0 || out.edges < 0 || out.configurable < 0 || out.distinct <= 0 || out.distinct > out.configs) {
-    throw InputError(folder + "/manifest.json", "counts", "positive nodes and 0 < distinct <= configs", manifest.dump());
-  }
-  return out;
-}
+ConfigStoreManifest read_config_store_manifest(const std::string& folder) { return parse_manifest(read_manifest(folder), folder); }
 
 std::unique_ptr<StoredGraph> StoredGraph::open(const std::string& folder, const std::string& source) {
-  if (!config_store_is_current(folder, source)) {
-    read_manifest(folder);  // names an unfinished entry
+  const std::optional<ConfigStoreManifest> current = current_manifest(folder, source);
+  if (!current) {
+    read_config_store_manifest(folder);  // names an unfinished entry or a corrupt manifest
     throw InputError(folder, "manifest.json", "an entry made from " + source + " as it is now",
                      "a stale one (run graphcost prepare again)");
   }
-  const ConfigStoreManifest manifest = read_config_store_manifest(folder);
+  const ConfigStoreManifest& manifest = *current;
   std::unique_ptr<StoredGraph> stored(new StoredGraph());
   const std::string structure = folder + "/structure.npz";
   NpzFile npz = read_npz_file(structure);

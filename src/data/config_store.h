@@ -37,6 +37,10 @@ std::string config_store_folder(const std::string& cache, const std::string& sou
 // modification time).
 bool config_store_is_current(const std::string& folder, const std::string& source);
 
+// The most of node_config_feat that preparing reads at a time under `memory_budget` bytes (0: no
+// budget): 4 MiB, or a 16th of a smaller budget (preparing holds one piece and one row).
+size_t config_store_piece_bytes(uint64_t memory_budget);
+
 struct PreparedStore {
   int64_t configs = 0;   // in the file
   int64_t distinct = 0;  // kept

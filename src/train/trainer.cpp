@@ -417,8 +417,7 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
       return {&loaded.back(), {}, nullptr};
     }
     const std::string folder = config_store_folder(options.cache, file);
-    const PreparedStore prepared = prepare_config_store(
-        file, folder, static_cast<size_t>(std::min<uint64_t>(4u << 20, options.memory_budget > 0 ? options.memory_budget / 16 : 4u << 20)));
+    const PreparedStore prepared = prepare_config_store(file, folder, config_store_piece_bytes(options.memory_budget));
     if (options.on_prepare)
       options.on_prepare(++done, train_files.size() + valid_files.size(), file, prepared.configs, prepared.distinct, prepared.reused);
     stores.push_back(StoredGraph::open(folder, file));
