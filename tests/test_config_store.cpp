@@ -4,6 +4,7 @@
 // evaluation read a store as they read the file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "data/config_store.h"
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
+#include "model/graph_view.h"
 #include "test_support.h"
 #include "train/trainer.h"
 
@@ -184,6 +186,20 @@ TEST_CASE("training and evaluation read a config store as they read the files", 
     options.memory_budget = 1u << 20;
     CHECK_THROWS_WITH(train_model(options), Catch::Contains("memory budget") && Catch::Contains("structure") && Catch::Contains("a step") &&
                                                 Catch::Contains("got 1 MiB"));
+  }
+  SECTION("a step is estimated on the rows of the model's pruned view, not on every node") {
+    const std::vector<std::string> files = collection_files(tree, "layout:xla:random", "train");
+    int64_t largest_view = 0, largest_graph = 0;
+    for (const std::string& file : files) {
+      const TpuGraph g = load_tpu_graph(file);
+      largest_view = std::max<int64_t>(largest_view, make_graph_view(g, options.model.hops).size());
+      largest_graph = std::max<int64_t>(largest_graph, g.node_count);
+    }
+    REQUIRE(largest_view < largest_graph);
+    const uint64_t per_row = static_cast<uint64_t>(options.model.hidden) * 4 * 6 * static_cast<uint64_t>(options.model.layers + 1);
+    CHECK(estimate_training_memory(files, options).step == static_cast<uint64_t>(options.configs_per_step * largest_view) * per_row);
+    options.model.hops = -1;  // the whole graph
+    CHECK(estimate_training_memory(files, options).step == static_cast<uint64_t>(options.configs_per_step * largest_graph) * per_row);
   }
   SECTION("graph segment training needs configs in memory") {
     options.segments.segment_nodes = 100;
