@@ -45,8 +45,10 @@ int main(int argc, char** argv) {
   gen_command->add_option("--max-nodes", gen.generator.max_nodes, "largest program size (nodes)")->check(CLI::Range(200, 1000000));
   gen_command
       ->add_option("--min-nodes", gen.generator.min_nodes,
-                   "smallest layout program (nodes; draws sizes in [min, max], grows bert graphs to it; default none)")
+                   "smallest layout program (nodes; draws sizes in [min, max], grows bert graphs to the drawn size; default none)")
       ->check(CLI::Range(0, 1000000));
+  gen_command->add_option("--max-configurable", gen.generator.max_configurable, "cap on configurable nodes per layout graph (default 500)")
+      ->check(CLI::Range(1, 100000));
   gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file (default 1000)")
       ->check(CLI::Range(2, 1000000));
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
@@ -196,7 +198,6 @@ int main(int argc, char** argv) {
     if (train_command->parsed()) {
       if (!train_budget.empty()) {
         train.train.memory_budget = graphcost::parse_byte_size(train_budget, "--memory-budget");
-        graphcost::return_freed_memory();  // a bounded run gives freed matrices back
       }
       return graphcost::run_train_command(train);
     }

@@ -18,13 +18,4 @@ void keep_large_allocations_in_heap() {
 #endif
 }
 
-void return_freed_memory() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_MAX, 65536);
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 20);
-  mallopt(M_TOP_PAD, 0);
-#endif
-}
-
 }  // namespace graphcost

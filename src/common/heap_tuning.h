@@ -7,8 +7,5 @@
 namespace graphcost {
 
 void keep_large_allocations_in_heap();
-// The opposite, for a run whose memory is bounded (train --memory-budget): blocks of 1 MiB and more
-// are mapped and unmapped again, and freed heap is trimmed, so the peak stays near what is in use.
-void return_freed_memory();
 
 }  // namespace graphcost
