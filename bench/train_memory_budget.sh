@@ -8,24 +8,26 @@
 #     store at -np 1 and -np 2 (mpirun) under the budget, and the in-memory trainer unbounded;
 #   - quality: the validation tau after the same fixed budget of steps, store vs in-memory, over 3
 #     seeds (mean and sd), both validated on the same 1,000-config sample per graph.
-# Scaled down from the paper's NLP scale (5k-22k nodes, 20k-100k configs a file) because the
-# generator labels ~700 configs/s on these 1,500-2,500-node graphs and far fewer at 5k+ nodes (the
-# incremental generator of issue 14 part 3 is not built): FILES files of CONFIGS configs. The tree
-# is kept in BUILD_DIR/bench-memory-tree-<parameters> between runs.
+# The defaults are scaled down from the paper's NLP scale (5k-22k nodes, hundreds to ~1,000
+# configurable, 20k-100k configs a file) so that a run takes minutes; the paper's shape is
+#   FILES=8 CONFIGS=20000 MIN_NODES=5000 MAX_NODES=22000 MAX_CONFIGURABLE=1000 BUDGET_MIB=512
+# (8 GB of float32 configs, about 40 minutes on 2 cores). The tree is kept in
+# BUILD_DIR/bench-memory-tree-<parameters> between runs.
 # Usage: bench/train_memory_budget.sh [BUILD_DIR=build/native-release]
-#        env: FILES=8 CONFIGS=20000 MIN_NODES=1500 MAX_NODES=2500 BUDGET_MIB=140 SEEDS="1 2 3"
+#        env: FILES=8 CONFIGS=20000 MIN_NODES=1500 MAX_NODES=2500 MAX_CONFIGURABLE=500 BUDGET_MIB=140 SEEDS="1 2 3"
 set -euo pipefail
 build=${1:-build/native-release}
 files=${FILES:-8} configs=${CONFIGS:-20000} min_nodes=${MIN_NODES:-1500} max_nodes=${MAX_NODES:-2500}
+max_configurable=${MAX_CONFIGURABLE:-500}
 budget_mib=${BUDGET_MIB:-140} seeds=${SEEDS:-"1 2 3"}
 graphcost=$(realpath "$build/src/graphcost")
 "$build/bench/bench_machine" || true
-tree=$build/bench-memory-tree-$files-$configs-$min_nodes-$max_nodes
+tree=$build/bench-memory-tree-$files-$configs-$min_nodes-$max_nodes-$max_configurable
 if [ ! -e "$tree/done" ]; then
   rm -rf "$tree"
   start=$(date +%s)
   "$graphcost" gen --out "$tree" --graphs "$files" --seed 7 --collections layout:nlp:random --min-nodes "$min_nodes" \
-    --max-nodes "$max_nodes" --layout-configs "$configs" --quiet
+    --max-nodes "$max_nodes" --max-configurable "$max_configurable" --layout-configs "$configs" --quiet
   echo "generated $files files of $configs configs in $(( $(date +%s) - start )) s" && touch "$tree/done"
 fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

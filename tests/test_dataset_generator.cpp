@@ -142,3 +142,28 @@ TEST_CASE("graphcost-eval scores the generated test split", "[generator][scoring
   for (int c = 0; c < 5; ++c) CHECK(report.public_board.graphs_scored[c] + report.private_board.graphs_scored[c] > 0);
   CHECK(std::isfinite(report.public_board.overall));
 }
+
+TEST_CASE("with a minimum size, nlp program sizes spread over [min, max]; max_configurable caps them", "[generator]") {
+  GeneratorOptions options;
+  options.out = testing::scratch_dir("generated_sizes");
+  options.graphs = 8;
+  options.seed = 7;
+  options.collections = {"layout:nlp:random"};
+  options.min_nodes = 2000;
+  options.max_nodes = 6000;
+  options.max_configurable = 150;
+  options.layout_configs = 4;
+  const GeneratorReport report = generate_dataset(options);
+  REQUIRE(report.files.size() == 8);
+  std::set<int> sizes;
+  for (const GeneratedFile& file : report.files) {
+    INFO(file.path << ": " << file.nodes << " nodes, " << file.configurable << " configurable");
+    CHECK(file.nodes >= options.min_nodes * 9 / 10);  // a program stops growing at 90% of its drawn size
+    CHECK(file.nodes <= options.max_nodes);
+    CHECK(file.configurable <= options.max_configurable);
+    sizes.insert(file.nodes);
+  }
+  // Before, every bert program stopped growing at the minimum: 8 files of one size.
+  CHECK(sizes.size() >= 4);
+  CHECK(*sizes.rbegin() - *sizes.begin() >= 1000);
+}

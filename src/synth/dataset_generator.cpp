@@ -187,7 +187,10 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   const int cap = std::max(200, options.max_nodes);
   const double low = options.min_nodes > 0 ? options.min_nodes : 300.0;
   const int max_nodes = static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
-  const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes), std::min(options.min_nodes, max_nodes));
+  // With --min-nodes, graphs that grow by repeating layers (bert) grow to the drawn size, so a
+  // tree's sizes spread over [min, max] instead of all stopping at min.
+  const int grow_to = options.min_nodes > 0 ? std::max(options.min_nodes, max_nodes * 9 / 10) : 0;
+  const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes), grow_to);
   std::vector<int32_t> configurable = configurable_candidates(program_graph);
   if (static_cast<int>(configurable.size()) > options.max_configurable) {
     for (size_t i = configurable.size(); i > 1; --i) std::swap(configurable[i - 1], configurable[graph_random() % i]);

@@ -22,7 +22,7 @@ struct GeneratorOptions {
   std::vector<std::string> collections;  // empty: all five
   int max_nodes = 5000;                  // program size cap (layout graphs are drawn below it)
   int min_nodes = 0;                     // > 0: layout sizes are drawn in [min, max] and bert
-                                         // graphs grow to at least this (large-graph experiments)
+                                         // graphs grow to the drawn size (large-graph experiments)
   int layout_configs = 1000;             // configs per layout file (the real test files hold 1000)
   int max_configurable = 500;            // cap on configurable nodes per layout graph
   int threads = 2;
