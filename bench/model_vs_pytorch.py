@@ -3,7 +3,7 @@
 python3-torch), on the same TpuGraphs files, fp32, CPU.
 
 Usage: /usr/bin/python3 bench/model_vs_pytorch.py [--binary build/native-release/bench/bench_model]
-                                                  [--file F.npz ...] [--rounds 3] [--threads 1]
+                                                  [--file F.npz ...] [--rounds 3] [--threads 1] [--avx2-only]
 Needs python3-torch and an optimised BLAS under it: `bash scripts/setup.sh --bench` installs
 python3-torch and libopenblas0-pthread (Debian's torch is built with BLAS_INFO=generic and would
 otherwise run on the reference netlib BLAS, 10x slower). The tests do not need either.
@@ -14,7 +14,12 @@ Wp + mean(consumers) Wc + b))] -> sum and mean pooling -> linear 64 + GELU -> li
 pruned to the configurable nodes and their 1-hop neighbours. Timed, median of `rounds`:
   train_step: forward + ListMLE + backward + Adam on 16 configs of the graph
   forward per 1,000 configs: batched forward passes (16 configs a batch) without gradients
-graphcost also reports ranking all configs with its incremental layout inference. Each side runs
+graphcost also reports ranking all configs with its incremental layout inference.
+
+--avx2-only measures both sides as an AVX2-only x86 machine runs them, on any newer x86 (AVX-512
+machines included): graphcost from the bench-avx2 preset (-march=x86-64-v3; `cmake --preset
+bench-avx2 && cmake --build --preset bench-avx2`), PyTorch with ATEN_CPU_CAPABILITY=avx2 and
+OpenBLAS with OPENBLAS_CORETYPE=Haswell (its AVX2 kernels). Each side runs
 in its own process; PyTorch gets the same number of threads (torch.set_num_threads) as graphcost
 uses for that figure (its tape is single-threaded; --threads sets PyTorch's count).
 """
@@ -147,7 +152,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="PyTorch threads (graphcost's tape uses 1)")
     parser.add_argument("--sample", type=int, default=32, help="configs timed for the forward-per-1,000 figure")
+    parser.add_argument("--avx2-only", action="store_true", help="both sides on AVX2 + FMA kernels only (see above)")
     args = parser.parse_args()
+    peer_env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    if args.avx2_only:
+        if parser.get_default("binary") == args.binary:
+            args.binary = os.path.join(ROOT, "build/bench-avx2/bench/bench_model")
+        if not os.path.exists(args.binary):
+            sys.exit(f"model_vs_pytorch: {args.binary} is missing; run `cmake --preset bench-avx2 && cmake --build --preset bench-avx2`")
+        peer_env.update(ATEN_CPU_CAPABILITY="avx2", OPENBLAS_CORETYPE="Haswell")
+        print("AVX2 only: graphcost built for x86-64-v3, PyTorch ATEN_CPU_CAPABILITY=avx2, OpenBLAS OPENBLAS_CORETYPE=Haswell")
     machine = os.path.join(os.path.dirname(args.binary), "bench_machine")
     print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
     try:
@@ -163,7 +177,7 @@ def main():
     for path in files:
         ours = run([args.binary, path, "--repeat", str(args.rounds), "--sample", str(args.sample)])
         peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM, path, str(args.rounds), str(args.threads), str(args.sample)],
-                   env=dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads)))
+                   env=peer_env)
         name = os.path.basename(path)[:44]
         for key, label in (("train_step_ms", "train step"), ("forward_per_1000_configs_ms", "fwd/1000")):
             print(f"{name:<44} {ours['view_rows']:>5} {label:>10} {ours[key]:>9.1f}ms {peer[key]:>9.1f}ms "
