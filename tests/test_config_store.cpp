@@ -196,7 +196,7 @@ TEST_CASE("training and evaluation read a config store as they read the files", 
       largest_graph = std::max<int64_t>(largest_graph, g.node_count);
     }
     REQUIRE(largest_view < largest_graph);
-    const uint64_t per_row = static_cast<uint64_t>(options.model.hidden) * 4 * 6 * static_cast<uint64_t>(options.model.layers + 1);
+    const uint64_t per_row = static_cast<uint64_t>(options.model.hidden) * 4 * 8 * static_cast<uint64_t>(options.model.layers + 1);
     CHECK(estimate_training_memory(files, options).step == static_cast<uint64_t>(options.configs_per_step * largest_view) * per_row);
     options.model.hops = -1;  // the whole graph
     CHECK(estimate_training_memory(files, options).step == static_cast<uint64_t>(options.configs_per_step * largest_graph) * per_row);

@@ -59,9 +59,8 @@ class StateIndex {
     }
   }
   size_t size() const { return starts_.size(); }
-  // Empty again, keeping the memory: refilling it then costs no page faults (under a memory budget
-  // freed memory goes back to the system, and a table refilled from nothing faulted on every page,
-  // every config, when one config's states outgrew the cap: 14x slower validation).
+  // Empty again, keeping the memory: a table refilled from nothing grows again by reallocation,
+  // and when one config's states outgrow the cap that happened for every config.
   void clear() {
     std::fill(slots_.begin(), slots_.end(), Slot{});
     starts_.clear();

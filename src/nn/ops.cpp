@@ -325,21 +325,22 @@ Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vect
   }
   Matrix out = pre;
   gelu_in_place(out.data(), out.size());
-  return shared.tape->record(std::move(out), {shared, sparse, bias}, [shared, times, sparse, rows, bias, pre](Tape& tape, int id) {
-    const Matrix d_pre = gelu_backward(pre, tape.grad(id));
-    const Eigen::Index n = tape.value(shared.id).rows();
-    if (tape.needs_grad(shared.id)) {
-      Matrix total = d_pre.topRows(n);
-      for (int t = 1; t < times; ++t) total += d_pre.middleRows(t * n, n);
-      tape.add_to_grad(shared.id, total);
-    }
-    if (tape.needs_grad(sparse.id)) {
-      Matrix picked(static_cast<Eigen::Index>(rows.size()), d_pre.cols());
-      for (size_t i = 0; i < rows.size(); ++i) picked.row(static_cast<Eigen::Index>(i)) = d_pre.row(rows[i]);
-      tape.add_to_grad(sparse.id, picked);
-    }
-    if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
-  });
+  return shared.tape->record(std::move(out), {shared, sparse, bias},
+                             [shared, times, sparse, rows, bias, pre = std::move(pre)](Tape& tape, int id) {
+                               const Matrix d_pre = gelu_backward(pre, tape.grad(id));
+                               const Eigen::Index n = tape.value(shared.id).rows();
+                               if (tape.needs_grad(shared.id)) {
+                                 Matrix total = d_pre.topRows(n);
+                                 for (int t = 1; t < times; ++t) total += d_pre.middleRows(t * n, n);
+                                 tape.add_to_grad(shared.id, total);
+                               }
+                               if (tape.needs_grad(sparse.id)) {
+                                 Matrix picked(static_cast<Eigen::Index>(rows.size()), d_pre.cols());
+                                 for (size_t i = 0; i < rows.size(); ++i) picked.row(static_cast<Eigen::Index>(i)) = d_pre.row(rows[i]);
+                                 tape.add_to_grad(sparse.id, picked);
+                               }
+                               if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
+                             });
 }
 
 namespace {

@@ -15,6 +15,7 @@
 
 #include "common/input_error.h"
 #include "common/internal_error.h"
+#include "common/io_error.h"
 #include "common/memory_limit.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
@@ -395,15 +396,24 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
     // Validation's state tables (interned row states, layout_inference.cpp) get what the budget
     // leaves after everything else, at most their usual 128 MiB and at least a 24th of the budget;
     // with the slack of growing vectors they can take 3 times that (counted in the estimate). A
-    // small table recomputes more (validation on a 16,000-node graph took 4x longer at a 24th of
-    // 512 MiB than at 128 MiB), never changes a result.
+    // smaller table recomputes more, never changes a result.
     std::vector<std::string> held = train_files;
     held.insert(held.end(), valid_files.begin(), valid_files.end());
+    // A resumed run trains the checkpoint's model: its widths and hops size the step.
+    TrainOptions sized = options;
+    if (options.resume) sized.model = CostModel::load(options.out).config();
+    const size_t usual_tables = layout_state_memory();
     set_layout_state_memory(0);
-    const uint64_t without_tables = estimate_training_memory(held, options).total();
-    const uint64_t left = options.memory_budget > without_tables ? (options.memory_budget - without_tables) / 3 : 0;
-    set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(size_t{128} << 20, std::max(options.memory_budget / 24, left))));
-    const MemoryEstimate estimate = estimate_training_memory(held, options);
+    MemoryEstimate estimate;
+    try {
+      estimate = estimate_training_memory(held, sized);  // without the tables
+    } catch (...) {
+      set_layout_state_memory(usual_tables);
+      throw;
+    }
+    const uint64_t left = options.memory_budget > estimate.total() ? (options.memory_budget - estimate.total()) / 3 : 0;
+    set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(usual_tables, std::max(options.memory_budget / 24, left))));
+    estimate.validation += 3 * layout_state_memory();  // as estimate_training_memory counts them
     if (estimate.total() > options.memory_budget) {
       throw InputError(options.data, "memory budget",
                        "at least " + format_byte_size(estimate.total()) + " for this run (" + estimate.text() +
@@ -506,6 +516,8 @@ uint64_t view_rows(const std::string& file, uint64_t nodes, int hops) {
     return static_cast<uint64_t>(make_graph_view(graph, hops).size());
   } catch (const InputError&) {
     return nodes;
+  } catch (const IoError&) {
+    return nodes;
   }
 }
 
@@ -545,11 +557,13 @@ MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, c
   // Validation ranks one graph at a time (one thread): its sampled rows (when read from a store)
   // and the inference's state tables.
   estimate.validation = (use_cache ? largest_valid_rows : 0) + 3 * layout_state_memory();
-  // A step's activations and gradients: configs x view rows of hidden floats, about 6 such
-  // matrices per layer and the input (measured with the fused layers: 4.5 KiB a row at hidden 64,
-  // 2 layers, 16 configs of the real 2,850-row nlp view; docs/scaling.md).
-  const uint64_t per_row = static_cast<uint64_t>(std::max(1, options.model.hidden)) * sizeof(float) * 6 *
-                           static_cast<uint64_t>(std::max(1, options.model.layers + 1));
+  // A step's activations and gradients: configs x view rows of hidden floats, 8 such matrices per
+  // layer and the input, 6 more per layer with cross-config attention (measured with the fused
+  // layers: 4.5 KiB a row at hidden 64, 2 layers, 16 configs of the real 2,850-row nlp view, where
+  // this counts 6 KiB; docs/scaling.md).
+  const uint64_t matrices = 8 * static_cast<uint64_t>(std::max(1, options.model.layers + 1)) +
+                            (options.model.cross_config_attention ? 6 * static_cast<uint64_t>(std::max(0, options.model.layers)) : 0);
+  const uint64_t per_row = static_cast<uint64_t>(std::max(1, options.model.hidden)) * sizeof(float) * matrices;
   estimate.step = static_cast<uint64_t>(options.configs_per_step) * largest_rows * per_row;
   estimate.program = 32ull << 20;  // the binary, its libraries and the model (measured: 28-31 MiB)
   return estimate;
