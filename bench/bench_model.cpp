@@ -128,7 +128,17 @@ int main(int argc, char** argv) {
       tape.backward(loss);
       adam.step(1.0f);
     });
-    std::printf(", \"train_step_configs\": %zu, \"train_step_ms\": %.3f}\n", step_pool.size(), step_s * 1e3);
+    std::printf(", \"train_step_configs\": %zu, \"train_step_ms\": %.3f", step_pool.size(), step_s * 1e3);
+    if (graph.kind == GraphKind::Layout && !model.couples_configs()) {
+      // The rows the step computes: the batch's (config, node) rows, and the distinct ones at each
+      // layer (model/distinct_rows.h), which is what the step computes.
+      const DistinctRows plan = model.distinct_rows(prepared, step_pool);
+      std::printf(", \"train_step_rows\": %zu, \"train_step_distinct_rows\": [%zu",
+                  step_pool.size() * static_cast<size_t>(prepared.view.size()), plan.input_nodes.size());
+      for (const auto& layer : plan.layers) std::printf(", %zu", layer->self.size());
+      std::printf("]");
+    }
+    std::printf("}\n");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_model: %s\n", error.what());
     return 1;

@@ -192,8 +192,7 @@ PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector
 }
 
 nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
-  const nn::Var states = node_states(tape, prepared, configs);
-  return head(tape, nn::segment_pool(states, prepared.view.size(), nn::Pool::Sum), prepared.view.size());
+  return head(tape, node_sums(tape, prepared, configs), prepared.view.size());
 }
 
 nn::Var CostModel::head(nn::Tape& tape, nn::Var node_sum, double node_count) {
@@ -203,72 +202,134 @@ nn::Var CostModel::head(nn::Tape& tape, nn::Var node_sum, double node_count) {
   return add_row(matmul(hidden, tape.parameter(find("out.weight"))), tape.parameter(find("out.bias")));
 }
 
-nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
+CostModel::LayoutBatch CostModel::layout_batch(const PreparedGraph& prepared, const std::vector<int32_t>& configs) const {
+  const TpuGraph& graph = *prepared.graph;
+  const GraphView& view = prepared.view;
+  LayoutBatch batch;
+  for (int32_t config : configs) {
+    const std::vector<int32_t> values = layout_config_ids(graph, config);
+    const std::vector<float> mask = config_.relative_configs ? changed_mask(prepared.usual_values, values) : std::vector<float>();
+    std::vector<int32_t>& ids = batch.ids.emplace_back();
+    std::vector<float>& changed = batch.changed.emplace_back();
+    auto take = [&](size_t slot) {
+      const auto first = static_cast<std::ptrdiff_t>(slot * kLayoutConfigFeatureCount), last = first + kLayoutConfigFeatureCount;
+      ids.insert(ids.end(), values.begin() + first, values.begin() + last);
+      if (!mask.empty()) changed.insert(changed.end(), mask.begin() + first, mask.begin() + last);
+    };
+    if (view.configurable_slot.empty()) {
+      for (size_t slot = 0; slot < view.configurable.size(); ++slot) take(slot);
+    } else {
+      for (int32_t slot : view.configurable_slot) take(static_cast<size_t>(slot));
+    }
+  }
+  return batch;
+}
+
+nn::Var CostModel::layout_config_term(nn::Tape& tape, const std::vector<int32_t>& ids, const std::vector<float>& changed, nn::Var weight) {
+  using namespace nn;
+  const Var value_table = tape.parameter(find("layout_value_embedding"));
+  Var embedded = embedding(value_table, ids);  // (rows*18) x e
+  if (config_.relative_configs) {
+    // Changed nodes add the "changed" row to each of their embedded values: mask (rows*18 x 1)
+    // times that row (1 x e).
+    const Matrix mask = Eigen::Map<const Matrix>(changed.data(), static_cast<Eigen::Index>(changed.size()), 1);
+    embedded = add(embedded, matmul(tape.constant(mask), slice_rows(value_table, kChangedRow, 1)));
+  }
+  const Var per_node = reshape(embedded, static_cast<Eigen::Index>(ids.size() / kLayoutConfigFeatureCount),
+                               kLayoutConfigFeatureCount * config_.config_embedding);
+  return matmul(per_node, weight);
+}
+
+CostModel::InputLayer CostModel::input_layer(nn::Tape& tape, const PreparedGraph& prepared) {
   using namespace nn;
   const TpuGraph& graph = *prepared.graph;
   const GraphView& view = prepared.view;
-  const int batch = static_cast<int>(configs.size());
-  const Eigen::Index nodes = view.size();
-  std::vector<int32_t> opcodes(static_cast<size_t>(nodes));
-  for (Eigen::Index v = 0; v < nodes; ++v)
+  std::vector<int32_t> opcodes(static_cast<size_t>(view.size()));
+  for (int32_t v = 0; v < view.size(); ++v)
     opcodes[static_cast<size_t>(v)] = graph.node_opcodes[static_cast<size_t>(view.nodes[static_cast<size_t>(v)])];
-  // The input layer, split by columns of input.weight (the same function as one product of the
+  // The input layer, split by rows of input.weight (the same function as one product of the
   // concatenated input, with less work): the node part [opcode embedding | features] times its
-  // rows of the weight once per graph, repeated for every config of the batch; the config part
-  // times the remaining rows, for tile graphs per (config, node) row, for layout graphs only at
-  // the configurable nodes' rows (everywhere else it is zero).
+  // rows once per graph; the config part times the remaining rows, per row that has one.
   const Var node_part =
       concat_columns({embedding(tape.parameter(find("opcode_embedding")), opcodes), tape.constant(prepared.node_features)});
   const Var input_weight = tape.parameter(find("input.weight"));
   const Eigen::Index node_columns = node_part.cols();
-  const Var config_weight = slice_rows(input_weight, node_columns, input_weight.rows() - node_columns);
+  return {matmul(node_part, slice_rows(input_weight, 0, node_columns)),
+          slice_rows(input_weight, node_columns, input_weight.rows() - node_columns)};
+}
+
+DistinctRows CostModel::distinct_rows(const PreparedGraph& prepared, const std::vector<int32_t>& configs) const {
+  return plan_distinct_rows(prepared.view, layout_batch(prepared, configs).ids, kLayoutConfigFeatureCount, config_.layers);
+}
+
+nn::Var CostModel::node_sums(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
+  using namespace nn;
+  // Cross-config attention mixes every (config, node) row with the others of its node, and a tile
+  // config changes every row: both run on all rows.
+  if (config_.kind != GraphKind::Layout || config_.cross_config_attention)
+    return segment_pool(node_states(tape, prepared, configs), prepared.view.size(), Pool::Sum);
+  // Layout: each distinct row of each layer once (model/distinct_rows.h), the same values as
+  // node_states' rows.
+  const LayoutBatch batch = layout_batch(prepared, configs);
+  DistinctRows plan = plan_distinct_rows(prepared.view, batch.ids, kLayoutConfigFeatureCount, config_.layers);
+  std::vector<int32_t> ids, target_rows;
+  std::vector<float> changed;
+  for (const DistinctRows::ConfigPart& part : plan.config_parts) {
+    const auto first = static_cast<std::ptrdiff_t>(part.slot) * kLayoutConfigFeatureCount, last = first + kLayoutConfigFeatureCount;
+    const std::vector<int32_t>& values = batch.ids[static_cast<size_t>(part.config)];
+    ids.insert(ids.end(), values.begin() + first, values.begin() + last);
+    if (config_.relative_configs) {
+      const std::vector<float>& mask = batch.changed[static_cast<size_t>(part.config)];
+      changed.insert(changed.end(), mask.begin() + first, mask.begin() + last);
+    }
+    target_rows.push_back(part.row);
+  }
+  const InputLayer input = input_layer(tape, prepared);
+  Var h =
+      gelu_of_gathered_and_sparse(input.node_term, std::move(plan.input_nodes), layout_config_term(tape, ids, changed, input.config_weight),
+                                  target_rows, tape.parameter(find("input.bias")));
+  for (int l = 0; l < config_.layers; ++l) {
+    const std::string prefix = "sage" + std::to_string(l) + ".";
+    const std::shared_ptr<const RowSources>& sources = plan.layers[static_cast<size_t>(l)];
+    const Var updated = sage_message(h, sources, tape.parameter(find(prefix + "self")), tape.parameter(find(prefix + "producers")),
+                                     tape.parameter(find(prefix + "consumers")), tape.parameter(find(prefix + "bias")));
+    h = add_layer_norm(h, sources->self, updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias")));
+  }
+  return pool_rows(h, std::move(plan.final_rows), static_cast<int>(configs.size()));
+}
+
+nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, const std::vector<int32_t>& configs) {
+  using namespace nn;
+  const GraphView& view = prepared.view;
+  const int batch = static_cast<int>(configs.size());
+  const Eigen::Index nodes = view.size();
+  const InputLayer input = input_layer(tape, prepared);
+  // The config part: tile graphs per (config, node) row, layout graphs only at the configurable
+  // nodes' rows (everywhere else it is zero).
   Var config_term;                   // rows of the config part of the input layer...
   std::vector<int32_t> target_rows;  // ...and the (config, node) row each is added to
   if (config_.kind == GraphKind::Tile) {
     Matrix rows(static_cast<Eigen::Index>(batch) * nodes, kTileConfigFeatureCount);
     for (int b = 0; b < batch; ++b)
       rows.middleRows(b * nodes, nodes).rowwise() = prepared.tile_configs.row(configs[static_cast<size_t>(b)]);
-    config_term = matmul(tape.constant(std::move(rows)), config_weight);
+    config_term = matmul(tape.constant(std::move(rows)), input.config_weight);
     target_rows.resize(static_cast<size_t>(batch * nodes));
     std::iota(target_rows.begin(), target_rows.end(), 0);
   } else {
+    const LayoutBatch values = layout_batch(prepared, configs);
     std::vector<int32_t> ids;
-    std::vector<float> changed;  // relative_configs: 1 per id of a node changed from its usual row
-    const size_t configurable = view.configurable.size();
+    std::vector<float> changed;
     for (int b = 0; b < batch; ++b) {
-      const std::vector<int32_t> values = layout_config_ids(graph, configs[static_cast<size_t>(b)]);
-      const std::vector<float> mask = config_.relative_configs ? changed_mask(prepared.usual_values, values) : std::vector<float>();
-      auto take = [&](size_t first) {
-        ids.insert(ids.end(), values.begin() + static_cast<std::ptrdiff_t>(first),
-                   values.begin() + static_cast<std::ptrdiff_t>(first + kLayoutConfigFeatureCount));
-        if (!mask.empty())
-          changed.insert(changed.end(), mask.begin() + static_cast<std::ptrdiff_t>(first),
-                         mask.begin() + static_cast<std::ptrdiff_t>(first + kLayoutConfigFeatureCount));
-      };
-      if (view.configurable_slot.empty()) {
-        for (size_t slot = 0; slot < configurable; ++slot) take(slot * kLayoutConfigFeatureCount);
-      } else {
-        for (int32_t slot : view.configurable_slot) take(static_cast<size_t>(slot) * kLayoutConfigFeatureCount);
-      }
-      for (size_t k = 0; k < configurable; ++k) target_rows.push_back(static_cast<int32_t>(b * nodes + view.configurable[k]));
+      ids.insert(ids.end(), values.ids[static_cast<size_t>(b)].begin(), values.ids[static_cast<size_t>(b)].end());
+      changed.insert(changed.end(), values.changed[static_cast<size_t>(b)].begin(), values.changed[static_cast<size_t>(b)].end());
+      for (int32_t v : view.configurable) target_rows.push_back(static_cast<int32_t>(b * nodes + v));
     }
-    const Var value_table = tape.parameter(find("layout_value_embedding"));
-    Var embedded = embedding(value_table, ids);  // (B*nc*18) x e
-    if (config_.relative_configs) {
-      // Changed nodes add the "changed" row to each of their embedded values: mask (B*nc*18 x 1)
-      // times that row (1 x e).
-      const Matrix mask = Eigen::Map<const Matrix>(changed.data(), static_cast<Eigen::Index>(changed.size()), 1);
-      embedded = add(embedded, matmul(tape.constant(mask), slice_rows(value_table, kChangedRow, 1)));
-    }
-    const Var per_node = reshape(embedded, static_cast<Eigen::Index>(batch) * static_cast<Eigen::Index>(configurable),
-                                 kLayoutConfigFeatureCount * config_.config_embedding);
-    config_term = matmul(per_node, config_weight);
+    config_term = layout_config_term(tape, ids, changed, input.config_weight);
   }
   // Fused ops (nn/ops.h): gelu(repeat(node term) + scattered config term + bias), then per layer
   // gelu([h | producer means | consumer means] W + b) and h + layer_norm(...), each one pass over
   // the batch's rows instead of one per elementary op.
-  const Var node_term = matmul(node_part, slice_rows(input_weight, 0, node_columns));
-  Var h = gelu_of_shared_and_sparse(node_term, batch, config_term, target_rows, tape.parameter(find("input.bias")));
+  Var h = gelu_of_shared_and_sparse(input.node_term, batch, config_term, target_rows, tape.parameter(find("input.bias")));
   for (int l = 0; l < config_.layers; ++l) {
     const std::string prefix = "sage" + std::to_string(l) + ".";
     Var updated =

@@ -25,6 +25,7 @@
 #include "data/tpu_graph.h"
 #include "io/byte_source.h"
 #include "io/npy_array.h"
+#include "model/distinct_rows.h"
 #include "model/feature_encoder.h"
 #include "model/graph_view.h"
 #include "nn/tape.h"
@@ -114,6 +115,12 @@ class CostModel {
   nn::Var forward(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
   // The node states after the SAGE blocks, (B * nodes) x hidden, config b's nodes at rows b*nodes...
   nn::Var node_states(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
+  // Each config's sum of node states (B x hidden): the pooling of node_states. Layout models
+  // without attention compute it over the batch's distinct rows (model/distinct_rows.h): the same
+  // values and gradients, with configs sharing every row they agree on.
+  nn::Var node_sums(nn::Tape& tape, const PreparedGraph& graph, const std::vector<int32_t>& configs);
+  // The distinct rows of a layout batch at each layer: what node_sums computes.
+  DistinctRows distinct_rows(const PreparedGraph& graph, const std::vector<int32_t>& configs) const;
   // The cost (B x 1) from each config's sum of node states (B x hidden) over a graph of
   // `node_count` nodes (the pooling is [sum | sum / node_count]). Graph Segment Training adds
   // the sums of separately computed segments here.
@@ -142,6 +149,23 @@ class CostModel {
  private:
   nn::Parameter& add_parameter(const std::string& name, int rows, int cols, float scale);
   nn::Parameter& find(const std::string& name);
+  // The input layer's config-independent part (view nodes x hidden: [opcode embedding | features]
+  // times their rows of input.weight) and the rows of input.weight that multiply config features.
+  struct InputLayer {
+    nn::Var node_term;
+    nn::Var config_weight;
+  };
+  InputLayer input_layer(nn::Tape& tape, const PreparedGraph& graph);
+  // A layout batch's value ids (and relative_configs' changed masks) at the view's configurable
+  // nodes, per config, kLayoutConfigFeatureCount per node.
+  struct LayoutBatch {
+    std::vector<std::vector<int32_t>> ids;
+    std::vector<std::vector<float>> changed;
+  };
+  LayoutBatch layout_batch(const PreparedGraph& graph, const std::vector<int32_t>& configs) const;
+  // The config part of the input layer for rows of node values `ids` (18 a row): embedded,
+  // flattened and multiplied by `weight`.
+  nn::Var layout_config_term(nn::Tape& tape, const std::vector<int32_t>& ids, const std::vector<float>& changed, nn::Var weight);
 
   ModelConfig config_;
   FeatureStatistics statistics_;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 namespace graphcost::nn {
@@ -312,12 +313,26 @@ Var group_softmax(Var x, int groups) {
   });
 }
 
-Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vector<int32_t>& rows, Var bias) {
-  assert(times > 0 && sparse.rows() == static_cast<Eigen::Index>(rows.size()) && sparse.cols() == shared.cols());
+namespace {
+
+// The input layer over `shared` rows repeated `times` times, or (times 0) picked by shared_rows,
+// plus the sparse rows, plus the bias, through GELU.
+Var gelu_of_shared_rows_and_sparse(Var shared, std::vector<int32_t> shared_rows, int times, Var sparse, const std::vector<int32_t>& rows,
+                                   Var bias) {
+  const bool gathered = times == 0;  // 0: rows picked by shared_rows
+  assert(sparse.rows() == static_cast<Eigen::Index>(rows.size()) && sparse.cols() == shared.cols());
   assert(bias.rows() == 1 && bias.cols() == shared.cols());
   const Eigen::Index n = shared.rows();
-  Matrix pre(n * times, shared.cols());
-  for (int t = 0; t < times; ++t) pre.middleRows(t * n, n) = shared.value();
+  const Eigen::Index total = gathered ? static_cast<Eigen::Index>(shared_rows.size()) : n * times;
+  Matrix pre(total, shared.cols());
+  if (gathered) {
+    for (Eigen::Index r = 0; r < total; ++r) {
+      assert(shared_rows[static_cast<size_t>(r)] >= 0 && shared_rows[static_cast<size_t>(r)] < n);
+      pre.row(r) = shared.value().row(shared_rows[static_cast<size_t>(r)]);
+    }
+  } else {
+    for (int t = 0; t < times; ++t) pre.middleRows(t * n, n) = shared.value();
+  }
   pre.rowwise() += bias.value().row(0);
   for (size_t i = 0; i < rows.size(); ++i) {
     assert(rows[i] >= 0 && rows[i] < pre.rows());
@@ -325,35 +340,67 @@ Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vect
   }
   Matrix out = pre;
   gelu_in_place(out.data(), out.size());
-  return shared.tape->record(std::move(out), {shared, sparse, bias},
-                             [shared, times, sparse, rows, bias, pre = std::move(pre)](Tape& tape, int id) {
-                               const Matrix d_pre = gelu_backward(pre, tape.grad(id));
-                               const Eigen::Index n = tape.value(shared.id).rows();
-                               if (tape.needs_grad(shared.id)) {
-                                 Matrix total = d_pre.topRows(n);
-                                 for (int t = 1; t < times; ++t) total += d_pre.middleRows(t * n, n);
-                                 tape.add_to_grad(shared.id, total);
-                               }
-                               if (tape.needs_grad(sparse.id)) {
-                                 Matrix picked(static_cast<Eigen::Index>(rows.size()), d_pre.cols());
-                                 for (size_t i = 0; i < rows.size(); ++i) picked.row(static_cast<Eigen::Index>(i)) = d_pre.row(rows[i]);
-                                 tape.add_to_grad(sparse.id, picked);
-                               }
-                               if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
-                             });
+  return shared.tape->record(
+      std::move(out), {shared, sparse, bias},
+      [shared, gathered, shared_rows = std::move(shared_rows), times, sparse, rows, bias, pre = std::move(pre)](Tape& tape, int id) {
+        const Matrix d_pre = gelu_backward(pre, tape.grad(id));
+        const Eigen::Index n = tape.value(shared.id).rows();
+        if (tape.needs_grad(shared.id) && gathered) {
+          Matrix& target = tape.grad(shared.id);
+          for (Eigen::Index r = 0; r < d_pre.rows(); ++r) target.row(shared_rows[static_cast<size_t>(r)]) += d_pre.row(r);
+        } else if (tape.needs_grad(shared.id)) {
+          Matrix total = d_pre.topRows(n);
+          for (int t = 1; t < times; ++t) total += d_pre.middleRows(t * n, n);
+          tape.add_to_grad(shared.id, total);
+        }
+        if (tape.needs_grad(sparse.id)) {
+          Matrix picked(static_cast<Eigen::Index>(rows.size()), d_pre.cols());
+          for (size_t i = 0; i < rows.size(); ++i) picked.row(static_cast<Eigen::Index>(i)) = d_pre.row(rows[i]);
+          tape.add_to_grad(sparse.id, picked);
+        }
+        if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
+      });
+}
+
+}  // namespace
+
+Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vector<int32_t>& rows, Var bias) {
+  assert(times > 0);
+  return gelu_of_shared_rows_and_sparse(shared, {}, times, sparse, rows, bias);
+}
+
+Var gelu_of_gathered_and_sparse(Var shared, std::vector<int32_t> shared_rows, Var sparse, const std::vector<int32_t>& rows, Var bias) {
+  return gelu_of_shared_rows_and_sparse(shared, std::move(shared_rows), 0, sparse, rows, bias);
 }
 
 namespace {
 
-// [x | mean over producers | mean over consumers], per stacked block of `adjacency.nodes` rows.
-Matrix stack_neighbour_means(const Matrix& x, const Adjacency& producers, const Adjacency& consumers) {
-  const Eigen::Index n = producers.nodes, m = x.cols();
-  const Eigen::Index blocks = x.rows() / n;
-  Matrix stacked(x.rows(), 3 * m);
-  stacked.leftCols(m) = x;
+// Where a message layer's row finds its inputs in x: blocked (self == nullptr), x holds stacked
+// blocks of `producers.nodes` rows and row b*n + i reads row b*n + i and its neighbours b*n + j;
+// gathered, row i reads x rows self[i] and the neighbours as listed.
+struct MessageInputs {
+  const Adjacency& producers;
+  const Adjacency& consumers;
+  const std::vector<int32_t>* self;
+  Eigen::Index n() const { return producers.nodes; }
+  Eigen::Index blocks(Eigen::Index x_rows) const { return self != nullptr ? 1 : x_rows / n(); }
+  Eigen::Index self_row(Eigen::Index b, Eigen::Index i) const { return self != nullptr ? (*self)[static_cast<size_t>(i)] : b * n() + i; }
+  Eigen::Index neighbour_base(Eigen::Index b) const { return self != nullptr ? 0 : b * n(); }
+};
+
+// [x's own row | mean over producers | mean over consumers] for every output row.
+Matrix stack_neighbour_means(const Matrix& x, const MessageInputs& inputs) {
+  const Eigen::Index n = inputs.n(), m = x.cols(), blocks = inputs.blocks(x.rows());
+  Matrix stacked(n * blocks, 3 * m);
+  if (inputs.self == nullptr) {
+    stacked.leftCols(m) = x;
+  } else {
+    for (Eigen::Index i = 0; i < n; ++i) stacked.block(i, 0, 1, m) = x.row(inputs.self_row(0, i));
+  }
   for (int side = 0; side < 2; ++side) {
-    const Adjacency& adjacency = side == 0 ? producers : consumers;
+    const Adjacency& adjacency = side == 0 ? inputs.producers : inputs.consumers;
     for (Eigen::Index b = 0; b < blocks; ++b) {
+      const Eigen::Index base = inputs.neighbour_base(b);
       for (Eigen::Index i = 0; i < n; ++i) {
         const int32_t begin = adjacency.offsets[static_cast<size_t>(i)], end = adjacency.offsets[static_cast<size_t>(i) + 1];
         auto mean = stacked.block(b * n + i, (side + 1) * m, 1, m);
@@ -361,13 +408,31 @@ Matrix stack_neighbour_means(const Matrix& x, const Adjacency& producers, const 
           mean.setZero();
           continue;
         }
-        mean = x.row(b * n + adjacency.neighbours[static_cast<size_t>(begin)]);
-        for (int32_t k = begin + 1; k < end; ++k) mean += x.row(b * n + adjacency.neighbours[static_cast<size_t>(k)]);
+        mean = x.row(base + adjacency.neighbours[static_cast<size_t>(begin)]);
+        for (int32_t k = begin + 1; k < end; ++k) mean += x.row(base + adjacency.neighbours[static_cast<size_t>(k)]);
         if (end - begin > 1) mean *= 1.0f / static_cast<float>(end - begin);
       }
     }
   }
   return stacked;
+}
+
+// The backward of the neighbour means: column block `column` of each row of d_means, over the
+// neighbour count, added to every neighbour's row of `target`.
+void scatter_neighbour_means(const Matrix& d_means, Eigen::Index column, const MessageInputs& inputs, Matrix& target) {
+  const Eigen::Index n = inputs.n(), m = target.cols(), blocks = d_means.rows() / n;
+  for (int side = 0; side < 2; ++side) {
+    const Adjacency& adjacency = side == 0 ? inputs.producers : inputs.consumers;
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      const Eigen::Index base = inputs.neighbour_base(b);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const int32_t begin = adjacency.offsets[static_cast<size_t>(i)], end = adjacency.offsets[static_cast<size_t>(i) + 1];
+        if (begin == end) continue;
+        const auto upstream = (1.0f / static_cast<float>(end - begin)) * d_means.block(b * n + i, column + side * m, 1, m);
+        for (int32_t k = begin; k < end; ++k) target.row(base + adjacency.neighbours[static_cast<size_t>(k)]) += upstream;
+      }
+    }
+  }
 }
 
 Matrix stack_rows(std::initializer_list<const Matrix*> parts) {
@@ -382,59 +447,71 @@ Matrix stack_rows(std::initializer_list<const Matrix*> parts) {
   return out;
 }
 
-}  // namespace
-
-Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Var w_self, Var w_producers, Var w_consumers, Var bias) {
-  assert(producers.nodes > 0 && producers.nodes == consumers.nodes && x.rows() % producers.nodes == 0);
+// `owner` keeps what `inputs` refers to alive until the backward pass (null: the caller does).
+Var sage_message_over(Var x, MessageInputs inputs, std::shared_ptr<const RowSources> owner, Var w_self, Var w_producers, Var w_consumers,
+                      Var bias) {
+  assert(inputs.n() > 0 && inputs.producers.nodes == inputs.consumers.nodes);
+  assert(inputs.self != nullptr || x.rows() % inputs.n() == 0);
+  assert(inputs.self == nullptr || static_cast<Eigen::Index>(inputs.self->size()) == inputs.n());
   assert(w_self.rows() == x.cols() && w_producers.rows() == x.cols() && w_consumers.rows() == x.cols());
-  Matrix stacked = stack_neighbour_means(x.value(), producers, consumers);
+  Matrix stacked = stack_neighbour_means(x.value(), inputs);
   // The bias first and the product added to it: Eigen would otherwise zero `pre` before the
   // product and add the bias in another pass.
-  Matrix pre(x.rows(), w_self.cols());
+  Matrix pre(stacked.rows(), w_self.cols());
   pre.rowwise() = bias.value().row(0);
   pre.noalias() += stacked * stack_rows({&w_self.value(), &w_producers.value(), &w_consumers.value()});
   Matrix out = pre;
   gelu_in_place(out.data(), out.size());
-  return x.tape->record(std::move(out), {x, w_self, w_producers, w_consumers, bias},
-                        [x, &producers, &consumers, w_self, w_producers, w_consumers, bias, stacked = std::move(stacked),
-                         pre = std::move(pre)](Tape& tape, int id) {
-                          const Matrix d_pre = gelu_backward(pre, tape.grad(id));
-                          if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
-                          const Eigen::Index m = tape.value(x.id).cols();
-                          const Var weights[3] = {w_self, w_producers, w_consumers};
-                          if (tape.needs_grad(w_self.id) || tape.needs_grad(w_producers.id) || tape.needs_grad(w_consumers.id)) {
-                            Matrix d_weights(3 * m, d_pre.cols());
-                            d_weights.noalias() = stacked.transpose() * d_pre;
-                            for (int k = 0; k < 3; ++k) {
-                              if (tape.needs_grad(weights[k].id)) tape.add_to_grad(weights[k].id, d_weights.middleRows(k * m, m));
-                            }
-                          }
-                          if (!tape.needs_grad(x.id)) return;
-                          // x's own part straight into its gradient (usually already holding the residual's), then
-                          // the neighbour means' part scattered back to the neighbours.
-                          Matrix& target = tape.grad(x.id);
-                          target.noalias() += d_pre * tape.value(w_self.id).transpose();
-                          Matrix d_means(d_pre.rows(), 2 * m);
-                          d_means.noalias() = d_pre * stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}).transpose();
-                          const Eigen::Index n = producers.nodes, blocks = d_pre.rows() / n;
-                          for (int side = 0; side < 2; ++side) {
-                            const Adjacency& adjacency = side == 0 ? producers : consumers;
-                            for (Eigen::Index b = 0; b < blocks; ++b) {
-                              for (Eigen::Index i = 0; i < n; ++i) {
-                                const int32_t begin = adjacency.offsets[static_cast<size_t>(i)],
-                                              end = adjacency.offsets[static_cast<size_t>(i) + 1];
-                                if (begin == end) continue;
-                                const auto upstream = (1.0f / static_cast<float>(end - begin)) * d_means.block(b * n + i, side * m, 1, m);
-                                for (int32_t k = begin; k < end; ++k)
-                                  target.row(b * n + adjacency.neighbours[static_cast<size_t>(k)]) += upstream;
-                              }
-                            }
-                          }
-                        });
+  return x.tape->record(
+      std::move(out), {x, w_self, w_producers, w_consumers, bias},
+      [x, inputs, owner, w_self, w_producers, w_consumers, bias, stacked = std::move(stacked), pre = std::move(pre)](Tape& tape, int id) {
+        const Matrix d_pre = gelu_backward(pre, tape.grad(id));
+        if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
+        const Eigen::Index m = tape.value(x.id).cols();
+        const Var weights[3] = {w_self, w_producers, w_consumers};
+        if (tape.needs_grad(w_self.id) || tape.needs_grad(w_producers.id) || tape.needs_grad(w_consumers.id)) {
+          Matrix d_weights(3 * m, d_pre.cols());
+          d_weights.noalias() = stacked.transpose() * d_pre;
+          for (int k = 0; k < 3; ++k) {
+            if (tape.needs_grad(weights[k].id)) tape.add_to_grad(weights[k].id, d_weights.middleRows(k * m, m));
+          }
+        }
+        if (!tape.needs_grad(x.id)) return;
+        Matrix& target = tape.grad(x.id);
+        if (inputs.self == nullptr) {
+          // x's own part straight into its gradient (usually already holding the residual's), then
+          // the neighbour means' part scattered back to the neighbours.
+          target.noalias() += d_pre * tape.value(w_self.id).transpose();
+          Matrix d_means(d_pre.rows(), 2 * m);
+          d_means.noalias() = d_pre * stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}).transpose();
+          scatter_neighbour_means(d_means, 0, inputs, target);
+          return;
+        }
+        // Gathered: one product for all three parts, each scattered to its rows of x.
+        Matrix d_stacked(d_pre.rows(), 3 * m);
+        d_stacked.noalias() =
+            d_pre * stack_rows({&tape.value(w_self.id), &tape.value(w_producers.id), &tape.value(w_consumers.id)}).transpose();
+        for (Eigen::Index i = 0; i < d_stacked.rows(); ++i) target.row(inputs.self_row(0, i)) += d_stacked.block(i, 0, 1, m);
+        scatter_neighbour_means(d_stacked, m, inputs, target);
+      });
 }
 
-Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon) {
-  assert(x.rows() == update.rows() && x.cols() == update.cols());
+}  // namespace
+
+Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Var w_self, Var w_producers, Var w_consumers, Var bias) {
+  return sage_message_over(x, MessageInputs{producers, consumers, nullptr}, nullptr, w_self, w_producers, w_consumers, bias);
+}
+
+Var sage_message(Var x, std::shared_ptr<const RowSources> sources, Var w_self, Var w_producers, Var w_consumers, Var bias) {
+  const MessageInputs inputs{sources->producers, sources->consumers, &sources->self};
+  return sage_message_over(x, inputs, std::move(sources), w_self, w_producers, w_consumers, bias);
+}
+
+namespace {
+
+// x[x_rows[r]] (x_rows null: x[r]) + layer_norm(update)[r].
+Var add_layer_norm_over(Var x, std::vector<int32_t> x_rows, bool gathered, Var update, Var gain, Var shift, float epsilon) {
+  assert(x.cols() == update.cols() && (gathered ? static_cast<Eigen::Index>(x_rows.size()) : x.rows()) == update.rows());
   assert(gain.rows() == 1 && gain.cols() == x.cols() && shift.rows() == 1 && shift.cols() == x.cols());
   const Matrix& in = update.value();
   const Eigen::Index m = in.cols();
@@ -445,32 +522,66 @@ Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon) {
     const float variance = (in.row(r).array() - mean).square().mean();
     means(r) = mean;
     inverse_stds(r) = 1.0f / std::sqrt(variance + epsilon);
-    out.row(r) = x.value().row(r).array() + (in.row(r).array() - mean) * inverse_stds(r) * gain.value().row(0).array() +
+    const Eigen::Index source = gathered ? x_rows[static_cast<size_t>(r)] : r;
+    out.row(r) = x.value().row(source).array() + (in.row(r).array() - mean) * inverse_stds(r) * gain.value().row(0).array() +
                  shift.value().row(0).array();
   }
-  return x.tape->record(std::move(out), {x, update, gain, shift}, [x, update, gain, shift, means, inverse_stds](Tape& tape, int id) {
+  return x.tape->record(std::move(out), {x, update, gain, shift},
+                        [x, x_rows = std::move(x_rows), gathered, update, gain, shift, means, inverse_stds](Tape& tape, int id) {
+                          const Matrix& g = tape.grad(id);
+                          if (tape.needs_grad(x.id) && gathered) {
+                            Matrix& target = tape.grad(x.id);
+                            for (Eigen::Index r = 0; r < g.rows(); ++r) target.row(x_rows[static_cast<size_t>(r)]) += g.row(r);
+                          } else if (tape.needs_grad(x.id)) {
+                            tape.add_to_grad(x.id, g);
+                          }
+                          if (tape.needs_grad(shift.id)) tape.add_to_grad(shift.id, g.colwise().sum());
+                          const bool gain_grad = tape.needs_grad(gain.id), update_grad = tape.needs_grad(update.id);
+                          if (!gain_grad && !update_grad) return;
+                          const Matrix& in = tape.value(update.id);
+                          const Eigen::Index m = in.cols();
+                          const auto gain_row = tape.value(gain.id).row(0).array();
+                          Eigen::RowVectorXf d_gain = Eigen::RowVectorXf::Zero(m);
+                          Matrix d_update(update_grad ? in.rows() : 0, m);
+                          Eigen::RowVectorXf normalized(m), g_hat(m);
+                          for (Eigen::Index r = 0; r < in.rows(); ++r) {
+                            normalized = (in.row(r).array() - means(r)) * inverse_stds(r);
+                            if (gain_grad) d_gain.array() += g.row(r).array() * normalized.array();
+                            if (!update_grad) continue;
+                            g_hat = g.row(r).array() * gain_row;
+                            const float mean_g = g_hat.mean();
+                            const float mean_g_xhat = g_hat.dot(normalized) / static_cast<float>(m);
+                            d_update.row(r) = inverse_stds(r) * (g_hat.array() - mean_g - normalized.array() * mean_g_xhat);
+                          }
+                          if (gain_grad) tape.add_to_grad(gain.id, d_gain);
+                          if (update_grad) tape.add_to_grad(update.id, d_update);
+                        });
+}
+
+}  // namespace
+
+Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon) {
+  return add_layer_norm_over(x, {}, false, update, gain, shift, epsilon);
+}
+
+Var add_layer_norm(Var x, std::vector<int32_t> x_rows, Var update, Var gain, Var shift, float epsilon) {
+  return add_layer_norm_over(x, std::move(x_rows), true, update, gain, shift, epsilon);
+}
+
+Var pool_rows(Var x, std::vector<int32_t> rows, int segments) {
+  assert(segments > 0 && rows.size() % static_cast<size_t>(segments) == 0);
+  const size_t per_segment = rows.size() / static_cast<size_t>(segments);
+  const Matrix& in = x.value();
+  Matrix out = Matrix::Zero(segments, in.cols());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    assert(rows[k] >= 0 && rows[k] < in.rows());
+    out.row(static_cast<Eigen::Index>(k / per_segment)) += in.row(rows[k]);
+  }
+  return x.tape->record(std::move(out), {x}, [x, rows = std::move(rows), per_segment](Tape& tape, int id) {
+    if (!tape.needs_grad(x.id)) return;
+    Matrix& target = tape.grad(x.id);
     const Matrix& g = tape.grad(id);
-    if (tape.needs_grad(x.id)) tape.add_to_grad(x.id, g);
-    if (tape.needs_grad(shift.id)) tape.add_to_grad(shift.id, g.colwise().sum());
-    const bool gain_grad = tape.needs_grad(gain.id), update_grad = tape.needs_grad(update.id);
-    if (!gain_grad && !update_grad) return;
-    const Matrix& in = tape.value(update.id);
-    const Eigen::Index m = in.cols();
-    const auto gain_row = tape.value(gain.id).row(0).array();
-    Eigen::RowVectorXf d_gain = Eigen::RowVectorXf::Zero(m);
-    Matrix d_update(update_grad ? in.rows() : 0, m);
-    Eigen::RowVectorXf normalized(m), g_hat(m);
-    for (Eigen::Index r = 0; r < in.rows(); ++r) {
-      normalized = (in.row(r).array() - means(r)) * inverse_stds(r);
-      if (gain_grad) d_gain.array() += g.row(r).array() * normalized.array();
-      if (!update_grad) continue;
-      g_hat = g.row(r).array() * gain_row;
-      const float mean_g = g_hat.mean();
-      const float mean_g_xhat = g_hat.dot(normalized) / static_cast<float>(m);
-      d_update.row(r) = inverse_stds(r) * (g_hat.array() - mean_g - normalized.array() * mean_g_xhat);
-    }
-    if (gain_grad) tape.add_to_grad(gain.id, d_gain);
-    if (update_grad) tape.add_to_grad(update.id, d_update);
+    for (size_t k = 0; k < rows.size(); ++k) target.row(rows[k]) += g.row(static_cast<Eigen::Index>(k / per_segment));
   });
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "nn/kernels.h"
@@ -73,6 +74,26 @@ Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vect
 Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Var w_self, Var w_producers, Var w_consumers, Var bias);
 // x + layer_norm(update, gain, shift): a residual block's end.
 Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon = 1e-5f);
+
+// The same layers over a deduplicated batch, whose rows are the distinct (config, node) values of
+// a layer (model/distinct_rows.h): a layer's row reads its inputs from given rows of the layer
+// below instead of from the same row index. A row's sources:
+struct RowSources {
+  std::vector<int32_t> self;  // the row of the same node one layer down
+  Adjacency producers;        // nodes = this layer's rows; neighbours = rows one layer down
+  Adjacency consumers;
+};
+// gelu(shared[shared_rows[r]] + (sparse rows listed at r) + bias) for every row r: the input layer
+// with each row's config-independent part picked from a per-node `shared`.
+Var gelu_of_gathered_and_sparse(Var shared, std::vector<int32_t> shared_rows, Var sparse, const std::vector<int32_t>& rows, Var bias);
+// sage_message where row r is gelu(x[self[r]] w_self + mean of x[producers of r] w_producers +
+// mean of x[consumers of r] w_consumers + bias). The op shares ownership of `sources`.
+Var sage_message(Var x, std::shared_ptr<const RowSources> sources, Var w_self, Var w_producers, Var w_consumers, Var bias);
+// x[x_rows[r]] + layer_norm(update, gain, shift)[r] (the residual's rows picked from the layer below).
+Var add_layer_norm(Var x, std::vector<int32_t> x_rows, Var update, Var gain, Var shift, float epsilon = 1e-5f);
+// Sum pooling of picked rows: out[s] = sum of x[rows[k]] over k in [s * per_segment, (s + 1) *
+// per_segment), per_segment = rows.size() / segments. The pooling of a deduplicated batch.
+Var pool_rows(Var x, std::vector<int32_t> rows, int segments);
 
 // Losses over one graph's configs. `predicted_cost`: configs x 1, lower = predicted faster.
 // Pairwise hinge: mean over pairs with runtime_i < runtime_j of max(0, margin - (cost_j - cost_i)).

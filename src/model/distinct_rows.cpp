@@ -1,0 +1,181 @@
+#include "model/distinct_rows.h"
+
+#include "common/internal_error.h"
+
+namespace graphcost {
+namespace {
+
+uint64_t mix(uint64_t hash, uint64_t value) {
+  hash ^= value + 0x9E3779B97F4A7C15ull + (hash << 6) + (hash >> 2);
+  return hash * 0xBF58476D1CE4E5B9ull;
+}
+
+// Groups the configs 0..configs-1 of one node by a key: group[b] is config b's group, numbered by
+// first appearance; first[g] is group g's first config. `hash(b)` summarises config b's key and
+// `same(a, b)` compares two keys exactly.
+template <typename Hash, typename Same>
+void group_configs(int configs, const Hash& hash, const Same& same, int32_t* group, std::vector<int32_t>& first,
+                   std::vector<uint64_t>& hashes) {
+  first.clear();
+  hashes.clear();
+  for (int b = 0; b < configs; ++b) {
+    const uint64_t h = hash(b);
+    int32_t found = -1;
+    for (size_t g = 0; g < first.size() && found < 0; ++g) {
+      if (hashes[g] == h && same(first[g], b)) found = static_cast<int32_t>(g);
+    }
+    if (found < 0) {
+      found = static_cast<int32_t>(first.size());
+      first.push_back(b);
+      hashes.push_back(h);
+    }
+    group[b] = found;
+  }
+}
+
+// One layer's distinct rows: node v's rows are offsets[v] .. offsets[v + 1], and config b's row of
+// node v is offsets[v] + group[v * configs + b].
+struct Layer {
+  std::vector<int32_t> offsets;
+  std::vector<int32_t> group;
+  int32_t row(int configs, int32_t v, int b) const {
+    return offsets[static_cast<size_t>(v)] + group[static_cast<size_t>(v) * static_cast<size_t>(configs) + static_cast<size_t>(b)];
+  }
+  void add_node(size_t rows) { offsets.push_back(offsets.back() + static_cast<int32_t>(rows)); }
+};
+
+}  // namespace
+
+DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::vector<int32_t>>& values, int values_per_node, int layers) {
+  DistinctRows plan;
+  const int configs = static_cast<int>(values.size());
+  const int32_t nodes = view.size();
+  plan.configs = configs;
+  plan.nodes = nodes;
+  const size_t per_config = view.configurable.size() * static_cast<size_t>(values_per_node);
+  for (const std::vector<int32_t>& v : values) {
+    if (v.size() != per_config) {
+      throw InternalError("plan_distinct_rows: " + std::to_string(v.size()) + " values for a config, expected " +
+                          std::to_string(per_config));
+    }
+  }
+  // The configurable slots of each view node (CSR).
+  std::vector<int32_t> slot_offsets(static_cast<size_t>(nodes) + 1, 0), slots(view.configurable.size());
+  for (int32_t v : view.configurable) ++slot_offsets[static_cast<size_t>(v) + 1];
+  for (int32_t v = 0; v < nodes; ++v) slot_offsets[static_cast<size_t>(v) + 1] += slot_offsets[static_cast<size_t>(v)];
+  {
+    std::vector<int32_t> next(slot_offsets.begin(), slot_offsets.end() - 1);
+    for (size_t k = 0; k < view.configurable.size(); ++k)
+      slots[static_cast<size_t>(next[static_cast<size_t>(view.configurable[k])]++)] = static_cast<int32_t>(k);
+  }
+
+  std::vector<int32_t> first;
+  std::vector<uint64_t> hashes;
+  const size_t cells = static_cast<size_t>(nodes) * static_cast<size_t>(configs);
+  // The input layer: configs group by their values at the node's slots.
+  Layer below;
+  below.offsets.assign(1, 0);
+  below.group.assign(cells, 0);
+  for (int32_t v = 0; v < nodes; ++v) {
+    const int32_t begin = slot_offsets[static_cast<size_t>(v)], end = slot_offsets[static_cast<size_t>(v) + 1];
+    int32_t* group = below.group.data() + static_cast<size_t>(v) * static_cast<size_t>(configs);
+    if (begin == end) {
+      first.assign(1, 0);
+    } else {
+      auto values_at = [&](int b, int32_t s) {
+        return values[static_cast<size_t>(b)].data() +
+               static_cast<size_t>(slots[static_cast<size_t>(s)]) * static_cast<size_t>(values_per_node);
+      };
+      group_configs(
+          configs,
+          [&](int b) {
+            uint64_t h = 0;
+            for (int32_t s = begin; s < end; ++s)
+              for (int i = 0; i < values_per_node; ++i) h = mix(h, static_cast<uint64_t>(values_at(b, s)[i]));
+            return h;
+          },
+          [&](int a, int b) {
+            for (int32_t s = begin; s < end; ++s)
+              for (int i = 0; i < values_per_node; ++i)
+                if (values_at(a, s)[i] != values_at(b, s)[i]) return false;
+            return true;
+          },
+          group, first, hashes);
+    }
+    for (size_t g = 0; g < first.size(); ++g) {
+      const int32_t row = below.offsets.back() + static_cast<int32_t>(g);
+      plan.input_nodes.push_back(v);
+      for (int32_t s = begin; s < end; ++s) plan.config_parts.push_back({row, first[g], slots[static_cast<size_t>(s)]});
+    }
+    below.add_node(first.size());
+  }
+
+  // Message layers: configs group by the rows they gave the node and its neighbours below.
+  for (int l = 0; l < layers; ++l) {
+    Layer above;
+    above.offsets.assign(1, 0);
+    above.group.assign(cells, 0);
+    auto sources = std::make_shared<nn::RowSources>();
+    sources->producers.offsets.assign(1, 0);
+    sources->consumers.offsets.assign(1, 0);
+    for (int32_t v = 0; v < nodes; ++v) {
+      int32_t* group = above.group.data() + static_cast<size_t>(v) * static_cast<size_t>(configs);
+      const nn::Adjacency* sides[2] = {&view.producers, &view.consumers};
+      auto for_each_input = [&](auto&& visit) {  // v, then its producers, then its consumers
+        if (!visit(v)) return false;
+        for (const nn::Adjacency* side : sides) {
+          for (int32_t k = side->offsets[static_cast<size_t>(v)]; k < side->offsets[static_cast<size_t>(v) + 1]; ++k)
+            if (!visit(side->neighbours[static_cast<size_t>(k)])) return false;
+        }
+        return true;
+      };
+      bool shared = true;
+      for_each_input([&](int32_t u) {
+        shared = below.offsets[static_cast<size_t>(u) + 1] - below.offsets[static_cast<size_t>(u)] == 1;
+        return shared;
+      });
+      if (shared) {
+        first.assign(1, 0);
+      } else {
+        group_configs(
+            configs,
+            [&](int b) {
+              uint64_t h = 0;
+              for_each_input([&](int32_t u) {
+                h = mix(h,
+                        static_cast<uint64_t>(below.group[static_cast<size_t>(u) * static_cast<size_t>(configs) + static_cast<size_t>(b)]));
+                return true;
+              });
+              return h;
+            },
+            [&](int a, int b) {
+              return for_each_input([&](int32_t u) {
+                const size_t base = static_cast<size_t>(u) * static_cast<size_t>(configs);
+                return below.group[base + static_cast<size_t>(a)] == below.group[base + static_cast<size_t>(b)];
+              });
+            },
+            group, first, hashes);
+      }
+      for (int32_t b : first) {
+        sources->self.push_back(below.row(configs, v, b));
+        nn::Adjacency* targets[2] = {&sources->producers, &sources->consumers};
+        for (int side = 0; side < 2; ++side) {
+          for (int32_t k = sides[side]->offsets[static_cast<size_t>(v)]; k < sides[side]->offsets[static_cast<size_t>(v) + 1]; ++k)
+            targets[side]->neighbours.push_back(below.row(configs, sides[side]->neighbours[static_cast<size_t>(k)], b));
+          targets[side]->offsets.push_back(static_cast<int32_t>(targets[side]->neighbours.size()));
+        }
+      }
+      above.add_node(first.size());
+    }
+    sources->producers.nodes = sources->consumers.nodes = static_cast<int32_t>(sources->self.size());
+    plan.layers.push_back(std::move(sources));
+    below = std::move(above);
+  }
+  plan.final_rows.resize(cells);
+  for (int b = 0; b < configs; ++b)
+    for (int32_t v = 0; v < nodes; ++v)
+      plan.final_rows[static_cast<size_t>(b) * static_cast<size_t>(nodes) + static_cast<size_t>(v)] = below.row(configs, v, b);
+  return plan;
+}
+
+}  // namespace graphcost
