@@ -1,7 +1,9 @@
 // Times the cost model on one TpuGraphs file and prints one JSON line of medians:
 //   rank:        ranking every config (LayoutInference for layout graphs, 1 and 2 threads), and
 //                the plain batched forward pass on a sample of configs, scaled to 1,000 configs
-//   train_step:  one training step (forward, ListMLE, backward, Adam) on `configs` configs
+//   train_step:  one training step (forward, ListMLE, backward, Adam) on `configs` configs, drawn
+//                as the trainer draws them (distinct ones, at random, seed 0); layout graphs also
+//                print the batch's rows and its distinct rows at each layer (what the step computes)
 // --what rank times only the 1-thread ranking (what the WebAssembly build runs: it has no threads;
 // bench/ranking_wasm_vs_native.sh runs it in both builds), --what train only the training step.
 // The model is a fresh one (--hidden/--layers/--hops, seed 0) or --model FILE. Driven by
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -118,7 +121,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     // One training step: forward, ListMLE, backward, Adam.
-    std::vector<int32_t> step_pool(all.begin(), all.begin() + std::min<size_t>(all.size(), static_cast<size_t>(step_configs)));
+    // As the trainer draws them: distinct configs (layout graphs repeat some), a random sample.
+    std::vector<int32_t> step_pool = graph.kind == GraphKind::Layout ? group_identical_configs(graph, all).distinct : all;
+    std::mt19937_64 random(0);
+    const size_t step_count = std::min<size_t>(step_pool.size(), static_cast<size_t>(step_configs));
+    for (size_t i = 0; i < step_count; ++i) std::swap(step_pool[i], step_pool[i + random() % (step_pool.size() - i)]);
+    step_pool.resize(step_count);
     std::vector<double> runtimes;
     for (int32_t c : step_pool) runtimes.push_back(static_cast<double>(c % 7 + 1));
     nn::Adam adam(model.parameters(), nn::AdamOptions{});

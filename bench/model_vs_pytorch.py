@@ -12,7 +12,9 @@ Both sides run: opcode embedding (16) + 140 node features + layout values embedd
 18 per configurable node) -> linear 64 + GELU(tanh) -> 2 x [h + LayerNorm(GELU(h Ws + mean(producers)
 Wp + mean(consumers) Wc + b))] -> sum and mean pooling -> linear 64 + GELU -> linear 1; layout graphs
 pruned to the configurable nodes and their 1-hop neighbours. Timed, median of `rounds`:
-  train_step: forward + ListMLE + backward + Adam on 16 configs of the graph
+  train_step: forward + ListMLE + backward + Adam on 16 configs of the graph (graphcost: 16 distinct
+    configs drawn at random, as its trainer draws them; it computes each distinct (config, node) row
+    once, PyTorch every row)
   forward per 1,000 configs: batched forward passes (16 configs a batch) without gradients
 graphcost also reports ranking all configs with its incremental layout inference.
 
