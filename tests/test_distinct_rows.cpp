@@ -115,6 +115,27 @@ TEST_CASE("a deduplicated batch equals the full one on generated layout graphs",
   check_equal_passes(model, prepared, {0, 3, 3, 7, 11, 0, 19});
 }
 
+TEST_CASE("configs from a compiler-like search share most rows, and still compute the full batch", "[model]") {
+  // layout:xla:default configs are hill-climbing steps: each differs from its neighbours in a few
+  // nodes, so a batch shares most rows, but not all.
+  const TpuGraph graph =
+      load_tpu_graph(find_npz_files(testing::generate_tree("distinct_rows_default", "layout:xla:default", 1, 8, 300, 40)).front());
+  CostModel model(layout_config(2, 1, false), fit_feature_statistics({&graph}));
+  const PreparedGraph prepared = model.prepare(graph);
+  std::vector<int32_t> configs(16);
+  std::iota(configs.begin(), configs.end(), 0);
+  const DistinctRows plan = model.distinct_rows(prepared, configs);
+  const size_t nodes = static_cast<size_t>(prepared.view.size()), rows = configs.size() * nodes;
+  std::vector<size_t> distinct = {plan.input_nodes.size()};
+  for (const auto& layer : plan.layers) distinct.push_back(layer->self.size());
+  INFO("view " << nodes << " nodes, " << rows << " rows; distinct " << distinct[0] << ", " << distinct[1] << ", " << distinct[2]);
+  CHECK(distinct[0] > nodes);         // some configs differ...
+  CHECK(distinct[2] < rows / 2);      // ...but share most rows
+  CHECK(distinct[0] <= distinct[1]);  // a difference only spreads
+  CHECK(distinct[1] <= distinct[2]);
+  check_equal_passes(model, prepared, configs);
+}
+
 TEST_CASE("a deduplicated batch equals the full one on a real nlp graph, with fewer rows", "[model][real]") {
   SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"));

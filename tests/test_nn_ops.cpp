@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <random>
 #include <tuple>
 
@@ -215,6 +216,15 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
   Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), shift("shift", random_matrix(1, 3, random));
   Parameter shared("shared", random_matrix(4, 3, random)), sparse("sparse", random_matrix(3, 3, random));
   const std::vector<int32_t> rows = {5, 0, 5};  // row 5 twice: both add
+  // 3 rows over the 8 of x: row 0 reads x[1] and producers x[3], x[4], consumer x[2]; row 1 reads
+  // x[0] and no neighbours; row 2 reads x[7], producer x[0], consumers x[5], x[6] (x[0] twice over).
+  const auto sources = std::make_shared<RowSources>(RowSources{{1, 0, 7}, {3, {0, 2, 2, 3}, {3, 4, 0}}, {3, {0, 1, 1, 3}, {2, 5, 6}}});
+  Matrix producer_means = Matrix::Zero(3, 8), consumer_means = Matrix::Zero(3, 8);
+  producer_means(0, 3) = producer_means(0, 4) = 0.5f;
+  producer_means(2, 0) = 1.0f;
+  consumer_means(0, 2) = 1.0f;
+  consumer_means(2, 5) = consumer_means(2, 6) = 0.5f;
+  const std::vector<int32_t> picked = {7, 0, 0, 1, 2, 3, 3, 5};  // x's row under each update row
   using Build = std::function<Var(Tape&)>;
   const std::vector<std::tuple<const char*, std::vector<Parameter*>, Build, Build>> cases = {
       {"gelu_of_shared_and_sparse",
@@ -240,6 +250,43 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
        {&x, &update, &gain, &shift},
        [&](Tape& t) { return add_layer_norm(t.parameter(x), t.parameter(update), t.parameter(gain), t.parameter(shift)); },
        [&](Tape& t) { return add(t.parameter(x), layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift))); }},
+      // The gathered variants (a deduplicated batch: rows read given rows one layer down).
+      {"gelu_of_gathered_and_sparse",
+       {&shared, &sparse, &bias},
+       [&](Tape& t) {
+         return gelu_of_gathered_and_sparse(t.parameter(shared), {0, 2, 2, 1, 3, 0}, t.parameter(sparse), rows, t.parameter(bias));
+       },
+       [&](Tape& t) {
+         return gelu(add_row(add(embedding(t.parameter(shared), {0, 2, 2, 1, 3, 0}), scatter_rows(t.parameter(sparse), rows, 6)),
+                             t.parameter(bias)));
+       }},
+      {"sage_message over row sources",
+       {&x, &w_self, &w_producers, &w_consumers, &bias},
+       [&](Tape& t) {
+         return sage_message(t.parameter(x), sources, t.parameter(w_self), t.parameter(w_producers), t.parameter(w_consumers),
+                             t.parameter(bias));
+       },
+       [&](Tape& t) {
+         const Var h = t.parameter(x);
+         const Var message = add(add(matmul(embedding(h, sources->self), t.parameter(w_self)),
+                                     matmul(matmul(t.constant(producer_means), h), t.parameter(w_producers))),
+                                 matmul(matmul(t.constant(consumer_means), h), t.parameter(w_consumers)));
+         return gelu(add_row(message, t.parameter(bias)));
+       }},
+      {"add_layer_norm with picked rows",
+       {&x, &update, &gain, &shift},
+       [&](Tape& t) { return add_layer_norm(t.parameter(x), picked, t.parameter(update), t.parameter(gain), t.parameter(shift)); },
+       [&](Tape& t) {
+         return add(embedding(t.parameter(x), picked), layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift)));
+       }},
+      {"pool_rows",
+       {&x},
+       [&](Tape& t) {
+         return pool_rows(t.parameter(x), {0, 1, 1, 7, 3, 3}, 2);
+       },
+       [&](Tape& t) {
+         return segment_pool(embedding(t.parameter(x), {0, 1, 1, 7, 3, 3}), 3, Pool::Sum);
+       }},
   };
   for (const auto& [name, parameters, fused, composed] : cases) {
     INFO(name);

@@ -269,7 +269,8 @@ nn::Var CostModel::node_sums(nn::Tape& tape, const PreparedGraph& prepared, cons
   if (config_.kind != GraphKind::Layout || config_.cross_config_attention)
     return segment_pool(node_states(tape, prepared, configs), prepared.view.size(), Pool::Sum);
   // Layout: each distinct row of each layer once (model/distinct_rows.h), the same values as
-  // node_states' rows.
+  // node_states' rows. Rows are grouped by the node's values alone: relative_configs' changed mask
+  // is a function of them (changed_mask compares a node's 18 values with its usual ones).
   const LayoutBatch batch = layout_batch(prepared, configs);
   DistinctRows plan = plan_distinct_rows(prepared.view, batch.ids, kLayoutConfigFeatureCount, config_.layers);
   std::vector<int32_t> ids, target_rows;

@@ -1,5 +1,7 @@
 #include "model/distinct_rows.h"
 
+#include <cstdint>
+
 #include "common/internal_error.h"
 
 namespace graphcost {
@@ -12,26 +14,49 @@ uint64_t mix(uint64_t hash, uint64_t value) {
 
 // Groups the configs 0..configs-1 of one node by a key: group[b] is config b's group, numbered by
 // first appearance; first[g] is group g's first config. `hash(b)` summarises config b's key and
-// `same(a, b)` compares two keys exactly.
-template <typename Hash, typename Same>
-void group_configs(int configs, const Hash& hash, const Same& same, int32_t* group, std::vector<int32_t>& first,
-                   std::vector<uint64_t>& hashes) {
-  first.clear();
-  hashes.clear();
-  for (int b = 0; b < configs; ++b) {
-    const uint64_t h = hash(b);
-    int32_t found = -1;
-    for (size_t g = 0; g < first.size() && found < 0; ++g) {
-      if (hashes[g] == h && same(first[g], b)) found = static_cast<int32_t>(g);
-    }
-    if (found < 0) {
-      found = static_cast<int32_t>(first.size());
-      first.push_back(b);
-      hashes.push_back(h);
-    }
-    group[b] = found;
+// `same(a, b)` compares two keys exactly (hashes only find candidates). O(configs) per node:
+// an open-addressing table of group ids by hash, emptied after each node.
+class ConfigGrouper {
+ public:
+  explicit ConfigGrouper(int configs) {
+    size_t capacity = 4;
+    while (capacity < 2 * static_cast<size_t>(configs)) capacity *= 2;
+    table_.assign(capacity, -1);
   }
-}
+  template <typename Hash, typename Same>
+  void group(int configs, const Hash& hash, const Same& same, int32_t* group, std::vector<int32_t>& first) {
+    first.clear();
+    hashes_.clear();
+    used_.clear();
+    const size_t mask = table_.size() - 1;
+    for (int b = 0; b < configs; ++b) {
+      const uint64_t h = hash(b);
+      size_t slot = static_cast<size_t>(h) & mask;
+      int32_t found = -1;
+      for (; table_[slot] >= 0; slot = (slot + 1) & mask) {
+        const int32_t g = table_[slot];
+        if (hashes_[static_cast<size_t>(g)] == h && same(first[static_cast<size_t>(g)], b)) {
+          found = g;
+          break;
+        }
+      }
+      if (found < 0) {
+        found = static_cast<int32_t>(first.size());
+        first.push_back(b);
+        hashes_.push_back(h);
+        table_[slot] = found;
+        used_.push_back(slot);
+      }
+      group[b] = found;
+    }
+    for (size_t slot : used_) table_[slot] = -1;
+  }
+
+ private:
+  std::vector<int32_t> table_;
+  std::vector<uint64_t> hashes_;
+  std::vector<size_t> used_;
+};
 
 // One layer's distinct rows: node v's rows are offsets[v] .. offsets[v + 1], and config b's row of
 // node v is offsets[v] + group[v * configs + b].
@@ -70,7 +95,7 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
   }
 
   std::vector<int32_t> first;
-  std::vector<uint64_t> hashes;
+  ConfigGrouper grouper(configs);
   const size_t cells = static_cast<size_t>(nodes) * static_cast<size_t>(configs);
   // The input layer: configs group by their values at the node's slots.
   Layer below;
@@ -86,7 +111,7 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
         return values[static_cast<size_t>(b)].data() +
                static_cast<size_t>(slots[static_cast<size_t>(s)]) * static_cast<size_t>(values_per_node);
       };
-      group_configs(
+      grouper.group(
           configs,
           [&](int b) {
             uint64_t h = 0;
@@ -100,7 +125,7 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
                 if (values_at(a, s)[i] != values_at(b, s)[i]) return false;
             return true;
           },
-          group, first, hashes);
+          group, first);
     }
     for (size_t g = 0; g < first.size(); ++g) {
       const int32_t row = below.offsets.back() + static_cast<int32_t>(g);
@@ -137,7 +162,7 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
       if (shared) {
         first.assign(1, 0);
       } else {
-        group_configs(
+        grouper.group(
             configs,
             [&](int b) {
               uint64_t h = 0;
@@ -154,7 +179,7 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
                 return below.group[base + static_cast<size_t>(a)] == below.group[base + static_cast<size_t>(b)];
               });
             },
-            group, first, hashes);
+            group, first);
       }
       for (int32_t b : first) {
         sources->self.push_back(below.row(configs, v, b));
@@ -168,6 +193,11 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
       above.add_node(first.size());
     }
     sources->producers.nodes = sources->consumers.nodes = static_cast<int32_t>(sources->self.size());
+    // Offsets are int32: a layer's neighbour lists hold at most configs x edges entries.
+    for (const nn::Adjacency* side : {&sources->producers, &sources->consumers}) {
+      check_invariant(side->offsets.back() >= 0 && side->neighbours.size() <= static_cast<size_t>(INT32_MAX),
+                      "plan_distinct_rows: a layer's neighbour lists exceed 2^31 entries");
+    }
     plan.layers.push_back(std::move(sources));
     below = std::move(above);
   }
