@@ -66,3 +66,24 @@ TEST_CASE("training resumed from a checkpoint ends where an uninterrupted run en
     CHECK(std::string(error.what()).find("train_state_json") != std::string::npos);
   }
 }
+
+TEST_CASE("with several graphs per step, balanced draws give the shards similar graphs", "[training]") {
+  // 12 files of 60-600 nodes; 4 graphs a step (shards of 2-3 training files each).
+  const std::string tree = testing::generate_tree("trainer_balance", "layout:xla:random", 12, 21, 600, 20);
+  auto imbalance = [&](bool balanced) {
+    TrainOptions options = small_run(tree, tree + (balanced ? "/balanced.npz" : "/independent.npz"), 1);
+    options.steps_per_epoch = 40;
+    options.graphs_per_step = 4;
+    options.balance_graph_sizes = balanced;
+    const TrainResult result = train_model(options);
+    REQUIRE(result.epochs.size() == 1);
+    return result.epochs.front().step_imbalance;
+  };
+  const double balanced = imbalance(true), independent = imbalance(false);
+  INFO("step imbalance (largest view over the mean): balanced " << balanced << ", independent " << independent);
+  CHECK(balanced >= 1.0);
+  CHECK(independent > balanced);
+  // One graph per step reports none.
+  TrainOptions one = small_run(tree, tree + "/one.npz", 1);
+  CHECK(train_model(one).epochs.front().step_imbalance == 0.0);
+}

@@ -89,6 +89,10 @@ int main(int argc, char** argv) {
       ->add_option("--graphs-per-step", train.train.graphs_per_step,
                    "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)")
       ->check(CLI::Range(1, 4096));
+  train_command->add_flag(
+      "--independent-graphs", [&train](int64_t) { train.train.balance_graph_sizes = false; },
+      "with several graphs per step, each draws its graph on its own (default: all draw graphs of the same size rank among their own, "
+      "so no process's step waits long for another's)");
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
       ->check(CLI::Range(2, 4096));
   graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(),

@@ -59,8 +59,13 @@ int run_train_command(const TrainCommandOptions& options) {
                    std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), report.seconds);
       return true;
     }
-    std::fprintf(stderr, "epoch %3d/%d  loss %.4f  %s %s  %.1fs  ETA %.0fs\n", report.epoch, epochs, report.train_loss, metric,
-                 std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), elapsed, eta);
+    char imbalance[48] = "";
+    if (report.step_imbalance > 0) std::snprintf(imbalance, sizeof imbalance, "  step imbalance %.2f", report.step_imbalance);
+    char steps[48] = "";  // the epoch's training steps alone (the elapsed time includes validation)
+    if (report.epoch > 0) std::snprintf(steps, sizeof steps, " (steps %.2fs)", report.step_seconds);
+    std::fprintf(stderr, "epoch %3d/%d  loss %.4f  %s %s  %.1fs%s  ETA %.0fs%s\n", report.epoch, epochs, report.train_loss, metric,
+                 std::isnan(report.valid_metric) ? "-" : std::to_string(report.valid_metric).substr(0, 7).c_str(), elapsed, steps, eta,
+                 imbalance);
     return true;
   };
   const DataParallel& world = DataParallel::world();

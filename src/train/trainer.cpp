@@ -226,6 +226,15 @@ RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int,
   return restored;
 }
 
+// A uniform number in [0, 1) for global step `step` of a run seeded `seed` (splitmix64 of both).
+double step_size_rank(uint64_t seed, int step) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return static_cast<double>(x >> 11) * 0x1.0p-53;
+}
+
 // A step's sample: up to `count` of `candidates` in a seeded random order (Fisher-Yates on the
 // trainer's generator), with their runtimes in `y`.
 std::vector<int32_t> sample_configs(const std::vector<int32_t>& candidates, const std::vector<double>& runtimes, size_t count,
@@ -365,6 +374,10 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
                         const std::vector<GraphConfigs>& valid, const TrainOptions& options, const TrainProgress& progress);
 }  // namespace
 
+namespace {
+uint64_t step_rows(const std::string& file, int hops);  // below, beside the memory estimate
+}  // namespace
+
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
   const DataParallel& world = DataParallel::world();
   const int shards = training_shards(options);
@@ -381,10 +394,22 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
                      "a config store (not supported yet)");
   }
   // This rank's training files: file i of the collection belongs to shard i % shards, and rank r
-  // loads the shards s with s % ranks == r. Rank 0 alone loads the validation files.
+  // loads the shards s with s % ranks == r. Rank 0 alone loads the validation files. With several
+  // shards and balanced draws the files are first ordered by the rows a step runs on (fewest
+  // first), so every shard holds the same spread of sizes and the step's size rank finds a graph of
+  // about the same size in each.
   std::vector<std::string> train_files, valid_files;
   std::vector<int> train_shard;
-  const std::vector<std::string> all_train_files = collection_files(options.data, options.collection, options.train_split);
+  std::vector<std::string> all_train_files = collection_files(options.data, options.collection, options.train_split);
+  if (shards > 1 && options.balance_graph_sizes) {
+    const int hops = collection_kind(options.collection) == GraphKind::Layout
+                         ? (options.resume ? CostModel::load(options.out).config().hops : options.model.hops)
+                         : -1;
+    std::vector<std::pair<uint64_t, std::string>> sized;
+    for (const std::string& file : all_train_files) sized.emplace_back(step_rows(file, hops), file);
+    std::sort(sized.begin(), sized.end());
+    for (size_t i = 0; i < sized.size(); ++i) all_train_files[i] = sized[i].second;
+  }
   for (size_t i = 0; i < all_train_files.size(); ++i) {
     const int shard = static_cast<int>(i % static_cast<size_t>(shards));
     if (shard % world.ranks() != world.rank()) continue;
@@ -518,6 +543,20 @@ uint64_t view_rows(const std::string& file, uint64_t nodes, int hops) {
     return nodes;
   } catch (const IoError&) {
     return nodes;
+  }
+}
+
+// The rows a step of `file` runs on per config (view_rows), its node count read from the zip's
+// directory; 0 when the file cannot be opened (loading it reports why).
+uint64_t step_rows(const std::string& file, int hops) {
+  try {
+    const ZipReader zip(ByteSource::open_file(file));
+    const ZipMember* features = zip.find("node_feat.npy");
+    return view_rows(file, features != nullptr ? features->uncompressed_size / (kNodeFeatureCount * sizeof(float)) : 0, hops);
+  } catch (const InputError&) {
+    return 0;
+  } catch (const IoError&) {
+    return 0;
   }
 }
 
@@ -701,6 +740,15 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
     const bool go_on = world.root() && progress ? progress(report, options.epochs) : true;
     return world.broadcast(go_on);
   };
+  // Balanced draws (options.balance_graph_sizes): each shard's graphs by view rows, fewest first.
+  const bool balanced = shard_count > 1 && options.balance_graph_sizes;
+  std::map<int, std::vector<size_t>> by_size;
+  if (balanced) {
+    for (const auto& [shard, graphs] : shard_graphs) {
+      std::vector<size_t>& sorted = by_size[shard] = graphs;
+      std::stable_sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) { return prepared[a].view.size() < prepared[b].view.size(); });
+    }
+  }
   std::vector<nn::Parameter*> parameters = model.parameters();
   std::vector<float> gradients;
   EpochReport start_report;
@@ -710,11 +758,20 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
   for (int epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<double> loss_sum = {0.0, 0.0};  // losses, graphs that gave one
+    double imbalance_sum = 0;
+    std::vector<float> shard_rows(shard_count > 1 ? static_cast<size_t>(shard_count) : 0);  // the step's view rows per shard
     for (int step = 0; step < options.steps_per_epoch; ++step) {
       bool contributed = false;
+      std::fill(shard_rows.begin(), shard_rows.end(), 0.0f);
+      // The step's size rank in [0, 1): a function of the seed and the global step alone, the same
+      // on every rank, with nothing to checkpoint (a resumed run with any process count agrees).
+      const double size_rank = balanced ? step_size_rank(model.config().seed, (epoch - 1) * options.steps_per_epoch + step) : 0.0;
       for (auto& [shard, graphs] : shard_graphs) {
         std::mt19937_64& random = samplers.at(shard);
-        const size_t g = graphs[random() % graphs.size()];
+        const size_t g =
+            balanced ? by_size.at(shard)[std::min(graphs.size() - 1, static_cast<size_t>(size_rank * static_cast<double>(graphs.size())))]
+                     : graphs[random() % graphs.size()];
+        if (!shard_rows.empty()) shard_rows[static_cast<size_t>(shard)] = static_cast<float>(prepared[g].view.size());
         std::vector<double> y;
         std::vector<int32_t> pool;
         if (stored[g] != nullptr) {  // the sample's rows, read from the store into the graph as configs 0..k-1
@@ -739,10 +796,15 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
       if (shard_count == 1 && !contributed) continue;  // as the single-process trainer always did
       if (shard_count > 1) {
         // The mean gradient over the step's shards: summed across ranks, divided by their count.
+        // The shards' rows ride along (each is nonzero on its own rank only).
         gradients.clear();
         for (const nn::Parameter* parameter : parameters)
           gradients.insert(gradients.end(), parameter->grad.data(), parameter->grad.data() + parameter->grad.size());
+        gradients.insert(gradients.end(), shard_rows.begin(), shard_rows.end());
         world.sum(gradients);
+        const auto rows_begin = gradients.end() - static_cast<std::ptrdiff_t>(shard_count);
+        const double rows_mean = std::accumulate(rows_begin, gradients.end(), 0.0) / static_cast<double>(shard_count);
+        if (rows_mean > 0) imbalance_sum += *std::max_element(rows_begin, gradients.end()) / rows_mean;
         size_t offset = 0;
         for (nn::Parameter* parameter : parameters) {
           for (Eigen::Index k = 0; k < parameter->grad.size(); ++k)
@@ -751,12 +813,15 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
       }
       adam.step(nn::cosine_schedule((epoch - 1) * options.steps_per_epoch + step, total_steps, total_steps / 20, 0.05f));
     }
+    const double step_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     world.sum(loss_sum);
     EpochReport report;
+    report.step_seconds = step_seconds;
     report.epoch = epoch;
     report.train_loss = shard_count == 1 ? loss_sum[0] / std::max(1, options.steps_per_epoch) : loss_sum[0] / std::max(1.0, loss_sum[1]);
     report.valid_metric = world.root() ? evaluate_model(model, valid) : std::nan("");
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.step_imbalance = shard_count > 1 ? imbalance_sum / std::max(1, options.steps_per_epoch) : 0.0;
     result.epochs.push_back(report);
     checkpoint(epoch);  // the latest model + training state
     if (!report_progress(report)) break;

@@ -35,6 +35,11 @@ struct TrainOptions {
   // each process holds and samples only its shards, and the step's gradient is the mean over all
   // of them, so `-np 2` and one process with 2 graphs per step train the same model.
   int graphs_per_step = 0;
+  // With several graphs per step, every shard draws its graph at the same size rank among its own
+  // graphs (a rank drawn per step from the seed), so that the step, which waits for its slowest
+  // shard, waits little. false: each shard draws uniformly on its own. Either way each shard's
+  // graphs are drawn equally often; one graph per step is always uniform.
+  bool balance_graph_sizes = true;
   RankingLoss loss = RankingLoss::ListMle;
   float learning_rate = 2e-3f;
   ModelConfig model;
@@ -60,6 +65,11 @@ struct EpochReport {
   double train_loss = 0;
   double valid_metric = 0;  // NaN without validation graphs
   double seconds = 0;
+  double step_seconds = 0;  // the training steps alone (seconds includes validation)
+  // Several graphs per step: the mean over the epoch's steps of the largest view (rows) among the
+  // step's graphs over their mean. 1 means every shard did the same work; a step waits for its
+  // slowest shard. 0 with one graph per step.
+  double step_imbalance = 0;
   bool head_finetuning = false;  // GST's head finetuning after the last epoch
 };
 
