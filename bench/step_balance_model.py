@@ -2,7 +2,8 @@
 """A paper model, not a measurement: how much of N synchronous machines' work a data-parallel
 step keeps when each step waits for its largest graph (docs/scaling.md, "Where scaling stops").
 
-198 training files with view sizes log-uniform over the paper's NLP range (876-21,919 nodes),
+198 training files with sizes log-uniform over the paper's NLP node range (876-21,919; taken as
+the step's rows, though pruning makes a view smaller than its graph),
 sharded over N machines, one graph per machine and step, 2,000 steps x 20 draws of the sizes.
 Efficiency = mean over steps of (mean graph of the step / largest graph of the step). Three ways
 to draw, as `graphcost train` does:

@@ -81,9 +81,26 @@ TEST_CASE("with several graphs per step, balanced draws give the shards similar 
   };
   const double balanced = imbalance(true), independent = imbalance(false);
   INFO("step imbalance (largest view over the mean): balanced " << balanced << ", independent " << independent);
+  // 1.19 and 1.41 when written; path-order shards with a shared rank give 1.28.
   CHECK(balanced >= 1.0);
-  CHECK(independent > balanced);
+  CHECK(balanced < 1.25);
+  CHECK(independent > 1.3);
   // One graph per step reports none.
   TrainOptions one = small_run(tree, tree + "/one.npz", 1);
   CHECK(train_model(one).epochs.front().step_imbalance == 0.0);
+}
+
+TEST_CASE("the step's size rank is uniform, differs by seed, and depends on seed and step alone", "[training]") {
+  std::vector<int> tenths(10, 0);
+  int same_as_other_seed = 0;
+  for (int step = 0; step < 4000; ++step) {
+    const double rank = step_size_rank(7, step);
+    REQUIRE(rank >= 0.0);
+    REQUIRE(rank < 1.0);
+    ++tenths[static_cast<size_t>(rank * 10)];
+    same_as_other_seed += rank == step_size_rank(8, step);
+    CHECK(rank == step_size_rank(7, step));
+  }
+  for (int count : tenths) CHECK((count > 330 && count < 470));  // 400 expected each
+  CHECK(same_as_other_seed == 0);
 }

@@ -3,8 +3,9 @@
 // OpenMPI, GRAPHCOST_WITH_MPI) every rank is one process; otherwise, and in a process not started
 // by mpirun, there is one rank and every operation is the identity. No transport of our own.
 //
-// How training uses it (train/trainer.cpp): the training files are cut into `shards` (file i of the
-// collection goes to shard i % shards); rank r loads and samples only the shards s with
+// How training uses it (train/trainer.cpp): the training files are cut into `shards` (file i goes
+// to shard i % shards, the files in order of their step rows, which rank 0 reads and sums to every
+// rank, or in path order with --independent-graphs); rank r loads and samples only the shards s with
 // s % ranks == r; each step every shard contributes one sampled graph, and the gradients are
 // summed over ranks (allreduce) and divided by the shard count, so every rank applies the same
 // update. Rank 0 alone validates, reports progress and writes checkpoints.

@@ -145,13 +145,14 @@ std::pair<const TpuGraph*, std::vector<int32_t>> resolve(const GraphConfigs& ite
 // count, the samplers' states) and Adam's moments as "train_state/m/<parameter>" and ".../v/...".
 // One shard (single-process training) keeps its sampler as "sampler"; several shards (data-parallel
 // training, train/data_parallel.h) as "samplers": {"<shard>": state} with "shards": their count.
-void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::map<int, std::string>& samplers, int shards,
+void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::map<int, std::string>& samplers, int shards, bool balanced,
                      const std::string& path) {
   nlohmann::json state = {{"epoch", epoch}, {"adam_steps", adam.steps_taken()}};
   if (shards == 1) {
     state["sampler"] = samplers.at(0);
   } else {
     state["shards"] = shards;
+    state["balanced"] = balanced;  // the draws (and the files' dealing) the samplers belong to
     for (const auto& [shard, text] : samplers) state["samplers"][std::to_string(shard)] = text;
   }
   const std::string text = state.dump();
@@ -177,7 +178,7 @@ struct RestoredState {
 
 // Restores Adam and the samplers of `shards` (shard -> generator) from checkpoint `path`. A
 // checkpoint of another shard count restores Adam and the epoch only.
-RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int, std::mt19937_64>& shards, int shard_count,
+RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int, std::mt19937_64>& shards, int shard_count, bool balanced,
                                  const std::string& path) {
   const NpzFile npz = read_npz_file(path);
   const NpyArray* state_array = npz.find("train_state_json");
@@ -210,7 +211,9 @@ RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int,
   RestoredState restored;
   restored.epoch = state["epoch"].get<int>();
   const int saved_shards = one_sampler ? 1 : state["shards"].get<int>();
-  if (saved_shards == shard_count) {
+  // Checkpoints from before balanced draws have no "balanced": their shards drew independently.
+  const bool saved_balanced = !one_sampler && state.contains("balanced") && state["balanced"].is_boolean() && state["balanced"].get<bool>();
+  if (saved_shards == shard_count && (shard_count == 1 || saved_balanced == balanced)) {
     for (auto& [shard, sampler] : shards) {
       const std::string key = std::to_string(shard);
       if (!one_sampler && !state["samplers"].contains(key)) {
@@ -224,15 +227,6 @@ RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int,
   }
   adam.set_steps_taken(state["adam_steps"].get<int>());
   return restored;
-}
-
-// A uniform number in [0, 1) for global step `step` of a run seeded `seed` (splitmix64 of both).
-double step_size_rank(uint64_t seed, int step) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return static_cast<double>(x >> 11) * 0x1.0p-53;
 }
 
 // A step's sample: up to `count` of `candidates` in a seeded random order (Fisher-Yates on the
@@ -374,6 +368,14 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
                         const std::vector<GraphConfigs>& valid, const TrainOptions& options, const TrainProgress& progress);
 }  // namespace
 
+double step_size_rank(uint64_t seed, int step) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return static_cast<double>(x >> 11) * 0x1.0p-53;
+}
+
 namespace {
 uint64_t step_rows(const std::string& file, int hops);  // below, beside the memory estimate
 }  // namespace
@@ -401,14 +403,23 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   std::vector<std::string> train_files, valid_files;
   std::vector<int> train_shard;
   std::vector<std::string> all_train_files = collection_files(options.data, options.collection, options.train_split);
-  if (shards > 1 && options.balance_graph_sizes) {
-    const int hops = collection_kind(options.collection) == GraphKind::Layout
-                         ? (options.resume ? CostModel::load(options.out).config().hops : options.model.hops)
-                         : -1;
-    std::vector<std::pair<uint64_t, std::string>> sized;
-    for (const std::string& file : all_train_files) sized.emplace_back(step_rows(file, hops), file);
-    std::sort(sized.begin(), sized.end());
-    for (size_t i = 0; i < sized.size(); ++i) all_train_files[i] = sized[i].second;
+  if (shards > 1 && options.balance_graph_sizes && all_train_files.size() > static_cast<size_t>(shards)) {
+    // Rank 0 reads the sizes and every rank receives them (a sum with zeros elsewhere): the ranks
+    // cannot deal the files differently, and only one reads every file's edges.
+    std::vector<double> rows(all_train_files.size(), 0.0);
+    if (world.root()) {
+      const int hops = collection_kind(options.collection) == GraphKind::Layout
+                           ? (options.resume ? CostModel::load(options.out).config().hops : options.model.hops)
+                           : -1;
+      for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<double>(step_rows(all_train_files[i], hops));
+    }
+    world.sum(rows);
+    std::vector<size_t> order(all_train_files.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rows[x] < rows[y]; });  // ties: path order
+    std::vector<std::string> sorted;
+    for (size_t i : order) sorted.push_back(all_train_files[i]);
+    all_train_files = std::move(sorted);
   }
   for (size_t i = 0; i < all_train_files.size(); ++i) {
     const int shard = static_cast<int>(i % static_cast<size_t>(shards));
@@ -689,6 +700,7 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
   // One sampler per shard; shard 0's is the single-process trainer's, so one process with one
   // shard trains exactly as before data-parallel training existed.
   std::map<int, std::mt19937_64> samplers;
+  const bool balanced = shard_count > 1 && options.balance_graph_sizes;  // draws at a shared size rank
   for (const auto& [shard, graphs] : shard_graphs)
     samplers.emplace(shard, std::mt19937_64(model.config().seed + 17 + static_cast<uint64_t>(shard)));
   TrainResult result;
@@ -697,14 +709,16 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
   const int total_steps = options.epochs * options.steps_per_epoch;
   int first_epoch = 1;
   if (options.resume) {
-    const RestoredState restored = restore_checkpoint(model, adam, samplers, shard_count, options.out);
+    const RestoredState restored = restore_checkpoint(model, adam, samplers, shard_count, balanced, options.out);
     first_epoch = restored.epoch + 1;
     if (!restored.samplers_restored) {
-      // Another number of graphs per step than the checkpoint's: the shards are not the same, so
-      // their samplers start afresh, seeded by the epoch (the model and Adam's state carry on).
+      // Another number of graphs per step, or other draws, than the checkpoint's: the shards are
+      // not the same, so their samplers start afresh, seeded by the epoch (the model and Adam's
+      // state carry on).
       for (auto& [shard, sampler] : samplers) sampler.seed(model.config().seed + 17 + static_cast<uint64_t>(shard) + 7919ull * first_epoch);
       if (world.root())
-        std::fprintf(stderr, "resume: %d graphs per step, the checkpoint had another count: samplers reseeded\n", shard_count);
+        std::fprintf(stderr, "resume: %d graphs per step, %s draws; the checkpoint had another count or draws: samplers reseeded\n",
+                     shard_count, balanced ? "balanced" : "independent");
     }
   }
   std::vector<SegmentedGraph> segmented;
@@ -733,15 +747,14 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
   };
   auto checkpoint = [&](int epoch) {
     const std::map<int, std::string> states = sampler_states();  // every rank takes part
-    if (world.root() && !options.out.empty()) save_checkpoint(model, adam, epoch, states, shard_count, options.out);
+    if (world.root() && !options.out.empty()) save_checkpoint(model, adam, epoch, states, shard_count, balanced, options.out);
   };
   // Rank 0 validates and reports; its answer (go on or stop) reaches every rank.
   auto report_progress = [&](const EpochReport& report) {
     const bool go_on = world.root() && progress ? progress(report, options.epochs) : true;
     return world.broadcast(go_on);
   };
-  // Balanced draws (options.balance_graph_sizes): each shard's graphs by view rows, fewest first.
-  const bool balanced = shard_count > 1 && options.balance_graph_sizes;
+  // Balanced draws: each shard's graphs by view rows, fewest first.
   std::map<int, std::vector<size_t>> by_size;
   if (balanced) {
     for (const auto& [shard, graphs] : shard_graphs) {
@@ -771,7 +784,6 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
         const size_t g =
             balanced ? by_size.at(shard)[std::min(graphs.size() - 1, static_cast<size_t>(size_rank * static_cast<double>(graphs.size())))]
                      : graphs[random() % graphs.size()];
-        if (!shard_rows.empty()) shard_rows[static_cast<size_t>(shard)] = static_cast<float>(prepared[g].view.size());
         std::vector<double> y;
         std::vector<int32_t> pool;
         if (stored[g] != nullptr) {  // the sample's rows, read from the store into the graph as configs 0..k-1
@@ -785,6 +797,7 @@ TrainResult fit_sharded(CostModel& model, const std::vector<GraphConfigs>& train
           pool = sample_configs(candidates[g], runtimes[g], static_cast<size_t>(options.configs_per_step), random, y);
         }
         if (pool.size() < 2) continue;
+        if (!shard_rows.empty()) shard_rows[static_cast<size_t>(shard)] = static_cast<float>(prepared[g].view.size());
         nn::Tape tape;
         const nn::Var cost = segmented.empty() ? model.forward(tape, prepared[g], pool) : segmented[g].cost(tape, model, pool, random);
         const nn::Var loss = ranking_loss(options.loss, cost, y);

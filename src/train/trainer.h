@@ -60,6 +60,11 @@ struct TrainOptions {
   std::function<void(size_t done, size_t total, const std::string& file, int64_t configs, int64_t distinct, bool reused)> on_prepare;
 };
 
+// Balanced draws: the size rank in [0, 1) at which every shard draws its graph in global step
+// `step` (0-based, over all epochs) of a run seeded `seed`. Uniform, and a function of the two alone
+// (splitmix64), so every rank agrees without talking and a resumed run needs no saved state.
+double step_size_rank(uint64_t seed, int step);
+
 struct EpochReport {
   int epoch = 0;
   double train_loss = 0;

@@ -2,7 +2,8 @@
 # Data-parallel training over MPI (train/data_parallel.h) on a generated tree: `mpirun -np 2
 # graphcost train` gives the model of one process with the same global batch (--graphs-per-step 2),
 # within float tolerance; a run resumed with another process count continues it exactly when the
-# graphs per step stay; bad splits are refused by every rank, with no hang.
+# graphs per step stay (and reseeds its samplers, saying so, when they or the draws change); bad
+# splits are refused by every rank, with no hang.
 # Usage: test_mpi_train.sh GRAPHCOST
 set -u
 graphcost=$1
@@ -52,6 +53,12 @@ train "$out/reseeded.npz" "$graphcost" train --epochs 2 --stop-after-epoch 1 --g
   --epochs 2 --resume >/dev/null 2>"$out/reseeded.err"; status=$?
 check "resuming with other graphs per step works (exit 0)" test "$status" = 0
 check "  ...and says the samplers start afresh" grep -q "samplers reseeded" "$out/reseeded.err"
+train "$out/toggled.npz" "$graphcost" train --epochs 2 --stop-after-epoch 1 --graphs-per-step 2 >/dev/null
+"$graphcost" train --data "$out/tree" --collection layout:xla:random --out "$out/toggled.npz" --steps-per-epoch 10 --hidden 16 --seed 5 \
+  --epochs 2 --graphs-per-step 2 --independent-graphs --resume >/dev/null 2>"$out/toggled.err"; status=$?
+check "resuming balanced draws with --independent-graphs works (exit 0)" test "$status" = 0
+check "  ...and says the samplers start afresh" grep -q "independent draws; the checkpoint had another count or draws: samplers reseeded" \
+  "$out/toggled.err"
 
 mpi 2 "$graphcost" train --data "$out/tree" --collection layout:xla:random --out "$out/bad.npz" --graphs-per-step 3 >"$out/bad.txt" 2>&1; status=$?
 check "graphs per step not a multiple of the processes is refused, no hang" test "$status" -ne 0 -a "$status" -ne 124
