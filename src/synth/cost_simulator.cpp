@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "common/internal_error.h"
@@ -165,8 +166,36 @@ double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const Layo
   return std::max(compute, bytes / hardware_.hbm_bytes_per_second) + hardware_.op_overhead_seconds;
 }
 
+PairwiseSum::PairwiseSum(size_t terms) {
+  while (leaves_ < terms) leaves_ *= 2, ++depth_;
+  tree_.assign(2 * leaves_, 0.0);
+}
+
+void PairwiseSum::set(size_t term, double value) {
+  tree_[leaves_ + term] = value;
+  changed_.push_back(term);
+}
+
+double PairwiseSum::total() {
+  if (changed_.size() * depth_ >= leaves_) {
+    for (size_t k = leaves_ - 1; k >= 1; --k) tree_[k] = tree_[2 * k] + tree_[2 * k + 1];
+  } else {
+    // Each changed term's path to the root, recomputed from the children: a node's last recompute
+    // comes after every changed term below it, so each ends as the full rebuild makes it.
+    for (size_t term : changed_) {
+      for (size_t k = (leaves_ + term) / 2; k >= 1; k /= 2) tree_[k] = tree_[2 * k] + tree_[2 * k + 1];
+    }
+  }
+  changed_.clear();
+  return tree_[1];
+}
+
 LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& config) const {
   Evaluation result;
+  size_t term_count = 0;
+  for (const SynthNode& n : nodes_) term_count += n.operands.size() + 1;
+  PairwiseSum terms(term_count);  // the runtime: per node, a term per operand (its copy, or 0), then its op
+  size_t term = 0;
   std::vector<std::vector<int>> out_layout(nodes_.size());
   std::vector<std::vector<int>> operand_layouts;
   for (size_t id = 0; id < nodes_.size(); ++id) {
@@ -199,13 +228,15 @@ LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& con
       if (wanted != written && nodes_[producer].dims.size() >= 2 && !flexible) {
         const double moved = padded_bytes(n.operands[i], written) + padded_bytes(n.operands[i], wanted);
         result.copy_bytes += moved;
-        result.seconds += hardware_.copy_slowdown * moved / hardware_.hbm_bytes_per_second + hardware_.op_overhead_seconds;
+        terms.set(term + i, hardware_.copy_slowdown * moved / hardware_.hbm_bytes_per_second + hardware_.op_overhead_seconds);
       }
       operand_layouts[i] = std::move(wanted);
     }
     const std::vector<LayoutSpan> spans(operand_layouts.begin(), operand_layouts.end());
-    result.seconds += op_seconds(static_cast<int32_t>(id), out_layout[id], spans.data());
+    terms.set(term + n.operands.size(), op_seconds(static_cast<int32_t>(id), out_layout[id], spans.data()));
+    term += n.operands.size() + 1;
   }
+  result.seconds = terms.total();
   return result;
 }
 
@@ -222,8 +253,16 @@ IncrementalLayoutRuntime::IncrementalLayoutRuntime(const LayoutProgram& program)
     term_start_[id + 1] = term_start_[id] + node.operands.size() + 1;
     most_operands = std::max(most_operands, node.operands.size());
   }
-  terms_.assign(term_start_[n], 0.0);
-  present_.assign(term_start_[n], 0);
+  terms_ = PairwiseSum(term_start_[n]);
+  reader_start_.assign(n + 1, 0);
+  for (const SynthNode& node : program.nodes_)
+    for (int32_t producer : node.operands) ++reader_start_[static_cast<size_t>(producer) + 1];
+  for (size_t id = 0; id < n; ++id) reader_start_[id + 1] += reader_start_[id];
+  readers_.resize(reader_start_[n]);
+  std::vector<size_t> next(reader_start_.begin(), reader_start_.end() - 1);
+  for (size_t id = 0; id < n; ++id)
+    for (int32_t producer : program.nodes_[id].operands) readers_[next[static_cast<size_t>(producer)]++] = static_cast<int32_t>(id);
+  queued_.assign(n, 0);
   operand_dims_.resize(most_operands);
   operand_spans_.resize(most_operands);
 }
@@ -263,40 +302,75 @@ void IncrementalLayoutRuntime::recompute(size_t id, const int8_t* block) {
     const int producer_opcode = p.nodes_[producer].opcode;
     const bool flexible = producer_opcode == opcode::kBroadcast || producer_opcode == special().constant;
     const LayoutSpan read(wanted.data(), wanted_rank);
-    present_[first + i] = !same_layout(read, written) && p.nodes_[producer].dims.size() >= 2 && !flexible;
-    if (present_[first + i]) {
+    double copy = 0;
+    if (!same_layout(read, written) && p.nodes_[producer].dims.size() >= 2 && !flexible) {
       const double moved = p.padded_bytes(n.operands[i], written) + p.padded_bytes(n.operands[i], read);
-      terms_[first + i] = p.hardware_.copy_slowdown * moved / p.hardware_.hbm_bytes_per_second + p.hardware_.op_overhead_seconds;
+      copy = p.hardware_.copy_slowdown * moved / p.hardware_.hbm_bytes_per_second + p.hardware_.op_overhead_seconds;
     }
+    terms_.set(first + i, copy);
     operand_spans_[i] = read;
   }
-  terms_[first + n.operands.size()] = p.op_seconds(static_cast<int32_t>(id), {out_[id].data(), out_rank_[id]}, operand_spans_.data());
-  present_[first + n.operands.size()] = 1;
+  terms_.set(first + n.operands.size(), p.op_seconds(static_cast<int32_t>(id), {out_[id].data(), out_rank_[id]}, operand_spans_.data()));
 }
 
 double IncrementalLayoutRuntime::runtime(const std::vector<int8_t>& config) {
   const LayoutProgram& p = program_;
   check_invariant(config.size() == p.configurable_.size() * 18, "IncrementalLayoutRuntime::runtime: a config of another program");
-  const bool first = config_.empty() && !p.nodes_.empty();
   recomputed_ = 0;
-  for (size_t id = 0; id < p.nodes_.size(); ++id) {
+  auto block_of = [&](size_t id) {
     const int32_t slot = p.slot_of_[id];
-    const int8_t* block = slot >= 0 ? config.data() + static_cast<size_t>(slot) * 18 : nullptr;
-    bool dirty = first || (block != nullptr && !std::equal(block, block + 18, config_.data() + static_cast<size_t>(slot) * 18));
-    for (size_t i = 0; !dirty && i < p.nodes_[id].operands.size(); ++i) dirty = out_changed_[static_cast<size_t>(p.nodes_[id].operands[i])];
-    if (!dirty) {
-      out_changed_[id] = 0;
-      continue;
+    return slot >= 0 ? config.data() + static_cast<size_t>(slot) * 18 : nullptr;
+  };
+  size_t changed_slots = 0;
+  for (size_t slot = 0; !config_.empty() && slot < p.configurable_.size(); ++slot)
+    changed_slots += !std::equal(config.data() + slot * 18, config.data() + slot * 18 + 18, config_.data() + slot * 18);
+  if (config_.empty()) {  // the first config: every node
+    for (size_t id = 0; id < p.nodes_.size(); ++id) recompute(id, block_of(id));
+    recomputed_ = p.nodes_.size();
+    std::fill(out_changed_.begin(), out_changed_.end(), 0);
+  } else if (changed_slots * 4 > p.configurable_.size()) {
+    // Most slots changed (random configs): one pass over the nodes in id order, cheaper than the
+    // queue for the thousand or more nodes that follow.
+    for (size_t id = 0; id < p.nodes_.size(); ++id) {
+      const int8_t* block = block_of(id);
+      bool dirty = block != nullptr && !std::equal(block, block + 18, config_.data() + static_cast<size_t>(p.slot_of_[id]) * 18);
+      for (size_t i = 0; !dirty && i < p.nodes_[id].operands.size(); ++i)
+        dirty = out_changed_[static_cast<size_t>(p.nodes_[id].operands[i])];
+      if (!dirty) continue;
+      recompute(id, block);
+      ++recomputed_;
     }
-    recompute(id, block);
-    ++recomputed_;
+    std::fill(out_changed_.begin(), out_changed_.end(), 0);
+  } else {
+    // The configurable nodes whose values changed, then every reader of a layout that changed, in
+    // id order (a topological order: operands come first), each once.
+    auto enqueue = [&](int32_t id) {
+      if (queued_[static_cast<size_t>(id)]) return;
+      queued_[static_cast<size_t>(id)] = 1;
+      pending_.push_back(id);
+      std::push_heap(pending_.begin(), pending_.end(), std::greater<int32_t>());
+    };
+    for (size_t slot = 0; changed_slots > 0 && slot < p.configurable_.size(); ++slot) {
+      const int8_t* block = config.data() + slot * 18;
+      if (!std::equal(block, block + 18, config_.data() + slot * 18)) enqueue(p.configurable_[slot]);
+    }
+    while (!pending_.empty()) {
+      std::pop_heap(pending_.begin(), pending_.end(), std::greater<int32_t>());
+      const size_t id = static_cast<size_t>(pending_.back());
+      pending_.pop_back();
+      queued_[id] = 0;
+      recompute(id, block_of(id));
+      done_.push_back(static_cast<int32_t>(id));
+      if (out_changed_[id]) {
+        for (size_t k = reader_start_[id]; k < reader_start_[id + 1]; ++k) enqueue(readers_[k]);
+      }
+    }
+    for (int32_t id : done_) out_changed_[static_cast<size_t>(id)] = 0;
+    recomputed_ = done_.size();
+    done_.clear();
   }
   config_ = config;
-  double seconds = 0;  // evaluate's sum, term for term
-  for (size_t t = 0; t < terms_.size(); ++t) {
-    if (present_[t]) seconds += terms_[t];
-  }
-  return seconds;
+  return terms_.total();  // evaluate's sum, in its order
 }
 
 double LayoutProgram::runtime(const std::vector<int8_t>& config) const { return evaluate(config).seconds; }

@@ -60,6 +60,23 @@ class IncrementalLayoutRuntime;
 // 2 or more, in id order.
 std::vector<int32_t> configurable_candidates(const HloBuilder& program);
 
+// A sum of `terms` doubles in one fixed pairwise order: a perfect binary tree over the terms
+// (zeros past the last), each inner value its left child plus its right. The total is the same
+// double however and in whatever order the terms were set, so the full simulation and the
+// incremental one agree bit for bit, and changing k of n terms costs about k log2 n additions
+// instead of n.
+class PairwiseSum {
+ public:
+  explicit PairwiseSum(size_t terms = 0);
+  void set(size_t term, double value);  // the total catches up in total()
+  double total();
+
+ private:
+  size_t leaves_ = 1, depth_ = 0;
+  std::vector<double> tree_;  // tree_[1] the root, tree_[leaves_ + i] term i
+  std::vector<size_t> changed_;
+};
+
 class LayoutProgram {
  public:
   LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware = {});
@@ -109,8 +126,8 @@ class LayoutProgram {
 // The noiseless runtime of one layout config after another, recomputing only what changed since the
 // previous config: the configurable nodes whose 18 values changed, the nodes whose written layout
 // follows from theirs, and every reader of a layout that changed. Every node's terms (its copies,
-// then its op) are LayoutProgram::runtime's, from the same functions, summed in the same order: the
-// result is the same double, bit for bit (tests/test_cost_simulator.cpp). On a 4,535-node nlp
+// then its op) are LayoutProgram::runtime's, from the same functions, summed in the same pairwise
+// order (PairwiseSum): the result is the same double, bit for bit (tests/test_cost_simulator.cpp). On a 4,535-node nlp
 // program it labels random configs 4x and search steps 23x faster than runtime()
 // (bench/gen_incremental.sh). Not thread-safe: one per thread.
 class IncrementalLayoutRuntime {
@@ -126,9 +143,13 @@ class IncrementalLayoutRuntime {
   std::vector<int8_t> config_;  // the previous config; empty before the first
   std::vector<std::array<int, 6>> out_;
   std::vector<uint8_t> out_rank_, out_changed_;
-  std::vector<size_t> term_start_;  // node -> its first term: one per operand (a copy, or none), then its op
-  std::vector<double> terms_;
-  std::vector<uint8_t> present_;
+  std::vector<size_t> term_start_;    // node -> its first term: one per operand (a copy, or none), then its op
+  PairwiseSum terms_;                 // every term; a copy that is not made counts 0
+  std::vector<size_t> reader_start_;  // node -> its readers in readers_ (CSR, by node id)
+  std::vector<int32_t> readers_;
+  std::vector<int32_t> pending_;  // a min-heap of node ids still to recompute in this call
+  std::vector<uint8_t> queued_;
+  std::vector<int32_t> done_;                     // the nodes recomputed in this call
   std::vector<std::array<int, 6>> operand_dims_;  // scratch: the layouts a node reads its operands in
   std::vector<LayoutSpan> operand_spans_;
   size_t recomputed_ = 0;
