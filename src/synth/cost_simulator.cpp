@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -166,12 +167,13 @@ double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const Layo
   return std::max(compute, bytes / hardware_.hbm_bytes_per_second) + hardware_.op_overhead_seconds;
 }
 
-PairwiseSum::PairwiseSum(size_t terms) {
+PairwiseSum::PairwiseSum(size_t terms) : terms_(terms) {
   while (leaves_ < terms) leaves_ *= 2, ++depth_;
   tree_.assign(2 * leaves_, 0.0);
 }
 
 void PairwiseSum::set(size_t term, double value) {
+  assert(term < terms_);  // a padding leaf must stay 0
   tree_[leaves_ + term] = value;
   changed_.push_back(term);
 }

@@ -72,7 +72,7 @@ class PairwiseSum {
   double total();
 
  private:
-  size_t leaves_ = 1, depth_ = 0;
+  size_t terms_ = 0, leaves_ = 1, depth_ = 0;
   std::vector<double> tree_;  // tree_[1] the root, tree_[leaves_ + i] term i
   std::vector<size_t> changed_;
 };
