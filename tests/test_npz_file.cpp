@@ -86,3 +86,16 @@ TEST_CASE("npz: a member whose npy header is longer than the first read still lo
   REQUIRE(npz.find("values") != nullptr);
   CHECK(npz.find("values")->to_vector<int64_t>("long.npz", "values") == std::vector<int64_t>{7, 8, 9});
 }
+
+TEST_CASE("npz: an empty array (no buffer) is written with its CRC and reads back", "[npz]") {
+  // zlib's crc32_z(crc, NULL, 0) restarts at 0: an imported module with nothing configurable has a
+  // (1, 0, 18) node_config_feat, and its member once carried CRC 0.
+  const NpyArray empty = NpyArray::from_converted_values<float>({1, 0, 18}, std::vector<int8_t>{});
+  for (const ZipCompression compression : {ZipCompression::Deflate, ZipCompression::Stored}) {
+    const std::string path = testing::scratch_dir("npz_empty_array") + "/empty.npz";
+    write_npz(path, {{"node_config_feat", &empty}}, compression);
+    const NpzFile npz = read_npz_file(path);
+    REQUIRE(npz.find("node_config_feat") != nullptr);
+    CHECK(npz.find("node_config_feat")->shape() == std::vector<int64_t>{1, 0, 18});
+  }
+}

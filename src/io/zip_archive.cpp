@@ -456,7 +456,8 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
   member.local_header_offset = position();
   uLong crc = crc32(0, nullptr, 0);
   for (const ByteSpan& part : parts) {
-    crc = crc32_z(crc, part.data, part.size);
+    // An empty part may have no buffer, and zlib's crc32_z(crc, NULL, 0) restarts the CRC at 0.
+    if (part.size > 0) crc = crc32_z(crc, part.data, part.size);
     member.uncompressed_size += part.size;
   }
   member.crc32 = static_cast<uint32_t>(crc);
