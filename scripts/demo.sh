@@ -75,6 +75,10 @@ if [ -d "$data/tpugraphs/npz" ]; then
   [ -f "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz" ] && add_demo "real unet_3d layout (valid, labelled)" "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz"
   [ -f "$real/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz" ] && add_demo "real nlp test graph (21,918 nodes)" "$real/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"
 fi
+if [ -f "$data/hlo/resnet50_keras_jax_f32.hlo" ]; then  # a user's own program: HLO text imported (docs/import.md)
+  build/native-release/src/graphcost import "$data/hlo/resnet50_keras_jax_f32.hlo" --out build/demo-resnet50-imported.npz -q >/dev/null
+  add_demo "imported HLO: ResNet-50 (Keras-JAX)" build/demo-resnet50-imported.npz
+fi
 echo "$demos]" > "$www/app/demos/index.json"
 ls -la "$www/app" | awk '{print $5, $9}' | tail -n +2
 

@@ -8,11 +8,13 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/gen_command.h"
+#include "cli/import_command.h"
 #include "cli/info_command.h"
 #include "cli/layout_command.h"
 #include "cli/model_commands.h"
 #include "cli/named_option.h"
 #include "cli/prepare_command.h"
+#include "cli/rank_command.h"
 #include "common/error_exit.h"
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
@@ -173,6 +175,39 @@ int main(int argc, char** argv) {
   layout_command->add_option("--repeat", layout.repeat, "runs to time (median printed; default 1)")->check(CLI::Range(1, 1000));
   layout_command->add_flag("-q,--quiet", layout.quiet, "no progress on stderr");
 
+  graphcost::ImportCommandOptions import;
+  CLI::App* import_command = app.add_subcommand(
+      "import", "Import an XLA HLO text module (.hlo/.txt dump) as a TpuGraphs graph: layout configs to rank, or tile kernels");
+  import_command->add_option("module", import.module, "HLO text (XLA_FLAGS=--xla_dump_to=DIR, or jax's .as_text(dialect=\"hlo\"))")
+      ->required();
+  import_command->add_option("--out", import.out, "layout: the .npz to write; tile: a folder for one .npz per fusion")->required();
+  graphcost::add_named_option(import_command, "--kind", import.kind, graphcost::graph_kind_names(),
+                              "layout (the whole program, default) or tile (one kernel per fusion of a post-optimization module)");
+  import_command
+      ->add_option("--configs", import.configs,
+                   "layout: random configs beside config 0, the module's own layouts (default 100); tile: at most N per kernel (default 1000)")
+      ->check(CLI::Range(0, 1000000));
+  import_command->add_option("--seed", import.seed, "seed of the random configs");
+  import_command->add_flag("-q,--quiet", import.quiet, "no timings or per-file lines on stderr");
+
+  graphcost::RankCommandOptions rank;
+  CLI::App* rank_command = app.add_subcommand("rank", "Rank one graph's configs with a model: the best K, predicted costs and speedups");
+  rank_command->add_option("path", rank.path, "an .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
+  rank_command->add_option("--model", rank.model, "model file (models/layout_xla.npz, ...)")->required();
+  rank_command->add_option("--top", rank.top, "configs to list (default 10)")->check(CLI::Range(1, 100000000));
+  rank_command->add_option("--threads", rank.threads, "worker threads (default 2)")->check(CLI::Range(1, 256));
+  rank_command->add_flag("--json", rank.json, "print JSON instead of text");
+
+  graphcost::SearchCommandOptions search;
+  CLI::App* search_command =
+      app.add_subcommand("search", "Search better layouts with a model (greedy, from the best listed config) and write them");
+  search_command->add_option("path", search.path, "a layout .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
+  search_command->add_option("--model", search.model, "layout model file")->required();
+  search_command->add_option("--out", search.out, "write the input's configs plus the found one here (.npz)");
+  search_command->add_option("--rounds", search.rounds, "greedy rounds (default 8)")->check(CLI::Range(1, 1000));
+  search_command->add_option("--candidates", search.candidates, "candidate rows per node (default 6)")->check(CLI::Range(1, 1000));
+  search_command->add_flag("-q,--quiet", search.quiet, "no progress on stderr");
+
   graphcost::EvaluateCommandOptions evaluate;
   CLI::App* evaluate_command = app.add_subcommand("evaluate-model", "Validation metric of a model on its collection");
   evaluate_command->add_option("--model", evaluate.model, "model file")->required();
@@ -199,6 +234,9 @@ int main(int argc, char** argv) {
     if (info_command->parsed()) return graphcost::run_info_command(info);
     if (gen_command->parsed()) return graphcost::run_gen_command(gen);
     if (layout_command->parsed()) return graphcost::run_layout_command(layout);
+    if (import_command->parsed()) return graphcost::run_import_command(import);
+    if (rank_command->parsed()) return graphcost::run_rank_command(rank);
+    if (search_command->parsed()) return graphcost::run_search_command(search);
     if (train_command->parsed()) {
       if (!train_budget.empty()) {
         train.train.memory_budget = graphcost::parse_byte_size(train_budget, "--memory-budget");

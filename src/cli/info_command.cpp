@@ -11,6 +11,7 @@
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
 #include "data/tpu_graph.h"
+#include "hlo/hlo_import.h"
 
 namespace graphcost {
 
@@ -39,7 +40,7 @@ int run_info_command(const InfoOptions& options) {
     }
     return survey.errors.empty() ? 0 : 1;
   }
-  const GraphSummary summary = summarize_graph(load_tpu_graph(options.path));
+  const GraphSummary summary = summarize_graph(load_graph_file(options.path));
   if (options.json) {
     std::cout << graph_summary_json(summary).dump(2) << "\n";
   } else {

@@ -9,12 +9,13 @@
 
 #include "common/atomic_file.h"
 #include "data/tpu_graph.h"
+#include "hlo/hlo_import.h"
 #include "layout/dag_layout.h"
 
 namespace graphcost {
 
 int run_layout_command(const LayoutCommandOptions& options) {
-  const TpuGraph graph = load_tpu_graph(options.path);
+  const TpuGraph graph = load_graph_file(options.path);
   std::vector<std::pair<int32_t, int32_t>> edges;
   edges.reserve(graph.edges.size());
   for (const Edge& edge : graph.edges) edges.emplace_back(edge.producer, edge.consumer);

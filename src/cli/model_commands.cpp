@@ -10,6 +10,7 @@
 #include "common/memory_limit.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
+#include "metrics/ranking_metrics.h"
 #include "scoring/submission.h"
 #include "train/data_parallel.h"
 
@@ -148,10 +149,7 @@ int run_predict_command(const PredictCommandOptions& options) {
                          "a finite number (values in the file or the model out of range)", std::to_string(cost[i]));
       }
     }
-    std::vector<int32_t> order(cost.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+    const std::vector<int32_t> order = order_by_cost(cost);
     rows.push_back({location.kaggle_id(), order});
     if (!options.costs_out.empty()) {
       char number[32];

@@ -9,6 +9,11 @@ namespace graphcost {
 
 const char* graph_kind_name(GraphKind kind) { return kind == GraphKind::Tile ? "tile" : "layout"; }
 
+const NameTable<GraphKind>& graph_kind_names() {
+  static const NameTable<GraphKind> names = {{"tile", GraphKind::Tile}, {"layout", GraphKind::Layout}};
+  return names;
+}
+
 GraphKind collection_kind(const std::string& collection) { return collection.rfind("tile:", 0) == 0 ? GraphKind::Tile : GraphKind::Layout; }
 namespace {
 

@@ -144,6 +144,9 @@ GraphSummary summarize_graph(const TpuGraph& graph) {
   std::map<int, int64_t> counts;
   for (uint8_t opcode : graph.node_opcodes) ++counts[opcode];
   s.opcode_counts.assign(counts.begin(), counts.end());
+  s.named = !graph.names.empty();
+  s.named_computations = static_cast<int64_t>(graph.names.computations.size());
+  for (const std::string& op_name : graph.names.op_names) s.op_named_nodes += op_name.empty() ? 0 : 1;
   std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return s;
 }
@@ -170,7 +173,11 @@ std::string format_graph_summary(const GraphSummary& s) {
       line("runtime/normalizer", format("%.4f .. %.4f", s.normalized_min, s.normalized_max));
     }
   } else {
-    line("runtimes", "hidden (all zero: a Kaggle test file)");
+    line("runtimes", "hidden (all zero: a Kaggle test file or an imported module)");
+  }
+  if (s.named) {
+    line("names", with_thousands(s.named_computations) + " HLO computations; op_name on " + with_thousands(s.op_named_nodes) + " of " +
+                      with_thousands(s.nodes) + " nodes");
   }
   out += "opcodes (nodes):\n";
   for (const auto& [opcode, count] : s.opcode_counts) {
@@ -199,6 +206,7 @@ nlohmann::json graph_summary_json(const GraphSummary& s) {
                          {"topologically_ordered", s.topologically_ordered},
                          {"labelled", s.labelled},
                          {"opcodes", opcodes}};
+  if (s.named) json["names"] = {{"computations", s.named_computations}, {"op_named_nodes", s.op_named_nodes}};
   if (s.labelled) {
     json["runtime_min_ns"] = s.runtime_min_ns;
     json["runtime_max_ns"] = s.runtime_max_ns;

@@ -27,6 +27,8 @@ struct GraphSummary {
   double relative_spread = 0;                          // (max - min) / min of the runtimes; 0 when hidden
   double normalized_min = 0, normalized_max = 0;       // tile: runtime / normalizer
   std::vector<std::pair<int, int64_t>> opcode_counts;  // (opcode id, nodes), most frequent first
+  bool named = false;                                  // the file carries node names (data/node_names.h)
+  int64_t named_computations = 0, op_named_nodes = 0;  // HLO computations; nodes with a metadata op_name
 };
 
 GraphSummary summarize_graph(const TpuGraph& graph);

@@ -1,6 +1,8 @@
 #include "data/opcodes.h"
 
 #include <array>
+#include <string_view>
+#include <unordered_map>
 
 namespace graphcost {
 namespace {
@@ -144,10 +146,14 @@ const std::string& opcode_name(int opcode_id) {
 }
 
 int opcode_id(const std::string& name) {
-  for (int i = 0; i < kOpcodeCount; ++i) {
-    if (name == kOpcodeNames[i]) return i;
-  }
-  return -1;
+  // A hash lookup: importing HLO text asks once per instruction.
+  static const std::unordered_map<std::string_view, int> ids = [] {
+    std::unordered_map<std::string_view, int> table;
+    for (int i = 0; i < kOpcodeCount; ++i) table.emplace(kOpcodeNames[i], i);
+    return table;
+  }();
+  const auto found = ids.find(name);
+  return found == ids.end() ? -1 : found->second;
 }
 
 }  // namespace graphcost

@@ -253,6 +253,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
     reader.fail(graph.kind == GraphKind::Tile ? "config_feat" : "node_config_feat", "at least one config", "0 configs");
   }
   check_runtimes(reader, graph);
+  graph.names = read_node_names(npz, source, n);
   return graph;
 }
 
@@ -261,6 +262,7 @@ TpuGraph load_tpu_graph(const std::string& path) {
   NpzReadOptions options;
   options.only = {"node_feat",       "node_opcode",      "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers",
                   "node_config_ids", "node_config_feat", "node_splits"};
+  options.only.insert(options.only.end(), node_name_keys().begin(), node_name_keys().end());
   try {
     return tpu_graph_from_npz(read_npz_file(path, options), path);
   } catch (const std::bad_alloc&) {
@@ -294,14 +296,14 @@ void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
     arrays.emplace_back("config_runtime_normalizers", NpyArray::from_values<int64_t>({c}, graph.config_runtime_normalizers_ns));
   } else {
     const int64_t nc = graph.configurable_count();
-    std::vector<float> config_values(graph.layout_config_features.begin(), graph.layout_config_features.end());
     std::vector<int64_t> ids(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
-    arrays.emplace_back("node_config_feat", NpyArray::from_values<float>({c, nc, kLayoutConfigFeatureCount}, config_values));
+    arrays.emplace_back("node_config_feat", NpyArray::from_converted_values<float>({c, nc, kLayoutConfigFeatureCount}, graph.layout_config_features));
     arrays.emplace_back("node_config_ids", NpyArray::from_values<int64_t>({nc}, ids));
     arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
     arrays.emplace_back("node_splits",
                         NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
   }
+  for (auto& named_array : node_name_arrays(graph.names)) arrays.push_back(std::move(named_array));
   std::vector<std::pair<std::string, const NpyArray*>> named;
   for (const auto& [name, array] : arrays) named.emplace_back(name, &array);
   write_npz(path, named, ZipCompression::Deflate);

@@ -7,6 +7,7 @@
 //                        node_config_ids i64 (nc,), node_config_feat f32 (c,nc,18),
 //                        config_runtime i64 (c,), node_splits i64 (1,s)
 // edge_index row [u, v] means node u consumes the output of node v.
+// Either kind may also hold the optional node name keys of data/node_names.h (imported HLO).
 //
 // Loading checks the whole schema and throws InputError naming the file, the key, the expected and
 // the actual value. Accepted dtype variants: any integer dtype for integer keys (range-checked),
@@ -21,6 +22,7 @@
 
 #include "data/dataset_path.h"
 #include "data/node_features.h"
+#include "data/node_names.h"
 #include "io/npz_file.h"
 
 namespace graphcost {
@@ -49,6 +51,8 @@ struct TpuGraph {
   std::vector<int64_t> config_runtime_ns;              // config_count; zeros when hidden
   std::vector<int64_t> config_runtime_normalizers_ns;  // tile only: runtime of the default config
   bool runtimes_hidden = false;
+
+  NodeNames names;  // optional (files from `graphcost import`): instruction, computation, op_name per node
 
   int32_t configurable_count() const { return static_cast<int32_t>(configurable_nodes.size()); }
   float node_feature(int32_t node, int column) const { return node_features[node * kNodeFeatureCount + column]; }

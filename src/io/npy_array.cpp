@@ -462,6 +462,23 @@ NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>&
   return array;
 }
 
+template <typename T, typename Source>
+NpyArray NpyArray::from_converted_values(std::vector<int64_t> shape, const std::vector<Source>& values, bool fortran_order) {
+  NpyArray array;
+  array.dtype_ = dtype_of<T>();
+  array.shape_ = std::move(shape);
+  array.fortran_order_ = fortran_order;
+  if (array.element_count() != static_cast<int64_t>(values.size())) {
+    throw InternalError("NpyArray::from_converted_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
+                        " values, got " + std::to_string(values.size()));
+  }
+  array.storage_.resize(values.size() * sizeof(T));
+  T* out = reinterpret_cast<T*>(array.storage_.data());
+  for (size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
+  return array;
+}
+template NpyArray NpyArray::from_converted_values<float, int8_t>(std::vector<int64_t>, const std::vector<int8_t>&, bool);
+
 template <typename T>
 std::vector<T> NpyArray::to_vector(const std::string& file, const std::string& field) const {
   const size_t count = static_cast<size_t>(element_count());

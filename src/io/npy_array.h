@@ -61,6 +61,10 @@ class NpyArray {
   // Builds an array from `values` laid out in the given order.
   template <typename T>
   static NpyArray from_values(std::vector<int64_t> shape, const std::vector<T>& values, bool fortran_order = false);
+  // The same with each value converted to T on the way (no converted copy of `values` is made).
+  // Instantiated for <float, int8_t> (layout configs are int8 in memory, float32 in files).
+  template <typename T, typename Source>
+  static NpyArray from_converted_values(std::vector<int64_t> shape, const std::vector<Source>& values, bool fortran_order = false);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }

@@ -1,6 +1,9 @@
 #include "metrics/ranking_metrics.h"
 
 #include <algorithm>
+#include <numeric>
+
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -8,6 +11,19 @@
 #include "metrics/kendall_tau.h"
 
 namespace graphcost {
+
+namespace {
+template <typename Cost>
+std::vector<int32_t> stable_order(const std::vector<Cost>& costs) {
+  std::vector<int32_t> order(costs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return costs[static_cast<size_t>(a)] < costs[static_cast<size_t>(b)]; });
+  return order;
+}
+}  // namespace
+
+std::vector<int32_t> order_by_cost(const std::vector<float>& costs) { return stable_order(costs); }
+std::vector<int32_t> order_by_cost(const std::vector<double>& costs) { return stable_order(costs); }
 namespace {
 
 // position[config] = index of `config` in predicted_order (as double, for kendall_counts).

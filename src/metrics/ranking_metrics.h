@@ -8,6 +8,11 @@
 
 namespace graphcost {
 
+// Config indices ordered by cost, lowest (predicted fastest) first; ties keep index order. The one
+// "costs to order" step of predict, the trainer's validation and the app.
+std::vector<int32_t> order_by_cost(const std::vector<float>& costs);
+std::vector<int32_t> order_by_cost(const std::vector<double>& costs);
+
 // min(runtimes[first k predicted]) / min(runtimes): 1 when the best config is among the first k.
 double slowdown_at_k(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k);
 // The paper's top-K error: slowdown_at_k - 1.

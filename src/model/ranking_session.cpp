@@ -11,6 +11,7 @@
 #include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
+#include "hlo/hlo_import.h"
 #include "metrics/ranking_metrics.h"
 
 namespace graphcost {
@@ -110,7 +111,7 @@ std::shared_ptr<CostModel> ModelShelf::model_for(ShippedModel which) {
 
 std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, const std::string& file, ModelShelf& models) {
   const auto start = Clock::now();
-  auto graph = std::make_unique<TpuGraph>(load_tpu_graph(path));
+  auto graph = std::make_unique<TpuGraph>(load_graph_file(path));  // .npz, or HLO text imported here
   const ShippedModel which = shipped_model_for(*graph, file.empty() ? path : file);
   auto session = std::make_unique<RankingSession>(std::move(graph), models.model_for(which), models.path_for(which));
   session->file_ = file.empty() ? path : file;
@@ -287,18 +288,12 @@ void RankingSession::ranking_unit() {
 }
 
 void RankingSession::finish_ranking() {
-  order_.resize(costs_.size());
-  std::iota(order_.begin(), order_.end(), 0);
-  std::stable_sort(order_.begin(), order_.end(),
-                   [&](int32_t a, int32_t b) { return costs_[static_cast<size_t>(a)] < costs_[static_cast<size_t>(b)]; });
+  order_ = order_by_cost(costs_);
   ranked_ = true;
   ranking_ms_ = ms_since(ranking_start_);
   if (!metrics_.labelled || costs_.size() < 2) return;
   const std::vector<double> targets = config_ranking_targets(*graph_);
-  std::vector<int32_t> by_target(targets.size());
-  std::iota(by_target.begin(), by_target.end(), 0);
-  std::stable_sort(by_target.begin(), by_target.end(),
-                   [&](int32_t a, int32_t b) { return targets[static_cast<size_t>(a)] < targets[static_cast<size_t>(b)]; });
+  const std::vector<int32_t> by_target = order_by_cost(targets);
   true_rank_.assign(targets.size(), 0);
   for (size_t r = 0; r < by_target.size(); ++r) true_rank_[static_cast<size_t>(by_target[r])] = static_cast<int32_t>(r);
   if (graph_->kind == GraphKind::Tile) {
@@ -326,8 +321,24 @@ std::vector<int32_t> RankingSession::find_nodes(const std::string& text, size_t 
     if (id >= 0 && id < graph_->node_count) found.push_back(static_cast<int32_t>(id));
     return found;
   }
+  // Exact instruction names first, then names containing the text, op_names starting with it
+  // (a source namespace: "jit(train_step)/layer_3"), and opcodes containing it.
+  const NodeNames& names = graph_->names;
+  std::vector<bool> taken(static_cast<size_t>(graph_->node_count), false);
+  auto take = [&](int32_t v) {
+    if (taken[static_cast<size_t>(v)] || found.size() >= limit) return;
+    taken[static_cast<size_t>(v)] = true;
+    found.push_back(v);
+  };
+  if (!names.empty()) {
+    for (int32_t v = 0; v < graph_->node_count; ++v) {
+      if (names.instructions[static_cast<size_t>(v)] == text) take(v);
+    }
+  }
   for (int32_t v = 0; v < graph_->node_count && found.size() < limit; ++v) {
-    if (opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]).find(text) != std::string::npos) found.push_back(v);
+    const size_t i = static_cast<size_t>(v);
+    const bool named = !names.empty() && (names.instructions[i].find(text) != std::string::npos || names.op_names[i].rfind(text, 0) == 0);
+    if (named || opcode_name(graph_->node_opcodes[i]).find(text) != std::string::npos) take(v);
   }
   return found;
 }
@@ -442,7 +453,14 @@ nlohmann::json RankingSession::loading_state() const {
 
 nlohmann::json RankingSession::node_state(int32_t node) const {
   if (node < 0 || node >= graph_->node_count) return nullptr;
-  return {{"node", node}, {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])}, {"features", kNodeFeatureCount}};
+  nlohmann::json state = {{"node", node}, {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])}, {"features", kNodeFeatureCount}};
+  const NodeNames& names = graph_->names;
+  if (!names.empty()) {
+    state["name"] = names.instructions[static_cast<size_t>(node)];
+    state["computation"] = names.computation_of(node);
+    state["op_name"] = names.op_names[static_cast<size_t>(node)];
+  }
+  return state;
 }
 
 nlohmann::json RankingSession::state() const {
@@ -453,6 +471,7 @@ nlohmann::json RankingSession::state() const {
   state["nodes"] = graph_->node_count;
   state["edges"] = graph_->edges.size();
   state["configs"] = graph_->config_count;
+  state["named"] = !graph_->names.empty();
   if (laid_out()) {
     state["layout"] = {{"done", !layout_.cancelled},
                        {"stopped_early", layout_.stopped_early},

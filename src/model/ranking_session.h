@@ -138,7 +138,8 @@ class RankingSession {
   // Graph queries.
   int32_t configurable_slot(int32_t node) const;                  // its index in configurable_nodes; -1 if not configurable
   std::vector<char> neighbourhood(int32_t node, int hops) const;  // per node: within `hops` of `node`
-  // Nodes whose id is `text`, or whose opcode name contains it; at most `limit`, ascending.
+  // Nodes whose id is `text`; else (at most `limit`) nodes whose instruction name is `text`, then
+  // nodes whose name contains it, whose op_name starts with it, or whose opcode name contains it.
   std::vector<int32_t> find_nodes(const std::string& text, size_t limit) const;
 
   // Layout configs' explanations, what-if and search: a layout graph whose model ranks each config

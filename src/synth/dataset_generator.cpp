@@ -17,6 +17,8 @@
 #include "common/input_error.h"
 #include "data/dataset_path.h"
 #include "data/opcodes.h"
+#include "data/random_layout_block.h"
+#include "data/tile_configs.h"
 #include "data/tpu_graph.h"
 #include "scoring/solution.h"
 #include "synth/cost_simulator.h"
@@ -57,37 +59,6 @@ std::string split_of(int index) {
 }
 
 int64_t to_ns(double seconds) { return std::max<int64_t>(1, std::llround(seconds * 1e9)); }
-
-// Tile sizes a compiler would propose for one output dim: powers of two that cut it into at most
-// 16 tiles and are at least `alignment` (128 lanes for the minor dim, 8 sublanes for the next),
-// and the whole dim.
-std::vector<int64_t> tile_options(int64_t dim, int64_t alignment) {
-  std::vector<int64_t> options;
-  for (int64_t p = 1; p < dim; p *= 2) {
-    if (p * 16 >= dim && p >= alignment) options.push_back(p);
-  }
-  options.push_back(dim);
-  return options;
-}
-
-std::vector<float> tile_config_features(const std::vector<int64_t>& dims, const std::vector<int64_t>& tile) {
-  std::vector<float> features(24, 0);
-  float tile_sum = 0, tile_product = 1, grid_sum = 0, grid_product = 1;
-  for (size_t d = 0; d < dims.size() && d < 6; ++d) {
-    const int64_t grid = (dims[d] + tile[d] - 1) / tile[d];
-    features[d] = static_cast<float>(tile[d]);
-    features[8 + d] = static_cast<float>(grid);
-    tile_sum += static_cast<float>(tile[d]);
-    tile_product *= static_cast<float>(tile[d]);
-    grid_sum += static_cast<float>(grid);
-    grid_product *= static_cast<float>(grid);
-  }
-  features[6] = tile_sum;
-  features[7] = tile_product;
-  features[14] = grid_sum;
-  features[15] = grid_product;
-  return features;  // input bounds (16..23) stay zero, as in the real files
-}
 
 void finish_runtimes(TpuGraph& graph, bool hidden, std::vector<int64_t>& true_runtimes, std::vector<int64_t>& true_normalizers) {
   true_runtimes = graph.config_runtime_ns;
@@ -159,24 +130,12 @@ GeneratedFile make_tile(const Job& job, const GeneratorOptions&, SolutionEntry& 
   return file;
 }
 
-// One random layout block: a prefix (length 2..rank) of a random permutation, -1 padded; 4% of
-// blocks are left to the compiler (all -1).
-void random_block(int8_t* block, int rank, std::mt19937_64& random) {
-  std::fill(block, block + 6, static_cast<int8_t>(-1));
-  if (rank == 0 || random() % 25 == 0) return;
-  std::vector<int8_t> order(static_cast<size_t>(rank));
-  for (int i = 0; i < rank; ++i) order[static_cast<size_t>(i)] = static_cast<int8_t>(i);
-  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random() % i]);
-  const int length = rank <= 2 ? rank : 2 + static_cast<int>(random() % static_cast<uint64_t>(rank - 1));
-  std::copy(order.begin(), order.begin() + std::min(length, 6), block);
-}
-
 void random_node_config(const LayoutProgram& program, size_t slot, int8_t* values, std::mt19937_64& random) {
   const int32_t node = program.configurable_nodes()[slot];
-  random_block(values, program.rank_of(node), random);
-  random_block(values + 6, program.rank_of(node), random);  // input rank ~ output rank for these ops
+  draw_random_layout_block(values, program.rank_of(node), random);
+  draw_random_layout_block(values + 6, program.rank_of(node), random);  // input rank ~ output rank for these ops
   std::fill(values + 12, values + 18, static_cast<int8_t>(-1));
-  if (program.has_kernel(node)) random_block(values + 12, program.rank_of(node), random);
+  if (program.has_kernel(node)) draw_random_layout_block(values + 12, program.rank_of(node), random);
 }
 
 GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, SolutionEntry& truth) {

@@ -298,10 +298,7 @@ double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs
   const std::vector<double> all_targets = config_ranking_targets(graph);
   std::vector<double> y;
   for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
-  std::vector<int32_t> order(cost.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return cost[static_cast<size_t>(a)] < cost[static_cast<size_t>(b)]; });
+  const std::vector<int32_t> order = order_by_cost(cost);
   return graph.kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
 }
 

@@ -168,6 +168,13 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_hold_layout(int hold) {
 // Draws the next frame even if nothing changed (benchmarks of the frame time).
 EMSCRIPTEN_KEEPALIVE void graphcost_app_redraw() { page_changed = true; }
 
+// Nodes matching `text` (RankingSession::find_nodes, at most 500) as JSON, with their names.
+EMSCRIPTEN_KEEPALIVE const char* graphcost_app_find_nodes_json(const char* text) {
+  static std::string json;
+  json = viewer ? viewer->find_nodes_json(text ? text : "").dump() : "[]";
+  return json.c_str();
+}
+
 // The demo list the page read from demos/index.json: [{"name": ..., "url": ...}].
 EMSCRIPTEN_KEEPALIVE void graphcost_app_set_demos(const char* json) {
   page_changed = true;

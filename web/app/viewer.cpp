@@ -206,4 +206,11 @@ nlohmann::json Viewer::state() const {
   return state;
 }
 
+nlohmann::json Viewer::find_nodes_json(const std::string& text) const {
+  nlohmann::json found = nlohmann::json::array();
+  if (!session_) return found;
+  for (const int32_t node : session_->find_nodes(text, 500)) found.push_back(session_->node_state(node));
+  return found;
+}
+
 }  // namespace graphcost::app

@@ -53,7 +53,9 @@ class Viewer {
   nlohmann::json state() const;
   void select_node(int32_t node);
   void select_config(int32_t config);
-  void set_demos(const nlohmann::json& demos);  // [{name, url}] shown in the Open panel
+  void set_demos(const nlohmann::json& demos);
+  // The search box's matches for `text` (RankingSession::find_nodes), each with its names: for scripts.
+  nlohmann::json find_nodes_json(const std::string& text) const;  // [{name, url}] shown in the Open panel
   // Where node `node` is drawn, in device pixels from the canvas' top-left; false if none.
   bool node_screen_position(int32_t node, float& x, float& y) const;
 

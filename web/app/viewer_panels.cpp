@@ -61,7 +61,7 @@ void Viewer::window_layout_progress() {
 void Viewer::panel_open() {
   place(10, 10, 330, 200, pixel_ratio_);
   ImGui::Begin("Open");
-  if (ImGui::Button("Open .npz file...")) {
+  if (ImGui::Button("Open .npz or HLO text...")) {
     EM_ASM({
       if (Module.graphcostPickFile) Module.graphcostPickFile();
     });
@@ -129,7 +129,7 @@ void Viewer::panel_view() {
     ImGui::SetKeyboardFocusHere();
     focus_search_ = false;
   }
-  if (ImGui::InputTextWithHint("search (/)", "node id or opcode", search_text_, sizeof search_text_,
+  if (ImGui::InputTextWithHint("search (/)", graph_->names.empty() ? "node id or opcode" : "id, name, op_name prefix, opcode", search_text_, sizeof search_text_,
                                ImGuiInputTextFlags_EnterReturnsTrue) ||
       ImGui::IsItemEdited()) {
     search_results_ = session_->find_nodes(search_text_, 500);
@@ -139,7 +139,8 @@ void Viewer::panel_view() {
                 search_results_.size() == 500 ? " (first 500)" : "");
     if (ImGui::BeginListBox("##results", ImVec2(-1, 100 * pixel_ratio_))) {
       for (int32_t v : search_results_) {
-        const std::string label = std::to_string(v) + "  " + opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
+        std::string label = std::to_string(v) + "  " + opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]);
+        if (!graph_->names.empty()) label += "  " + graph_->names.instructions[static_cast<size_t>(v)];
         if (ImGui::Selectable(label.c_str(), v == selected_node_)) {
           centre_on(v);
           camera_.scale = std::max(camera_.scale, 60.0f * pixel_ratio_);
@@ -162,6 +163,10 @@ void Viewer::panel_inspector() {
   }
   const size_t v = static_cast<size_t>(selected_node_);
   ImGui::Text("node %d: %s", selected_node_, opcode_name(graph_->node_opcodes[v]).c_str());
+  if (!graph_->names.empty()) {  // imported HLO: where the node comes from
+    ImGui::TextWrapped("%s in %s", graph_->names.instructions[v].c_str(), graph_->names.computation_of(selected_node_).c_str());
+    if (!graph_->names.op_names[v].empty()) ImGui::TextWrapped("op_name %s", graph_->names.op_names[v].c_str());
+  }
   const int32_t slot_index = session_->configurable_slot(selected_node_);
   const bool configurable = slot_index >= 0;
   if (configurable && selected_config_ >= 0 && !what_if_.empty()) {

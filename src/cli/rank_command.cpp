@@ -1,0 +1,141 @@
+#include "cli/rank_command.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "common/input_error.h"
+#include "hlo/hlo_import.h"
+#include "metrics/ranking_metrics.h"
+#include "model/config_explainer.h"
+#include "model/cost_model.h"
+#include "model/layout_inference.h"
+
+namespace graphcost {
+namespace {
+
+void check_kinds(const CostModel& model, const std::string& model_path, const TpuGraph& graph) {
+  if (model.config().kind != graph.kind) {
+    throw InputError(model_path, "kind", std::string("a ") + graph_kind_name(graph.kind) + " model for " + printable(graph.source),
+                     std::string("a ") + graph_kind_name(model.config().kind) + " model");
+  }
+}
+
+std::vector<float> checked_costs(CostModel& model, const TpuGraph& graph, int threads) {
+  std::vector<float> costs = model.predict(model.prepare(graph), 64, threads);
+  for (size_t i = 0; i < costs.size(); ++i) {
+    if (!std::isfinite(costs[i])) {
+      throw InputError(graph.source, "predicted cost of config " + std::to_string(i),
+                       "a finite number (values in the file or the model out of range)", std::to_string(costs[i]));
+    }
+  }
+  return costs;
+}
+
+std::string calibration_note(const RuntimeCalibration& calibration) {
+  if (!calibration.fitted()) return "speedups: - (the model has no runtime calibration: its costs rank configs but are not times)";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "speedups over config 0 from the model's runtime calibration (R^2 %.2f over %lld configs of %lld graphs)", calibration.r2,
+                static_cast<long long>(calibration.configs), static_cast<long long>(calibration.graphs));
+  return text;
+}
+
+}  // namespace
+
+int run_rank_command(const RankCommandOptions& options) {
+  CostModel model = CostModel::load(options.model);
+  const TpuGraph graph = load_graph_file(options.path);
+  check_kinds(model, options.model, graph);
+  const std::vector<float> costs = checked_costs(model, graph, options.threads);
+  const std::vector<int32_t> order = order_by_cost(costs);
+  std::vector<int32_t> rank_of(order.size());
+  for (size_t r = 0; r < order.size(); ++r) rank_of[static_cast<size_t>(order[r])] = static_cast<int32_t>(r);
+  const RuntimeCalibration& calibration = model.calibration();
+  const size_t shown = std::min(order.size(), static_cast<size_t>(std::max(1, options.top)));
+  auto speedup = [&](int32_t config) { return calibration.predicted_speedup(costs[0], costs[static_cast<size_t>(config)]); };
+  if (options.json) {
+    nlohmann::json top = nlohmann::json::array();
+    for (size_t r = 0; r < shown; ++r) {
+      nlohmann::json row = {{"rank", r + 1}, {"config", order[r]}, {"cost", costs[static_cast<size_t>(order[r])]}};
+      row["speedup_over_config_0"] = calibration.fitted() ? nlohmann::json(speedup(order[r])) : nlohmann::json(nullptr);
+      top.push_back(row);
+    }
+    std::cout << nlohmann::json({{"file", graph.source},
+                                 {"kind", graph_kind_name(graph.kind)},
+                                 {"nodes", graph.node_count},
+                                 {"configurable_nodes", graph.configurable_count()},
+                                 {"configs", graph.config_count},
+                                 {"model", options.model},
+                                 {"calibrated", calibration.fitted()},
+                                 {"config_0_rank", rank_of[0] + 1},
+                                 {"top", top}})
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::printf("%s: %s graph, %d nodes, %d configurable, %d configs; model %s\n", printable(graph.source).c_str(),
+              graph_kind_name(graph.kind), graph.node_count, graph.configurable_count(), graph.config_count,
+              printable(options.model).c_str());
+  std::printf("%6s %8s %16s %22s\n", "rank", "config", "predicted cost", "speedup vs config 0");
+  for (size_t r = 0; r < shown; ++r) {
+    char factor[32] = "-";
+    if (calibration.fitted()) std::snprintf(factor, sizeof factor, "%.3fx", speedup(order[r]));
+    std::printf("%6zu %8d %16.5f %22s\n", r + 1, order[r], static_cast<double>(costs[static_cast<size_t>(order[r])]), factor);
+  }
+  std::printf("config 0%s ranks %d of %zu\n", graph.names.empty() ? "" : " (the module's own layouts)", rank_of[0] + 1, order.size());
+  std::printf("%s\n", calibration_note(calibration).c_str());
+  return 0;
+}
+
+int run_search_command(const SearchCommandOptions& options) {
+  CostModel model = CostModel::load(options.model);
+  TpuGraph graph = load_graph_file(options.path);
+  check_kinds(model, options.model, graph);
+  if (graph.kind != GraphKind::Layout) throw InputError(options.path, "kind", "a layout graph (search changes layouts)", "a tile graph");
+  if (!options.out.empty()) check_output_path(options.out, {options.path, options.model});
+  const PreparedGraph prepared = model.prepare(graph);
+  const LayoutInference inference(model, prepared);
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  for (int32_t c = 0; c < graph.config_count; ++c) all[static_cast<size_t>(c)] = c;
+  const std::vector<float> costs = inference.predict(all, 2);
+  const int32_t start = order_by_cost(costs).front();
+  GreedyLayoutSearch search(inference, graph, layout_config_values(graph, start), options.rounds, options.candidates);
+  int last_round = -1;
+  while (!search.step(64)) {
+    if (!options.quiet && search.rounds() != last_round) {
+      last_round = search.rounds();
+      std::fprintf(stderr, "search round %d/%d: best cost %.5f (%d nodes changed)\n", last_round + 1, options.rounds,
+                   static_cast<double>(search.best_cost()), search.changed_nodes());
+    }
+  }
+  const RuntimeCalibration& calibration = model.calibration();
+  std::printf("%s: started from config %d (the best listed, cost %.5f); found cost %.5f after %d rounds, %d nodes changed\n",
+              printable(graph.source).c_str(), start, static_cast<double>(search.start_cost()), static_cast<double>(search.best_cost()),
+              search.rounds(), search.changed_nodes());
+  if (calibration.fitted()) {
+    std::printf("predicted speedup: %.3fx over config 0, %.3fx over the best listed config\n",
+                calibration.predicted_speedup(costs[0], search.best_cost()),
+                calibration.predicted_speedup(search.start_cost(), search.best_cost()));
+  } else {
+    std::printf("%s\n", calibration_note(calibration).c_str());
+  }
+  if (options.out.empty()) return 0;
+  const std::vector<int8_t>& found = search.best();
+  graph.layout_config_features.insert(graph.layout_config_features.end(), found.begin(), found.end());
+  graph.config_count += 1;
+  if (!graph.runtimes_hidden) {
+    std::printf("note: %s is written without the input's measured runtimes (the found config has none)\n", printable(options.out).c_str());
+  }
+  graph.config_runtime_ns.assign(static_cast<size_t>(graph.config_count), 0);
+  graph.runtimes_hidden = true;
+  save_tpu_graph(graph, options.out);
+  std::printf("wrote %s: the %d configs of the input, then the found one (config %d)\n", printable(options.out).c_str(),
+              graph.config_count - 1, graph.config_count - 1);
+  return 0;
+}
+
+}  // namespace graphcost

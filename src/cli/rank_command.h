@@ -1,0 +1,28 @@
+// `graphcost rank FILE --model M [--top K]`: one graph's configs ranked by a cost model, the K best
+// with their predicted costs and speedups over config 0 (for an imported module: its own layouts).
+// `graphcost search FILE --model M --out FOUND.npz`: the app's model-guided search (greedy, over the
+// rows the file's configs give each node) from the command line; writes the file with the found
+// configs appended. FILE is an .npz or HLO text (.hlo / .txt, imported on the fly).
+#pragma once
+
+#include <string>
+
+namespace graphcost {
+
+struct RankCommandOptions {
+  std::string path, model;
+  int top = 10;
+  int threads = 2;
+  bool json = false;
+};
+int run_rank_command(const RankCommandOptions& options);
+
+struct SearchCommandOptions {
+  std::string path, model, out;
+  int rounds = 8;      // greedy rounds (each tries every candidate row of every node once)
+  int candidates = 6;  // candidate rows per node: the most common ones among the file's configs
+  bool quiet = false;
+};
+int run_search_command(const SearchCommandOptions& options);
+
+}  // namespace graphcost

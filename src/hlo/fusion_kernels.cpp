@@ -1,0 +1,96 @@
+#include "hlo/fusion_kernels.h"
+
+#include <algorithm>
+
+namespace graphcost {
+namespace {
+
+// The computations `root` reaches through calls (itself included), in module order.
+std::vector<int32_t> reachable_computations(const HloModule& module, int32_t root) {
+  std::vector<bool> seen(module.computations.size(), false);
+  std::vector<int32_t> stack = {root};
+  seen[static_cast<size_t>(root)] = true;
+  while (!stack.empty()) {
+    const int32_t c = stack.back();
+    stack.pop_back();
+    for (const HloInstruction& instruction : module.computations[static_cast<size_t>(c)].instructions) {
+      for (const int32_t callee : instruction.called_computations) {
+        if (!seen[static_cast<size_t>(callee)]) {
+          seen[static_cast<size_t>(callee)] = true;
+          stack.push_back(callee);
+        }
+      }
+    }
+  }
+  std::vector<int32_t> order;
+  for (size_t c = 0; c < seen.size(); ++c) {
+    if (seen[c]) order.push_back(static_cast<int32_t>(c));
+  }
+  return order;
+}
+
+const HloShape& first_array(const HloShape& shape) {
+  const HloShape* current = &shape;
+  while (current->is_tuple() && !current->elements.empty()) current = &current->elements.front();
+  return *current;
+}
+
+}  // namespace
+
+std::vector<FusionKernel> fusion_kernels(const HloModule& module) {
+  std::vector<FusionKernel> kernels;
+  for (const HloComputation& computation : module.computations) {
+    for (const HloInstruction& fusion : computation.instructions) {
+      if (fusion.opcode != "fusion" || fusion.called_computations.empty()) continue;
+      HloModule kernel_module;
+      kernel_module.name = module.name + "." + fusion.name;
+      kernel_module.source = module.source;
+      const std::vector<int32_t> kept = reachable_computations(module, fusion.called_computations.front());
+      std::vector<int32_t> renumbered(module.computations.size(), -1);
+      for (size_t k = 0; k < kept.size(); ++k) renumbered[static_cast<size_t>(kept[k])] = static_cast<int32_t>(k);
+      for (const int32_t c : kept) {
+        HloComputation copy = module.computations[static_cast<size_t>(c)];
+        copy.entry = false;
+        for (HloInstruction& instruction : copy.instructions) {
+          for (int32_t& callee : instruction.called_computations) callee = renumbered[static_cast<size_t>(callee)];
+        }
+        kernel_module.computations.push_back(std::move(copy));
+      }
+      HloComputation entry;
+      entry.name = computation.name;
+      entry.entry = true;
+      HloInstruction root = fusion;
+      root.operands.clear();
+      for (size_t k = 0; k < fusion.operands.size(); ++k) {
+        const HloInstruction& operand = computation.instructions[static_cast<size_t>(fusion.operands[k])];
+        HloInstruction parameter;
+        parameter.name = operand.name;
+        parameter.opcode = "parameter";
+        parameter.shape = operand.shape;
+        parameter.parameter_number = static_cast<int64_t>(k);
+        parameter.op_name = operand.op_name;
+        parameter.line = operand.line;
+        entry.instructions.push_back(std::move(parameter));
+        root.operands.push_back(static_cast<int32_t>(k));
+      }
+      root.called_computations = {renumbered[static_cast<size_t>(fusion.called_computations.front())]};
+      root.marked_root = true;
+      entry.instructions.push_back(std::move(root));
+      entry.root = static_cast<int32_t>(entry.instructions.size()) - 1;
+      kernel_module.computations.push_back(std::move(entry));
+      kernel_module.entry = static_cast<int32_t>(kernel_module.computations.size()) - 1;
+
+      FusionKernel kernel;
+      kernel.fusion = fusion.name;
+      kernel.computation = computation.name;
+      kernel.hlo = build_hlo_graph(kernel_module);
+      kernel.hlo.graph.kind = GraphKind::Tile;
+      kernel.hlo.graph.node_splits.clear();
+      kernel.output = first_array(fusion.shape);
+      kernels.push_back(std::move(kernel));
+    }
+  }
+  return kernels;
+}
+
+}  // namespace graphcost

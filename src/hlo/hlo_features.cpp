@@ -1,0 +1,122 @@
+#include "hlo/hlo_features.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace graphcost {
+namespace {
+
+// First column of each block (tpugraphs.md's column list).
+constexpr int kIsRoot = 0, kTypes = 2, kShapeDims = 21, kTupleSize = 29, kParameterNumber = 30, kDimensions = 31;
+constexpr int kWindowSize = 37, kWindowStride = 45, kPaddingLow = 53, kPaddingHigh = 61, kWindowDilation = 69, kBaseDilation = 77;
+constexpr int kReversal = 85, kReversalTrue = 91, kReversalFalse = 92;
+constexpr int kInputBatch = 93, kInputFeature = 94, kInputSpatial = 95, kKernelInputFeature = 99, kKernelOutputFeature = 100;
+constexpr int kKernelSpatial = 101, kOutputBatch = 105, kOutputFeature = 106, kFeatureGroups = 107, kBatchGroups = 108;
+constexpr int kSliceStart = 109, kSliceStride = 113, kSliceLimit = 117, kDynamicSliceSizes = 121;
+constexpr int kPadLow = 125, kPadHigh = 129, kIsStable = 133, kMinorToMajor = 134;
+
+using Row = std::array<float, kNodeFeatureCount>;
+
+// The dataset's FixedNumericSequenceFeatures<K>: the first K of `count` values (0-padded), then the
+// sum and the product of all of them (an empty list multiplies to 1). `value(i)` gives value i.
+template <typename Value>
+void sequence_with_aggregates(Row& row, int first, int k, size_t count, Value value) {
+  double sum = 0, product = 1;
+  for (size_t i = 0; i < count; ++i) {
+    const double v = static_cast<double>(value(i));
+    if (i < static_cast<size_t>(k)) row[static_cast<size_t>(first) + i] = static_cast<float>(v);
+    sum += v;
+    product *= v;
+  }
+  row[static_cast<size_t>(first + k)] = static_cast<float>(sum);
+  row[static_cast<size_t>(first + k + 1)] = static_cast<float>(product);
+}
+template <typename T>
+void sequence_with_aggregates(Row& row, int first, int k, const std::vector<T>& values) {
+  sequence_with_aggregates(row, first, k, values.size(), [&](size_t i) { return values[i]; });
+}
+
+// FixedNumericSequenceFeaturesNoAggregate<K>: the first K values, 0-padded.
+template <typename Values>
+void sequence(Row& row, int first, int k, const Values& values) {
+  size_t i = 0;
+  for (const auto value : values) {
+    if (i == static_cast<size_t>(k)) break;
+    row[static_cast<size_t>(first) + i++] = static_cast<float>(value);
+  }
+}
+
+template <typename Member>
+void window_field(Row& row, int first, const std::vector<HloWindowDim>& window, Member member) {
+  sequence_with_aggregates(row, first, 6, window.size(), [&](size_t i) { return window[i].*member; });
+}
+
+}  // namespace
+
+int element_type_column(const std::string& element_type) {
+  // PRIMITIVE_TYPE_FEATURES of the dataset's featurizer, in its order (columns 2..20).
+  static constexpr const char* kTypeNames[] = {"invalid", "pred", "s8",  "s16",  "s32", "s64",  "u8",    "u16",    "u32",  "u64",
+                                               "f16",     "f32",  "f64", "bf16", "c64", "c128", "tuple", "opaque", "token"};
+  for (size_t i = 0; i < std::size(kTypeNames); ++i) {
+    if (element_type == kTypeNames[i]) return kTypes + static_cast<int>(i);
+  }
+  return -1;
+}
+
+Row hlo_node_features(const HloInstruction& instruction, bool is_root) {
+  Row row{};
+  const HloShape& shape = instruction.shape;
+  row[kIsRoot] = is_root ? 1.0f : 0.0f;
+  const int type_column = element_type_column(shape.element_type);
+  if (type_column >= 0) row[static_cast<size_t>(type_column)] = 1;
+  sequence_with_aggregates(row, kShapeDims, 6, shape.dims);  // a tuple has no dims: 0s, product 1
+  row[kTupleSize] = static_cast<float>(shape.elements.size());
+  row[kParameterNumber] = static_cast<float>(std::max<int64_t>(0, instruction.parameter_number));
+  sequence(row, kDimensions, 6, instruction.dimensions);
+
+  const std::vector<HloWindowDim>& window = instruction.window;
+  window_field(row, kWindowSize, window, &HloWindowDim::size);
+  window_field(row, kWindowStride, window, &HloWindowDim::stride);
+  window_field(row, kPaddingLow, window, &HloWindowDim::padding_low);
+  window_field(row, kPaddingHigh, window, &HloWindowDim::padding_high);
+  window_field(row, kWindowDilation, window, &HloWindowDim::window_dilation);
+  window_field(row, kBaseDilation, window, &HloWindowDim::base_dilation);
+  int reversed = 0;
+  for (size_t d = 0; d < window.size(); ++d) {
+    if (d < 6) row[kReversal + d] = window[d].reversal ? 1.0f : 0.0f;
+    reversed += window[d].reversal ? 1 : 0;
+  }
+  row[kReversalTrue] = static_cast<float>(reversed);
+  row[kReversalFalse] = static_cast<float>(static_cast<int>(window.size()) - reversed);
+
+  if (instruction.has_convolution_dims) {
+    const HloConvolutionDims& dims = instruction.convolution_dims;
+    row[kInputBatch] = static_cast<float>(dims.input_batch);
+    row[kInputFeature] = static_cast<float>(dims.input_feature);
+    sequence(row, kInputSpatial, 4, dims.input_spatial);
+    row[kKernelInputFeature] = static_cast<float>(dims.kernel_input_feature);
+    row[kKernelOutputFeature] = static_cast<float>(dims.kernel_output_feature);
+    sequence(row, kKernelSpatial, 4, dims.kernel_spatial);
+    row[kOutputBatch] = static_cast<float>(dims.output_batch);
+    row[kOutputFeature] = static_cast<float>(dims.output_feature);
+  }
+  // Group counts are convolution fields (1 unless written); other instructions leave them 0.
+  if (instruction.opcode == "convolution") {
+    row[kFeatureGroups] = static_cast<float>(instruction.feature_group_count < 0 ? 1 : instruction.feature_group_count);
+    row[kBatchGroups] = static_cast<float>(instruction.batch_group_count < 0 ? 1 : instruction.batch_group_count);
+  }
+
+  const std::vector<HloSliceDim>& slice = instruction.slice;
+  sequence_with_aggregates(row, kSliceStart, 2, slice.size(), [&](size_t i) { return slice[i].start; });
+  sequence_with_aggregates(row, kSliceStride, 2, slice.size(), [&](size_t i) { return slice[i].stride; });
+  sequence_with_aggregates(row, kSliceLimit, 2, slice.size(), [&](size_t i) { return slice[i].limit; });
+  sequence_with_aggregates(row, kDynamicSliceSizes, 2, instruction.dynamic_slice_sizes);
+  const std::vector<HloPaddingDim>& padding = instruction.padding;
+  sequence_with_aggregates(row, kPadLow, 2, padding.size(), [&](size_t i) { return padding[i].low; });
+  sequence_with_aggregates(row, kPadHigh, 2, padding.size(), [&](size_t i) { return padding[i].high; });
+  row[kIsStable] = instruction.is_stable ? 1.0f : 0.0f;
+  if (!shape.is_tuple()) sequence(row, kMinorToMajor, 6, shape.minor_to_major);  // a tuple's proto has no layout
+  return row;
+}
+
+}  // namespace graphcost

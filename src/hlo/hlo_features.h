@@ -1,0 +1,21 @@
+// node_feat of an HLO instruction: the 140 TpuGraphs columns (data/node_features.h names them),
+// computed from the text as the dataset's featurizer (tpu_graphs featurizers.h,
+// FeaturizeHloInstruction) computes them from the instruction's proto. docs/import.md lists each
+// column's rule.
+#pragma once
+
+#include <array>
+
+#include "data/node_features.h"
+#include "hlo/hlo_module.h"
+
+namespace graphcost {
+
+// The one-hot column (2..20) of an element type name, or -1 for types newer than the dataset's
+// list (f8 variants, s4, u4, ...), which get no column.
+int element_type_column(const std::string& element_type);
+
+// `is_root`: the instruction is the ROOT of its own computation.
+std::array<float, kNodeFeatureCount> hlo_node_features(const HloInstruction& instruction, bool is_root);
+
+}  // namespace graphcost

@@ -1,0 +1,713 @@
+#include "hlo/hlo_module.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+#include "common/input_error.h"
+
+namespace graphcost {
+namespace {
+
+// Tuple shapes nest by recursion; deeper text is refused (real modules nest 2-3 levels).
+constexpr int kMaxTupleDepth = 64;
+// How much of the text a "found ..." part of a message quotes.
+constexpr size_t kQuoteBytes = 40;
+
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& source)
+      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), source_(source) {}
+
+  HloModule module() {
+    HloModule module;
+    module.source = source_;
+    set_context("module header");
+    expect_word("HloModule");
+    module.name = name("the module's name");
+    while (accept(',')) skip_attribute();
+    skip_info_blocks();
+    set_context("computation");
+    skip_space();
+    if (p_ == end_) fail("at least one computation", "end of file");
+    while (skip_space(), p_ < end_) module.computations.push_back(computation(module));
+    resolve_pending_calls(module);
+    module.entry = static_cast<int32_t>(module.computations.size()) - 1;
+    for (size_t c = 0; c < module.computations.size(); ++c) {
+      if (module.computations[c].entry) module.entry = static_cast<int32_t>(c);
+    }
+    return module;
+  }
+
+ private:
+  // ---- errors ----
+  [[noreturn]] void fail_at(const char* at, const std::string& expected, const std::string& found) const {
+    int64_t line = 1;
+    const char* line_start = begin_;
+    for (const char* q = begin_; q < at; ++q) {
+      if (*q == '\n') {
+        ++line;
+        line_start = q + 1;
+      }
+    }
+    const std::string where = source_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1);
+    std::string context = context_kind_;
+    if (!context_name_.empty()) context += " '" + printable(std::string(context_name_)) + "'";
+    if (!attribute_.empty()) context += ", attribute '" + printable(std::string(attribute_)) + "'";
+    throw InputError(where, context, expected, found);
+  }
+  [[noreturn]] void fail(const std::string& expected, const std::string& found) const { fail_at(p_, expected, found); }
+  [[noreturn]] void fail_here(const std::string& expected) const { fail_at(p_, expected, found_here()); }
+  std::string found_here() const {
+    if (p_ >= end_) return "end of file";
+    size_t length = 0;
+    if (is_name_char(*p_) || *p_ == '%') {
+      while (p_ + length < end_ && length < kQuoteBytes && (is_name_char(p_[length]) || (length == 0 && p_[0] == '%'))) ++length;
+    } else {
+      length = 1;
+    }
+    return "'" + printable(std::string(p_, length)) + "'";
+  }
+
+  // ---- lexing ----
+  void skip_space() {
+    while (p_ < end_) {
+      if (is_space(*p_)) {
+        ++p_;
+      } else if (*p_ == '/' && p_ + 1 < end_ && p_[1] == '/') {
+        const void* newline = std::memchr(p_, '\n', static_cast<size_t>(end_ - p_));
+        p_ = newline ? static_cast<const char*>(newline) + 1 : end_;
+      } else if (*p_ == '/' && p_ + 1 < end_ && p_[1] == '*') {
+        const char* start = p_;
+        p_ += 2;
+        while (p_ + 1 < end_ && !(p_[0] == '*' && p_[1] == '/')) ++p_;
+        if (p_ + 1 >= end_) fail_at(start, "'*/' closing this comment", "end of file");
+        p_ += 2;
+      } else {
+        return;
+      }
+    }
+  }
+  bool peek(char c) {
+    skip_space();
+    return p_ < end_ && *p_ == c;
+  }
+  bool accept(char c) {
+    if (!peek(c)) return false;
+    ++p_;
+    return true;
+  }
+  void expect(char c, const char* what) {
+    if (!accept(c)) fail_here(std::string("'") + c + "' " + what);
+  }
+  bool peek_word(std::string_view word) {
+    skip_space();
+    return static_cast<size_t>(end_ - p_) >= word.size() && std::string_view(p_, word.size()) == word &&
+           (p_ + word.size() == end_ || !is_name_char(p_[word.size()]));
+  }
+  bool accept_word(std::string_view word) {
+    if (!peek_word(word)) return false;
+    p_ += word.size();
+    return true;
+  }
+  void expect_word(std::string_view word) {
+    if (!accept_word(word)) fail_here("'" + std::string(word) + "'");
+  }
+  // A name, without its optional leading '%'.
+  std::string_view name_view(const char* what) {
+    skip_space();
+    const char* start = p_;
+    if (p_ < end_ && *p_ == '%') ++p_;
+    if (p_ >= end_ || !is_name_start(*p_)) {
+      p_ = start;
+      fail_here(what);
+    }
+    const char* name_start = p_;
+    while (p_ < end_ && is_name_char(*p_)) ++p_;
+    return std::string_view(name_start, static_cast<size_t>(p_ - name_start));
+  }
+  std::string name(const char* what) { return std::string(name_view(what)); }
+  int64_t integer(const char* what) {
+    skip_space();
+    const char* start = p_;
+    bool negative = false;
+    if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
+    if (p_ >= end_ || !is_digit(*p_)) {
+      p_ = start;
+      fail_here(what);
+    }
+    uint64_t value = 0;
+    while (p_ < end_ && is_digit(*p_)) {
+      const uint64_t digit = static_cast<uint64_t>(*p_ - '0');
+      if (value > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - digit) / 10) {
+        fail_at(start, std::string(what) + " within 64-bit range",
+                "'" + printable(std::string(start, std::min<size_t>(kQuoteBytes, end_ - start))) + "'");
+      }
+      value = value * 10 + digit;
+      ++p_;
+    }
+    return negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+  }
+  // A quoted string starting at p_ (escapes kept as written); p_ ends after the closing quote.
+  std::string_view string_literal() {
+    const char* start = p_;
+    ++p_;
+    while (p_ < end_ && *p_ != '"') {
+      if (*p_ == '\\' && p_ + 1 < end_) ++p_;
+      ++p_;
+    }
+    if (p_ >= end_) fail_at(start, "'\"' closing this string", "end of file");
+    ++p_;
+    return std::string_view(start + 1, static_cast<size_t>(p_ - start - 2));
+  }
+  // Skips one attribute value: brackets, braces and parentheses balanced (strings and comments
+  // inside them skipped), other text up to a ',', a space or a closer at depth 0.
+  void skip_value(const char* what) {
+    skip_space();
+    const char* start = p_;
+    std::string closers;  // a stack, not recursion: any nesting depth
+    while (p_ < end_) {
+      const char c = *p_;
+      if (c == '"') {
+        string_literal();
+        continue;
+      }
+      if (c == '/' && p_ + 1 < end_ && (p_[1] == '/' || p_[1] == '*')) {
+        if (closers.empty()) break;
+        skip_space();
+        continue;
+      }
+      if (c == '{' || c == '[' || c == '(') {
+        closers.push_back(c == '{' ? '}' : c == '[' ? ']' : ')');
+      } else if (c == '}' || c == ']' || c == ')') {
+        if (closers.empty()) break;
+        if (c != closers.back()) fail(std::string("'") + closers.back() + "' closing " + what, std::string("'") + c + "'");
+        closers.pop_back();
+      } else if (closers.empty() && (c == ',' || is_space(c))) {
+        break;
+      }
+      ++p_;
+    }
+    if (!closers.empty()) fail(std::string("'") + closers.back() + "' closing " + what, "end of file");
+    if (p_ == start) fail_here(std::string("a value of ") + what);
+  }
+  void skip_attribute() {
+    attribute_ = name_view("an attribute name");
+    expect('=', "after the attribute name");
+    skip_value("the attribute");
+    attribute_ = {};
+  }
+  // FileNames / FunctionNames / FileLocations / StackFrames: numbered entries of newer dumps.
+  void skip_info_blocks() {
+    for (;;) {
+      skip_space();
+      const char* start = p_;
+      if (!(accept_word("FileNames") || accept_word("FunctionNames") || accept_word("FileLocations") || accept_word("StackFrames"))) return;
+      set_context("block", std::string_view(start, static_cast<size_t>(p_ - start)));
+      while (skip_space(), p_ < end_ && is_digit(*p_)) {
+        integer("an entry number");
+        skip_value("an entry");
+      }
+      set_context("module header");
+    }
+  }
+
+  // ---- shapes ----
+  HloShape shape(int depth = 0) {
+    skip_space();
+    HloShape result;
+    if (p_ < end_ && *p_ == '(') {
+      if (depth >= kMaxTupleDepth) fail_here("tuple shapes nested at most " + std::to_string(kMaxTupleDepth) + " deep");
+      ++p_;
+      result.element_type = "tuple";
+      if (!accept(')')) {
+        do {
+          result.elements.push_back(shape(depth + 1));
+        } while (accept(','));
+        expect(')', "closing the tuple shape");
+      }
+      return result;
+    }
+    const char* start = p_;
+    while (p_ < end_ && ((*p_ >= 'a' && *p_ <= 'z') || is_digit(*p_))) ++p_;
+    if (p_ == start || is_digit(*start)) {
+      p_ = start;
+      fail_here("a shape (an element type such as f32, then [dims], or a '(' tuple)");
+    }
+    result.element_type.assign(start, static_cast<size_t>(p_ - start));
+    if (p_ >= end_ || *p_ != '[') {
+      if (result.element_type == "token" || result.element_type == "opaque") return result;  // old dumps: `token`
+      fail_here("'[' starting the dimensions of a " + result.element_type + " shape");
+    }
+    ++p_;
+    if (!accept(']')) {
+      do {
+        skip_space();
+        if (accept('?')) {
+          result.dims.push_back(-1);
+          continue;
+        }
+        if (p_ + 1 < end_ && p_[0] == '<' && p_[1] == '=') p_ += 2;
+        const int64_t dim = integer("a dimension size (N, <=N or ?)");
+        if (dim < 0) fail_at(p_ - 1, "a dimension size of 0 or more", std::to_string(dim));
+        result.dims.push_back(dim);
+      } while (accept(','));
+      expect(']', "closing the dimensions");
+    }
+    // A layout follows the dims directly: `f32[2,3]{1,0}`; `-> f32[2] {` opens a computation.
+    if (p_ < end_ && *p_ == '{') {
+      ++p_;
+      result.layout_written = true;
+      if (!peek('}') && !peek(':')) {
+        do {
+          const int64_t dim = integer("a minor_to_major dimension index");
+          if (dim < 0 || dim >= static_cast<int64_t>(result.dims.size())) {
+            fail_at(p_ - 1, "a dimension index below the rank " + std::to_string(result.dims.size()), std::to_string(dim));
+          }
+          result.minor_to_major.push_back(static_cast<int>(dim));
+        } while (accept(','));
+      }
+      if (accept(':')) {  // tiling, element size, memory space, ...: not featurized
+        while (!peek('}') && p_ < end_) skip_value("the layout's tiling");
+      }
+      expect('}', "closing the layout");
+      if (!result.minor_to_major.empty() && result.minor_to_major.size() != result.dims.size()) {
+        fail_at(p_ - 1, "a layout listing all " + std::to_string(result.dims.size()) + " dimensions",
+                std::to_string(result.minor_to_major.size()) + " listed");
+      }
+      if (result.minor_to_major.empty() && !result.dims.empty()) result.layout_written = false;
+    }
+    if (result.minor_to_major.empty()) {
+      for (size_t d = result.dims.size(); d-- > 0;) result.minor_to_major.push_back(static_cast<int>(d));
+    }
+    return result;
+  }
+
+  // ---- computations and instructions ----
+  HloComputation computation(HloModule& module) {
+    HloComputation result;
+    set_context("computation");
+    result.entry = accept_word("ENTRY");
+    const std::string_view name_text = name_view("a computation name (or 'ENTRY')");
+    result.name = std::string(name_text);
+    set_context("computation", name_text);
+    if (computation_index_.count(name_text))
+      fail_at(p_ - 1, "a computation name not used before", "'" + printable(result.name) + "' again");
+    if (peek('(')) {  // the signature: parameters -> result shape
+      skip_value("the computation's parameter list");
+      skip_space();
+      if (!(p_ + 1 < end_ && p_[0] == '-' && p_[1] == '>')) fail_here("'->' and the result shape after the parameter list");
+      p_ += 2;
+      shape();
+    }
+    expect('{', "opening the computation's instructions");
+    instruction_index_.clear();
+    // Instructions gather in a vector reused across computations, then move once into place.
+    std::vector<HloInstruction>& instructions = scratch_;
+    instructions.clear();
+    while (!accept('}')) {
+      if (p_ >= end_) fail("'}' closing computation '" + printable(result.name) + "'", "end of file");
+      instructions.push_back(instruction(result.name, instructions, module));
+      set_context("computation", name_text);
+    }
+    result.instructions.assign(std::make_move_iterator(instructions.begin()), std::make_move_iterator(instructions.end()));
+    if (result.instructions.empty()) fail_at(p_ - 1, "at least one instruction", "an empty computation");
+    result.root = static_cast<int32_t>(result.instructions.size()) - 1;
+    int roots = 0;
+    for (size_t i = 0; i < result.instructions.size(); ++i) {
+      if (result.instructions[i].marked_root) {
+        result.root = static_cast<int32_t>(i);
+        ++roots;
+      }
+    }
+    if (roots > 1)
+      fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation '" + printable(result.name) + "'");
+    while (accept(',')) skip_attribute();  // execution_thread="..."
+    computation_index_.emplace(name_text, static_cast<int32_t>(module.computations.size()));
+    return result;
+  }
+
+  int32_t line_of(const char* at) {
+    // Lines are counted incrementally: instructions come in text order.
+    for (; line_scan_ < at; ++line_scan_) line_ += *line_scan_ == '\n';
+    return line_;
+  }
+
+  HloInstruction instruction(const std::string& computation, const std::vector<HloInstruction>& earlier, const HloModule& module) {
+    HloInstruction result;
+    result.marked_root = accept_word("ROOT");
+    skip_space();
+    result.line = line_of(p_);
+    const char* name_start = p_;
+    const std::string_view name_text = name_view("an instruction name (or '}' closing the computation)");
+    result.name = std::string(name_text);
+    set_context("instruction", name_text);
+    if (instruction_index_.count(name_text)) {
+      fail_at(name_start, "a name not used before in computation '" + printable(computation) + "'",
+              "'" + printable(result.name) + "' again");
+    }
+    expect('=', "after the instruction's name");
+    result.shape = shape();
+    skip_space();
+    const char* opcode_start = p_;
+    while (p_ < end_ && (is_name_char(*p_))) ++p_;
+    if (p_ == opcode_start) fail_here("an opcode (add, convolution, ...)");
+    result.opcode.assign(opcode_start, static_cast<size_t>(p_ - opcode_start));
+    operands(result, computation);
+    while (accept(',')) attribute(result, module);
+    instruction_index_.emplace(name_text, static_cast<int32_t>(earlier.size()));
+    return result;
+  }
+
+  void operands(HloInstruction& result, const std::string& computation) {
+    expect('(', ("opening the operands of " + result.opcode).c_str());
+    if (result.opcode == "constant") {  // a literal, not operand names
+      --p_;
+      skip_value("the constant's literal");
+      return;
+    }
+    if (result.opcode == "parameter") {
+      result.parameter_number = integer("the parameter's number");
+      if (result.parameter_number < 0) fail_at(p_ - 1, "a parameter number of 0 or more", std::to_string(result.parameter_number));
+      expect(')', "closing parameter(K)");
+      return;
+    }
+    if (accept(')')) return;
+    do {
+      skip_space();
+      // An operand may carry its shape: `f32[2] %x`, `(f32[], s32[]) %t`.
+      if (p_ < end_ && *p_ == '(') {
+        shape();
+      } else {
+        const char* q = p_;
+        while (q < end_ && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
+        if (q < end_ && q > p_ && *q == '[') shape();
+      }
+      skip_space();
+      const char* operand_start = p_;
+      const std::string_view operand = name_view("an operand name");
+      const auto found = instruction_index_.find(operand);
+      if (found == instruction_index_.end()) {
+        fail_at(operand_start, "an instruction defined earlier in computation '" + printable(computation) + "'",
+                "'" + printable(std::string(operand)) + "'");
+      }
+      result.operands.push_back(found->second);
+    } while (accept(','));
+    expect(')', "closing the operands (or ',' before the next)");
+  }
+
+  // ---- attributes ----
+  std::vector<int64_t> integer_list(const char* what) {  // {1,2,3} or {}
+    std::vector<int64_t> values;
+    expect('{', (std::string("opening ") + what).c_str());
+    if (accept('}')) return values;
+    do {
+      values.push_back(integer(what));
+    } while (accept(','));
+    expect('}', (std::string("closing ") + what).c_str());
+    return values;
+  }
+  // A bare word at depth 0: dim_labels, padding, window entries.
+  std::string_view bare_word() {
+    skip_space();
+    const char* start = p_;
+    while (p_ < end_ && !is_space(*p_) && *p_ != ',' && *p_ != '}' && *p_ != '{' && *p_ != ')' && *p_ != '"' && *p_ != '=') {
+      if (*p_ == '-' && p_ + 1 < end_ && p_[1] == '>') {
+        p_ += 2;
+        continue;
+      }
+      ++p_;
+    }
+    return std::string_view(start, static_cast<size_t>(p_ - start));
+  }
+  // "3x3", "1_1x0_2": numbers split by 'x' (and '_' inside one dim when `parts` > 1).
+  std::vector<std::vector<int64_t>> dim_groups(std::string_view text, const char* at, size_t min_parts, size_t max_parts,
+                                               const char* what) {
+    std::vector<std::vector<int64_t>> groups;
+    size_t i = 0;
+    while (i <= text.size()) {
+      std::vector<int64_t> parts;
+      for (;;) {
+        size_t j = i;
+        bool negative = false;
+        if (j < text.size() && text[j] == '-') {
+          negative = true;
+          ++j;
+        }
+        const size_t digits = j;
+        int64_t value = 0;
+        while (j < text.size() && is_digit(text[j]) && j - digits < 18) value = value * 10 + (text[j++] - '0');
+        if (j == digits || (j < text.size() && is_digit(text[j]))) fail_at(at, what, "'" + printable(std::string(text)) + "'");
+        parts.push_back(negative ? -value : value);
+        i = j;
+        if (i < text.size() && text[i] == '_') {
+          ++i;
+          continue;
+        }
+        break;
+      }
+      if (parts.size() < min_parts || parts.size() > max_parts) fail_at(at, what, "'" + printable(std::string(text)) + "'");
+      groups.push_back(std::move(parts));
+      if (i == text.size()) break;
+      if (text[i] != 'x') fail_at(at, what, "'" + printable(std::string(text)) + "'");
+      ++i;
+    }
+    return groups;
+  }
+
+  void window(HloInstruction& result) {
+    expect('{', "opening the window");
+    std::vector<std::vector<std::vector<int64_t>>> fields(6);  // size stride pad lhs_dilate rhs_dilate rhs_reversal
+    static constexpr const char* kKeys[] = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"};
+    while (!accept('}')) {
+      if (p_ >= end_) fail("'}' closing the window", "end of file");
+      const std::string key = name("a window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal)");
+      expect('=', "after the window field");
+      skip_space();
+      const char* at = p_;
+      const std::string_view value = bare_word();
+      const auto k = std::find(std::begin(kKeys), std::end(kKeys), key) - std::begin(kKeys);
+      if (k == 6) continue;  // a newer field: not featurized
+      fields[static_cast<size_t>(k)] = k == 2 ? dim_groups(value, at, 2, 2, "low_high padding per dim, e.g. 1_1x0_0")
+                                              : dim_groups(value, at, 1, 1, "one number per dim, e.g. 3x3");
+    }
+    size_t rank = 0;
+    for (const auto& field : fields) rank = std::max(rank, field.size());
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (!fields[f].empty() && fields[f].size() != rank) {
+        fail_at(p_ - 1, "window fields of " + std::to_string(rank) + " dims",
+                std::string(kKeys[f]) + " with " + std::to_string(fields[f].size()));
+      }
+    }
+    result.window.assign(rank, HloWindowDim{});
+    for (size_t d = 0; d < rank; ++d) {
+      HloWindowDim& dim = result.window[d];
+      if (!fields[0].empty()) dim.size = fields[0][d][0];
+      if (!fields[1].empty()) dim.stride = fields[1][d][0];
+      if (!fields[2].empty()) dim.padding_low = fields[2][d][0], dim.padding_high = fields[2][d][1];
+      if (!fields[3].empty()) dim.base_dilation = fields[3][d][0];
+      if (!fields[4].empty()) dim.window_dilation = fields[4][d][0];
+      if (!fields[5].empty()) dim.reversal = fields[5][d][0] != 0;
+    }
+  }
+
+  // b01f_01io->b01f: positions of b, f and the spatial digits (input), i, o and digits (kernel),
+  // b, f and digits (output).
+  void convolution_dims(HloInstruction& result) {
+    skip_space();
+    const char* at = p_;
+    const std::string_view text = bare_word();
+    const char* expected = "dim_labels like b01f_01io->b01f";
+    const size_t underscore = text.find('_'), arrow = text.find("->");
+    if (underscore == std::string_view::npos || arrow == std::string_view::npos || underscore > arrow)
+      fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+    const std::string_view parts[3] = {text.substr(0, underscore), text.substr(underscore + 1, arrow - underscore - 1),
+                                       text.substr(arrow + 2)};
+    const char roles[3][2] = {{'b', 'f'}, {'i', 'o'}, {'b', 'f'}};
+    int64_t role_dims[3][2];
+    std::vector<int64_t> spatial[3];
+    for (int part = 0; part < 3; ++part) {
+      const std::string_view labels = parts[part];
+      int64_t found[2] = {-1, -1};
+      std::vector<int64_t> positions(labels.size(), -1);
+      for (size_t i = 0; i < labels.size(); ++i) {
+        const char c = labels[i];
+        if (c == roles[part][0] && found[0] < 0) {
+          found[0] = static_cast<int64_t>(i);
+        } else if (c == roles[part][1] && found[1] < 0) {
+          found[1] = static_cast<int64_t>(i);
+        } else if (is_digit(c) && static_cast<size_t>(c - '0') < labels.size() && positions[static_cast<size_t>(c - '0')] < 0) {
+          positions[static_cast<size_t>(c - '0')] = static_cast<int64_t>(i);
+        } else {
+          fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+        }
+      }
+      const size_t spatial_count = labels.size() >= 2 ? labels.size() - 2 : 0;
+      if (found[0] < 0 || found[1] < 0) fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+      for (size_t s = 0; s < spatial_count; ++s) {
+        if (positions[s] < 0) fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+        spatial[part].push_back(positions[s]);
+      }
+      role_dims[part][0] = found[0];
+      role_dims[part][1] = found[1];
+    }
+    HloConvolutionDims& dims = result.convolution_dims;
+    dims.input_batch = role_dims[0][0];
+    dims.input_feature = role_dims[0][1];
+    dims.kernel_input_feature = role_dims[1][0];
+    dims.kernel_output_feature = role_dims[1][1];
+    dims.output_batch = role_dims[2][0];
+    dims.output_feature = role_dims[2][1];
+    dims.input_spatial = std::move(spatial[0]);
+    dims.kernel_spatial = std::move(spatial[1]);
+    dims.output_spatial = std::move(spatial[2]);
+    result.has_convolution_dims = true;
+  }
+
+  void slice(HloInstruction& result) {  // {[start:limit], [start:limit:stride]}
+    expect('{', "opening slice={[start:limit:stride], ...}");
+    if (accept('}')) return;
+    do {
+      expect('[', "opening a slice dim [start:limit:stride]");
+      HloSliceDim dim;
+      dim.start = integer("a slice start");
+      expect(':', "between slice start and limit");
+      dim.limit = integer("a slice limit");
+      if (accept(':')) dim.stride = integer("a slice stride");
+      expect(']', "closing the slice dim");
+      result.slice.push_back(dim);
+    } while (accept(','));
+    expect('}', "closing the slice");
+  }
+
+  void called_computations(HloInstruction& result, const HloModule& module) {
+    auto one = [&] {
+      skip_space();
+      const char* at = p_;
+      const std::string_view name_text = name_view("a computation name");
+      const auto found = computation_index_.find(name_text);
+      if (found != computation_index_.end()) {
+        result.called_computations.push_back(found->second);
+      } else {
+        pending_calls_.push_back({at, std::string(name_text), static_cast<int32_t>(module.computations.size())});
+        result.called_computations.push_back(-1);
+      }
+    };
+    if (accept('{')) {
+      if (accept('}')) return;
+      do {
+        one();
+      } while (accept(','));
+      expect('}', "closing the list of computations");
+    } else {
+      one();
+    }
+  }
+
+  void metadata(HloInstruction& result) {
+    expect('{', "opening metadata={...}");
+    while (!accept('}')) {
+      if (p_ >= end_) fail("'}' closing the metadata", "end of file");
+      const std::string_view key = name_view("a metadata field");
+      expect('=', "after the metadata field");
+      skip_space();
+      if (key == "op_name" && p_ < end_ && *p_ == '"') {
+        result.op_name = std::string(string_literal());
+      } else {
+        skip_value("a metadata field");
+      }
+    }
+  }
+
+  void attribute(HloInstruction& result, const HloModule& module) {
+    skip_space();
+    const char* key_start = p_;
+    const std::string_view key = name_view("an attribute name");
+    attribute_ = key;
+    expect('=', "after the attribute name");
+    if (key == "dimensions") {
+      result.dimensions = integer_list("dimensions");
+    } else if (key == "iota_dimension") {
+      result.dimensions = {integer("the iota dimension")};
+    } else if (key == "window") {
+      window(result);
+    } else if (key == "dim_labels") {
+      convolution_dims(result);
+    } else if (key == "feature_group_count") {
+      result.feature_group_count = integer("the feature group count");
+    } else if (key == "batch_group_count") {
+      result.batch_group_count = integer("the batch group count");
+    } else if (key == "slice") {
+      slice(result);
+    } else if (key == "dynamic_slice_sizes") {
+      result.dynamic_slice_sizes = integer_list("dynamic_slice_sizes");
+    } else if (key == "padding" && result.opcode == "pad") {
+      skip_space();
+      const char* at = p_;
+      for (const auto& group : dim_groups(bare_word(), at, 2, 3, "low_high[_interior] padding per dim, e.g. 0_1x2_2_0")) {
+        result.padding.push_back({group[0], group[1], group.size() > 2 ? group[2] : 0});
+      }
+    } else if (key == "is_stable") {
+      skip_space();
+      if (accept_word("true")) {
+        result.is_stable = true;
+      } else if (!accept_word("false")) {
+        fail_here("true or false");
+      }
+    } else if (key == "calls" || key == "to_apply" || key == "condition" || key == "body" || key == "branch_computations" ||
+               key == "true_computation" || key == "false_computation" || key == "called_computations") {
+      called_computations(result, module);
+    } else if (key == "metadata") {
+      metadata(result);
+    } else {
+      skip_value("the attribute");
+    }
+    (void)key_start;
+    attribute_ = {};
+  }
+
+  void resolve_pending_calls(HloModule& module) {
+    for (const PendingCall& call : pending_calls_) {
+      const auto found = computation_index_.find(call.name);
+      set_context("called computation");
+      if (found == computation_index_.end()) fail_at(call.at, "a computation defined in this module", "'" + printable(call.name) + "'");
+      fail_at(call.at, "a computation defined before its caller (XLA prints callees first)",
+              "'" + printable(call.name) + "', defined later");
+    }
+    (void)module;
+  }
+
+  struct PendingCall {
+    const char* at;
+    std::string name;
+    int32_t caller_computation;
+  };
+
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  const std::string& source_;
+  // What is being read, for messages: "instruction 'x', attribute 'window'". Views into the text
+  // or into strings that outlive their use; composed only when an error is thrown.
+  void set_context(const char* kind, std::string_view name = {}) {
+    context_kind_ = kind;
+    context_name_ = name;
+    attribute_ = {};
+  }
+  const char* context_kind_ = "";
+  std::string_view context_name_, attribute_;
+  // Names are views into the text, which outlives the parse.
+  std::unordered_map<std::string_view, int32_t> computation_index_;
+  std::unordered_map<std::string_view, int32_t> instruction_index_;  // of the computation being read
+  std::vector<PendingCall> pending_calls_;
+  std::vector<HloInstruction> scratch_;
+  const char* line_scan_ = begin_;
+  int32_t line_ = 1;
+};
+
+}  // namespace
+
+int64_t HloModule::instruction_count() const {
+  int64_t count = 0;
+  for (const HloComputation& computation : computations) count += static_cast<int64_t>(computation.instructions.size());
+  return count;
+}
+
+HloModule parse_hlo_module(std::string_view text, const std::string& source) { return Parser(text, source).module(); }
+
+bool is_hlo_text_path(const std::string& path) {
+  auto ends_with = [&](const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return path.size() >= n && path.compare(path.size() - n, n, suffix) == 0;
+  };
+  return ends_with(".hlo") || ends_with(".txt");
+}
+
+}  // namespace graphcost

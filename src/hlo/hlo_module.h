@@ -1,0 +1,103 @@
+// HloModule: an XLA HLO module read from its text form (what `XLA_FLAGS=--xla_dump_to=DIR` writes,
+// or `jax.jit(f).lower(x).as_text(dialect="hlo")`), with what TpuGraphs featurizes of each
+// instruction. docs/import.md says what is read and what is not.
+//
+// The grammar read (XLA's hlo_parser.cc):
+//   module      := 'HloModule' name (',' attribute)* info_block* computation+
+//   info_block  := ('FileNames' | 'FunctionNames' | 'FileLocations' | 'StackFrames') (integer value)*
+//   computation := ['ENTRY'] name [signature '->' shape] '{' instruction+ '}' (',' attribute)*
+//   instruction := ['ROOT'] name '=' shape opcode '(' [operand (',' operand)*] ')' (',' attribute)*
+//   operand     := [shape] name          (constant: a literal; parameter: its number)
+//   shape       := type '[' [dim (',' dim)*] ']' [layout] | '(' [shape (',' shape)*] ')'
+//   dim         := integer | '<=' integer | '?'        layout := '{' [integers] [':' tiling...] '}'
+// Names may start with '%'. `//` and `/* */` comments may stand anywhere outside strings.
+// Attribute values the featurizer does not read (metadata's other fields, backend_config,
+// sharding, ...) are skipped by balancing brackets, braces and strings, iteratively (no
+// recursion, so 10^6-deep nesting is refused or skipped, never a stack overflow).
+//
+// Malformed text throws InputError with the file "<path>:<line>:<column>", the part being read,
+// what was expected there and what was found. Operand names resolve within their computation and
+// must be defined before their use; called computations must be defined earlier in the module
+// (XLA prints callees first), so the text is already in the order TpuGraphs numbers nodes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace graphcost {
+
+struct HloShape {
+  std::string element_type;         // "f32", "bf16", "pred", "token", ...; "tuple" for tuples
+  std::vector<int64_t> dims;        // dynamic dims (`<=N`) as their bound N, unbounded (`?`) as -1
+  std::vector<int> minor_to_major;  // the written layout, or {rank-1, ..., 0} when none is written
+  bool layout_written = false;      // the text gave `{...}` after the dims
+  std::vector<HloShape> elements;   // tuple elements (top level; nested tuples inside)
+  bool is_tuple() const { return element_type == "tuple"; }
+};
+
+// One dimension of a `window={...}` attribute, with XLA's defaults.
+struct HloWindowDim {
+  int64_t size = 1, stride = 1, padding_low = 0, padding_high = 0;
+  int64_t window_dilation = 1, base_dilation = 1;  // rhs_dilate, lhs_dilate
+  bool reversal = false;                           // rhs_reversal
+};
+
+// `dim_labels=b01f_01io->b01f`: the dimension index of each role (spatial dims in label order).
+struct HloConvolutionDims {
+  int64_t input_batch = 0, input_feature = 0, kernel_input_feature = 0, kernel_output_feature = 0;
+  int64_t output_batch = 0, output_feature = 0;
+  std::vector<int64_t> input_spatial, kernel_spatial, output_spatial;
+};
+
+struct HloSliceDim {
+  int64_t start = 0, limit = 0, stride = 1;
+};
+
+struct HloPaddingDim {  // `padding=lo_hi_interior x ...` of pad
+  int64_t low = 0, high = 0, interior = 0;
+};
+
+struct HloInstruction {
+  std::string name;    // without the leading '%'
+  std::string opcode;  // as written: "convolution", "get-tuple-element", ...
+  HloShape shape;
+  std::vector<int32_t> operands;             // instruction indices in the same computation, as written
+  std::vector<int32_t> called_computations;  // calls=, to_apply=, condition=, body=, branch_computations=, ...
+  bool marked_root = false;                  // written with ROOT
+  int64_t parameter_number = -1;             // K of parameter(K)
+  std::vector<int64_t> dimensions;           // dimensions={...} (or iota_dimension=K)
+  std::vector<HloWindowDim> window;          // empty: no window attribute
+  bool has_convolution_dims = false;
+  HloConvolutionDims convolution_dims;
+  int64_t feature_group_count = -1, batch_group_count = -1;  // -1: not written
+  std::vector<HloSliceDim> slice;
+  std::vector<int64_t> dynamic_slice_sizes;
+  std::vector<HloPaddingDim> padding;  // pad's padding=...
+  bool is_stable = false;
+  std::string op_name;  // metadata={op_name="..."}: the source namespace, "" when absent
+  int32_t line = 0;     // 1-based line of the instruction in the text
+};
+
+struct HloComputation {
+  std::string name;
+  bool entry = false;
+  std::vector<HloInstruction> instructions;
+  int32_t root = 0;  // the instruction marked ROOT, else the last one
+};
+
+struct HloModule {
+  std::string name;
+  std::string source;                        // path or label the text came from (errors)
+  std::vector<HloComputation> computations;  // in text order: callees first
+  int32_t entry = -1;                        // the ENTRY computation, else the last one
+  int64_t instruction_count() const;
+};
+
+// Parses a whole module; `source` names it in errors ("<source>:<line>:<column>").
+HloModule parse_hlo_module(std::string_view text, const std::string& source);
+// True for paths the tools treat as HLO text: ending in .hlo or .txt.
+bool is_hlo_text_path(const std::string& path);
+
+}  // namespace graphcost
