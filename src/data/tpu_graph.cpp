@@ -286,27 +286,26 @@ void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
       edge_values[2 * e + 1] = graph.edges[e].producer;
     }
   }
-  std::vector<std::pair<std::string, NpyArray>> arrays;
-  arrays.emplace_back("node_feat", NpyArray::from_values<float>({n, kNodeFeatureCount}, graph.node_features));
-  arrays.emplace_back("node_opcode", NpyArray::from_values<uint8_t>({n}, graph.node_opcodes));
-  arrays.emplace_back("edge_index", NpyArray::from_values<int64_t>({static_cast<int64_t>(m), 2}, edge_values, layout));
+  // Each array is built, written and freed before the next: the peak is the largest one.
+  NpzWriter writer(path, ZipCompression::Deflate);
+  writer.add("node_feat", NpyArray::from_values<float>({n, kNodeFeatureCount}, graph.node_features));
+  writer.add("node_opcode", NpyArray::from_values<uint8_t>({n}, graph.node_opcodes));
+  writer.add("edge_index", NpyArray::from_values<int64_t>({static_cast<int64_t>(m), 2}, edge_values, layout));
   if (!layout) {
-    arrays.emplace_back("config_feat", NpyArray::from_values<float>({c, kTileConfigFeatureCount}, graph.tile_config_features));
-    arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
-    arrays.emplace_back("config_runtime_normalizers", NpyArray::from_values<int64_t>({c}, graph.config_runtime_normalizers_ns));
+    writer.add("config_feat", NpyArray::from_values<float>({c, kTileConfigFeatureCount}, graph.tile_config_features));
+    writer.add("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
+    writer.add("config_runtime_normalizers", NpyArray::from_values<int64_t>({c}, graph.config_runtime_normalizers_ns));
   } else {
     const int64_t nc = graph.configurable_count();
-    std::vector<int64_t> ids(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
-    arrays.emplace_back("node_config_feat", NpyArray::from_converted_values<float>({c, nc, kLayoutConfigFeatureCount}, graph.layout_config_features));
-    arrays.emplace_back("node_config_ids", NpyArray::from_values<int64_t>({nc}, ids));
-    arrays.emplace_back("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
-    arrays.emplace_back("node_splits",
-                        NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
+    const std::vector<int64_t> ids(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
+    writer.add("node_config_feat",
+               NpyArray::from_converted_values<float>({c, nc, kLayoutConfigFeatureCount}, graph.layout_config_features));
+    writer.add("node_config_ids", NpyArray::from_values<int64_t>({nc}, ids));
+    writer.add("config_runtime", NpyArray::from_values<int64_t>({c}, graph.config_runtime_ns));
+    writer.add("node_splits", NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
   }
-  for (auto& named_array : node_name_arrays(graph.names)) arrays.push_back(std::move(named_array));
-  std::vector<std::pair<std::string, const NpyArray*>> named;
-  for (const auto& [name, array] : arrays) named.emplace_back(name, &array);
-  write_npz(path, named, ZipCompression::Deflate);
+  for (const auto& [name, array] : node_name_arrays(graph.names)) writer.add(name, array);
+  writer.finish();
 }
 
 }  // namespace graphcost

@@ -74,7 +74,8 @@ Row hlo_node_features(const HloInstruction& instruction, bool is_root) {
   row[kParameterNumber] = static_cast<float>(std::max<int64_t>(0, instruction.parameter_number));
   sequence(row, kDimensions, 6, instruction.dimensions);
 
-  const std::vector<HloWindowDim>& window = instruction.window;
+  const HloOpAttributes& attributes = instruction.op_attributes();
+  const std::vector<HloWindowDim>& window = attributes.window;
   window_field(row, kWindowSize, window, &HloWindowDim::size);
   window_field(row, kWindowStride, window, &HloWindowDim::stride);
   window_field(row, kPaddingLow, window, &HloWindowDim::padding_low);
@@ -89,8 +90,8 @@ Row hlo_node_features(const HloInstruction& instruction, bool is_root) {
   row[kReversalTrue] = static_cast<float>(reversed);
   row[kReversalFalse] = static_cast<float>(static_cast<int>(window.size()) - reversed);
 
-  if (instruction.has_convolution_dims) {
-    const HloConvolutionDims& dims = instruction.convolution_dims;
+  if (attributes.has_convolution_dims) {
+    const HloConvolutionDims& dims = attributes.convolution_dims;
     row[kInputBatch] = static_cast<float>(dims.input_batch);
     row[kInputFeature] = static_cast<float>(dims.input_feature);
     sequence(row, kInputSpatial, 4, dims.input_spatial);
@@ -102,16 +103,16 @@ Row hlo_node_features(const HloInstruction& instruction, bool is_root) {
   }
   // Group counts are convolution fields (1 unless written); other instructions leave them 0.
   if (instruction.opcode == "convolution") {
-    row[kFeatureGroups] = static_cast<float>(instruction.feature_group_count < 0 ? 1 : instruction.feature_group_count);
-    row[kBatchGroups] = static_cast<float>(instruction.batch_group_count < 0 ? 1 : instruction.batch_group_count);
+    row[kFeatureGroups] = static_cast<float>(attributes.feature_group_count < 0 ? 1 : attributes.feature_group_count);
+    row[kBatchGroups] = static_cast<float>(attributes.batch_group_count < 0 ? 1 : attributes.batch_group_count);
   }
 
-  const std::vector<HloSliceDim>& slice = instruction.slice;
+  const std::vector<HloSliceDim>& slice = attributes.slice;
   sequence_with_aggregates(row, kSliceStart, 2, slice.size(), [&](size_t i) { return slice[i].start; });
   sequence_with_aggregates(row, kSliceStride, 2, slice.size(), [&](size_t i) { return slice[i].stride; });
   sequence_with_aggregates(row, kSliceLimit, 2, slice.size(), [&](size_t i) { return slice[i].limit; });
-  sequence_with_aggregates(row, kDynamicSliceSizes, 2, instruction.dynamic_slice_sizes);
-  const std::vector<HloPaddingDim>& padding = instruction.padding;
+  sequence_with_aggregates(row, kDynamicSliceSizes, 2, attributes.dynamic_slice_sizes);
+  const std::vector<HloPaddingDim>& padding = attributes.padding;
   sequence_with_aggregates(row, kPadLow, 2, padding.size(), [&](size_t i) { return padding[i].low; });
   sequence_with_aggregates(row, kPadHigh, 2, padding.size(), [&](size_t i) { return padding[i].high; });
   row[kIsStable] = instruction.is_stable ? 1.0f : 0.0f;

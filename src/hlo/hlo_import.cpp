@@ -31,14 +31,10 @@ void merge_unknown(std::vector<std::string>& into, const std::vector<std::string
   }
 }
 
-}  // namespace
-
-HloLayoutImport import_hlo_layout_text(std::string_view text, const std::string& source, const HloImportOptions& options) {
+// The layout graph of a parsed module (the text may be gone: the module holds copies).
+HloLayoutImport layout_import_of(const HloModule& module, const std::string& source, const HloImportOptions& options) {
   HloLayoutImport result;
   auto start = Clock::now();
-  const HloModule module = parse_hlo_module(text, source);
-  result.times.parse = seconds_since(start);
-  start = Clock::now();
   HloGraph hlo = build_hlo_graph(module);
   result.times.graph = seconds_since(start);
   start = Clock::now();
@@ -52,12 +48,28 @@ HloLayoutImport import_hlo_layout_text(std::string_view text, const std::string&
   return result;
 }
 
-HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
+}  // namespace
+
+HloLayoutImport import_hlo_layout_text(std::string_view text, const std::string& source, const HloImportOptions& options) {
   const auto start = Clock::now();
-  const std::string text = read_text_file(path);
+  const HloModule module = parse_hlo_module(text, source);
+  const double parse = seconds_since(start);
+  HloLayoutImport result = layout_import_of(module, source, options);
+  result.times.parse = parse;
+  return result;
+}
+
+HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
+  auto start = Clock::now();
+  std::string text = read_text_file(path);
   const double read = seconds_since(start);
-  HloLayoutImport result = import_hlo_layout_text(text, path, options);
+  start = Clock::now();
+  const HloModule module = parse_hlo_module(text, path);
+  const double parse = seconds_since(start);
+  std::string().swap(text);  // the module holds what it needs: the text's memory goes to the graph
+  HloLayoutImport result = layout_import_of(module, path, options);
   result.times.read = read;
+  result.times.parse = parse;
   return result;
 }
 

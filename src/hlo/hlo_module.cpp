@@ -309,15 +309,12 @@ class Parser {
     }
     expect('{', "opening the computation's instructions");
     instruction_index_.clear();
-    // Instructions gather in a vector reused across computations, then move once into place.
-    std::vector<HloInstruction>& instructions = scratch_;
-    instructions.clear();
+    std::vector<HloInstruction>& instructions = result.instructions;
     while (!accept('}')) {
       if (p_ >= end_) fail("'}' closing computation '" + printable(result.name) + "'", "end of file");
       instructions.push_back(instruction(result.name, instructions, module));
       set_context("computation", name_text);
     }
-    result.instructions.assign(std::make_move_iterator(instructions.begin()), std::make_move_iterator(instructions.end()));
     if (result.instructions.empty()) fail_at(p_ - 1, "at least one instruction", "an empty computation");
     result.root = static_cast<int32_t>(result.instructions.size()) - 1;
     int roots = 0;
@@ -404,6 +401,10 @@ class Parser {
   }
 
   // ---- attributes ----
+  static HloOpAttributes& op(HloInstruction& instruction) {
+    if (!instruction.attributes) instruction.attributes = std::make_shared<HloOpAttributes>();
+    return *instruction.attributes;
+  }
   std::vector<int64_t> integer_list(const char* what) {  // {1,2,3} or {}
     std::vector<int64_t> values;
     expect('{', (std::string("opening ") + what).c_str());
@@ -486,9 +487,9 @@ class Parser {
                 std::string(kKeys[f]) + " with " + std::to_string(fields[f].size()));
       }
     }
-    result.window.assign(rank, HloWindowDim{});
+    op(result).window.assign(rank, HloWindowDim{});
     for (size_t d = 0; d < rank; ++d) {
-      HloWindowDim& dim = result.window[d];
+      HloWindowDim& dim = op(result).window[d];
       if (!fields[0].empty()) dim.size = fields[0][d][0];
       if (!fields[1].empty()) dim.stride = fields[1][d][0];
       if (!fields[2].empty()) dim.padding_low = fields[2][d][0], dim.padding_high = fields[2][d][1];
@@ -538,7 +539,7 @@ class Parser {
       role_dims[part][0] = found[0];
       role_dims[part][1] = found[1];
     }
-    HloConvolutionDims& dims = result.convolution_dims;
+    HloConvolutionDims& dims = op(result).convolution_dims;
     dims.input_batch = role_dims[0][0];
     dims.input_feature = role_dims[0][1];
     dims.kernel_input_feature = role_dims[1][0];
@@ -548,7 +549,7 @@ class Parser {
     dims.input_spatial = std::move(spatial[0]);
     dims.kernel_spatial = std::move(spatial[1]);
     dims.output_spatial = std::move(spatial[2]);
-    result.has_convolution_dims = true;
+    op(result).has_convolution_dims = true;
   }
 
   void slice(HloInstruction& result) {  // {[start:limit], [start:limit:stride]}
@@ -562,7 +563,7 @@ class Parser {
       dim.limit = integer("a slice limit");
       if (accept(':')) dim.stride = integer("a slice stride");
       expect(']', "closing the slice dim");
-      result.slice.push_back(dim);
+      op(result).slice.push_back(dim);
     } while (accept(','));
     expect('}', "closing the slice");
   }
@@ -621,18 +622,18 @@ class Parser {
     } else if (key == "dim_labels") {
       convolution_dims(result);
     } else if (key == "feature_group_count") {
-      result.feature_group_count = integer("the feature group count");
+      op(result).feature_group_count = integer("the feature group count");
     } else if (key == "batch_group_count") {
-      result.batch_group_count = integer("the batch group count");
+      op(result).batch_group_count = integer("the batch group count");
     } else if (key == "slice") {
       slice(result);
     } else if (key == "dynamic_slice_sizes") {
-      result.dynamic_slice_sizes = integer_list("dynamic_slice_sizes");
+      op(result).dynamic_slice_sizes = integer_list("dynamic_slice_sizes");
     } else if (key == "padding" && result.opcode == "pad") {
       skip_space();
       const char* at = p_;
       for (const auto& group : dim_groups(bare_word(), at, 2, 3, "low_high[_interior] padding per dim, e.g. 0_1x2_2_0")) {
-        result.padding.push_back({group[0], group[1], group.size() > 2 ? group[2] : 0});
+        op(result).padding.push_back({group[0], group[1], group.size() > 2 ? group[2] : 0});
       }
     } else if (key == "is_stable") {
       skip_space();
@@ -687,12 +688,16 @@ class Parser {
   std::unordered_map<std::string_view, int32_t> computation_index_;
   std::unordered_map<std::string_view, int32_t> instruction_index_;  // of the computation being read
   std::vector<PendingCall> pending_calls_;
-  std::vector<HloInstruction> scratch_;
   const char* line_scan_ = begin_;
   int32_t line_ = 1;
 };
 
 }  // namespace
+
+const HloOpAttributes& HloInstruction::op_attributes() const {
+  static const HloOpAttributes none;
+  return attributes ? *attributes : none;
+}
 
 int64_t HloModule::instruction_count() const {
   int64_t count = 0;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,18 @@ struct HloPaddingDim {  // `padding=lo_hi_interior x ...` of pad
   int64_t low = 0, high = 0, interior = 0;
 };
 
+// Attributes few instructions carry (convolutions, windows, slices, pads), kept apart so that the
+// common instruction stays small (the parser's memory is a small multiple of the text's).
+struct HloOpAttributes {
+  std::vector<HloWindowDim> window;  // empty: no window attribute
+  bool has_convolution_dims = false;
+  HloConvolutionDims convolution_dims;
+  int64_t feature_group_count = -1, batch_group_count = -1;  // -1: not written
+  std::vector<HloSliceDim> slice;
+  std::vector<int64_t> dynamic_slice_sizes;
+  std::vector<HloPaddingDim> padding;  // pad's padding=...
+};
+
 struct HloInstruction {
   std::string name;    // without the leading '%'
   std::string opcode;  // as written: "convolution", "get-tuple-element", ...
@@ -66,18 +79,13 @@ struct HloInstruction {
   std::vector<int32_t> operands;             // instruction indices in the same computation, as written
   std::vector<int32_t> called_computations;  // calls=, to_apply=, condition=, body=, branch_computations=, ...
   bool marked_root = false;                  // written with ROOT
+  bool is_stable = false;                    // is_stable=true (sort)
+  int32_t line = 0;                          // 1-based line of the instruction in the text
   int64_t parameter_number = -1;             // K of parameter(K)
   std::vector<int64_t> dimensions;           // dimensions={...} (or iota_dimension=K)
-  std::vector<HloWindowDim> window;          // empty: no window attribute
-  bool has_convolution_dims = false;
-  HloConvolutionDims convolution_dims;
-  int64_t feature_group_count = -1, batch_group_count = -1;  // -1: not written
-  std::vector<HloSliceDim> slice;
-  std::vector<int64_t> dynamic_slice_sizes;
-  std::vector<HloPaddingDim> padding;  // pad's padding=...
-  bool is_stable = false;
-  std::string op_name;  // metadata={op_name="..."}: the source namespace, "" when absent
-  int32_t line = 0;     // 1-based line of the instruction in the text
+  std::string op_name;                       // metadata={op_name="..."}: the source namespace, "" when absent
+  std::shared_ptr<HloOpAttributes> attributes;  // null when none of them was written
+  const HloOpAttributes& op_attributes() const;  // *attributes, or an empty set
 };
 
 struct HloComputation {

@@ -83,12 +83,18 @@ NpzFile read_npz(ByteSource source, const NpzReadOptions& options) {
 NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options) { return read_npz(ByteSource::open_file(path), options); }
 
 void write_npz(const std::string& path, const std::vector<std::pair<std::string, const NpyArray*>>& arrays, ZipCompression compression) {
-  ZipWriter writer(path);
-  for (const auto& [name, array] : arrays) {
-    const std::vector<uint8_t> header = array->header_bytes();
-    writer.add(name + ".npy", {{header.data(), header.size()}, {array->data(), array->byte_size()}}, compression);
-  }
+  NpzWriter writer(path, compression);
+  for (const auto& [name, array] : arrays) writer.add(name, *array);
   writer.finish();
 }
+
+NpzWriter::NpzWriter(std::string path, ZipCompression compression) : writer_(std::move(path)), compression_(compression) {}
+
+void NpzWriter::add(const std::string& name, const NpyArray& array) {
+  const std::vector<uint8_t> header = array.header_bytes();
+  writer_.add(name + ".npy", {{header.data(), header.size()}, {array.data(), array.byte_size()}}, compression_);
+}
+
+void NpzWriter::finish() { writer_.finish(); }
 
 }  // namespace graphcost

@@ -42,4 +42,17 @@ NpzFile read_npz_file(const std::string& path, const NpzReadOptions& options = {
 // numpy.load. Throws std::runtime_error on I/O failure.
 void write_npz(const std::string& path, const std::vector<std::pair<std::string, const NpyArray*>>& arrays, ZipCompression compression);
 
+// The same one array at a time, so a caller can build each array, add it and free it before the
+// next (the peak memory is then the largest array, not all of them).
+class NpzWriter {
+ public:
+  NpzWriter(std::string path, ZipCompression compression);
+  void add(const std::string& name, const NpyArray& array);
+  void finish();  // the file appears only now (atomic)
+
+ private:
+  ZipWriter writer_;
+  ZipCompression compression_;
+};
+
 }  // namespace graphcost

@@ -2,7 +2,8 @@
 // GRAPHCOST_BROWSER=firefox, Firefox ESR (llvmpipe on a private Xvfb): it loads without console
 // errors; a real TpuGraphs file dropped on the canvas is laid out and ranked, and the ranking is
 // the native `graphcost predict` ranking for the same model and file (tie-aware: the two builds may
-// differ in the last float bits); clicking a node fills the inspector; malformed files show their
+// differ in the last float bits); a real HLO text module dropped on the page is imported, drawn,
+// ranked and its nodes found by instruction name; clicking a node fills the inspector; malformed files show their
 // error while the app keeps working. Screenshots go to test-artifacts/.
 // Run: [GRAPHCOST_BROWSER=firefox] node --test tests/browser/app.test.mjs (after the web and
 // native-release builds). Key presses last 100 ms, like a person's (the app also records presses
@@ -44,7 +45,8 @@ before(async () => {
   const row = readFileSync(join(work, "submission.csv"), "utf8").trim().split("\n")[1];
   nativeOrder = row.split(",")[1].split(";").map(Number);
   nativeNodes = JSON.parse(execFileSync(graphcost, ["info", "--json", join(data, "tpugraphs", LAYOUT_FILE)])).nodes;
-  server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming") });
+  server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming"),
+                               "/hlo/": join(data, "hlo") });
   browser = await launchBrowser();
 });
 
@@ -135,6 +137,44 @@ test("a dropped real file is laid out and ranked exactly as graphcost predict ra
   assert.ok((await state(page)).explained_nodes > 0);
   await page.waitForTimeout(500);  // the recoloured frame
   await page.screenshot({ path: artifact("app-ranked") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a dropped HLO text module is imported in WebAssembly, ranked, and its nodes found by name", async () => {
+  const module = join(data, "hlo/resnet50_keras_jax_f32.hlo");
+  if (!existsSync(module)) return;  // no HLO modules in this data folder
+  const native = JSON.parse(execFileSync(graphcost, ["info", "--json", module]));
+  const nativeRank = JSON.parse(execFileSync(graphcost, ["rank", module, "--model", join(repoRoot, "models/layout_xla.npz"),
+                                                         "--top", "1", "--json", "--threads", "1"]));
+  const { page, problems } = await openApp();
+  const started = Date.now();
+  await drop(page, "/hlo/resnet50_keras_jax_f32.hlo", "resnet50_keras_jax_f32.hlo");
+  await page.waitForFunction(() => window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  const shown = Date.now() - started;
+  await page.waitForFunction(() => window.graphcost.state().ranking?.done, null, { timeout: 120000 });
+  const s = await state(page);
+  assert.equal(s.error, "");
+  assert.equal(s.named, true);
+  assert.equal(s.nodes, native.nodes);
+  assert.equal(s.edges, native.edges);
+  assert.equal(s.configs, native.configs);
+  // The browser's pick has the native pick's cost (ties aside).
+  const costs = s.ranking.costs;
+  const nativeBest = nativeRank.top[0];
+  assert.ok(Math.abs(costs[s.ranking.order[0]] - nativeBest.cost) <= 1e-4 * Math.max(1, Math.abs(nativeBest.cost)),
+            `browser pick cost ${costs[s.ranking.order[0]]}, native ${nativeBest.cost}`);
+  // By instruction name, by a part of it, by an op_name prefix (the source namespace).
+  const exact = await page.evaluate(() => window.graphcost.findNodes("conv_general_dilated.53"));
+  assert.equal(exact[0].name, "conv_general_dilated.53");
+  assert.equal(exact[0].opcode, "convolution");
+  assert.equal(exact[0].op_name, "jit(predict_step)/conv1_conv/conv_general_dilated");
+  const convolutions = await page.evaluate(() => window.graphcost.findNodes("conv_general_dilated."));
+  assert.equal(convolutions.length, 53);
+  const block = await page.evaluate(() => window.graphcost.findNodes("jit(predict_step)/conv2_block1_1_conv/"));
+  assert.ok(block.length >= 1 && block.every((n) => n.op_name.startsWith("jit(predict_step)/conv2_block1_1_conv/")));
+  console.log(`imported HLO: ${s.nodes} nodes drawn ${shown} ms after the drop, ranked ${s.configs} configs`);
+  await page.screenshot({ path: artifact("app-imported-hlo") });
   assert.deepEqual(problems, []);
   await page.close();
 });
