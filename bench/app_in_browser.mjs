@@ -2,7 +2,8 @@
 // Firefox ESR (llvmpipe on Xvfb), on this machine's cores, no GPU: load, layout and ranking times as
 // the app reports them, frame time with the whole graph drawn, and the download size; next to the
 // native build's layout and ranking of the same file measured in the same run (graphcost layout /
-// bench_model).
+// bench_model). Then the largest shared HLO text module (Gemma 3 1B, 2.3 MB) dropped on the page:
+// the time until it is imported in WebAssembly and drawn, next to the native `graphcost import`.
 //   node bench/app_in_browser.mjs [file.npz]   (after the web and native-release builds)
 //   GRAPHCOST_BENCH_BROWSERS=firefox node bench/app_in_browser.mjs   (one browser only)
 import { execFileSync } from "node:child_process";
@@ -16,7 +17,8 @@ const appDir = join(repoRoot, "build/web/web");
 const native = join(repoRoot, "build/native-release");
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const server = await serveStatic({ "/": appDir, "/bench/": dirname(file) });
+const hloModule = join(data, "hlo/gemma3_1b_flax_call.hlo");
+const server = await serveStatic({ "/": appDir, "/bench/": dirname(file), "/hlo/": dirname(hloModule) });
 const browsers = (process.env.GRAPHCOST_BENCH_BROWSERS || "chromium,firefox").split(",");
 const results = {};
 for (const name of browsers) {
@@ -40,8 +42,23 @@ for (const name of browsers) {
     };
     requestAnimationFrame(tick);
   }).then((times) => times.slice(1).map((t, i) => t - times[i])));
+  // An HLO text module dropped like a user's file: bytes in the page first, then the drop.
+  let hloShown = NaN;
+  if (statSync(hloModule, { throwIfNoEntry: false })) {
+    await page.evaluate(async (url) => { window.benchBytes = await (await fetch(url)).arrayBuffer(); }, `/hlo/${basename(hloModule)}`);
+    const dropped = Date.now();
+    await page.evaluate((fileName) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([window.benchBytes], fileName));
+      const canvas = document.getElementById("canvas");
+      canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, basename(hloModule));
+    await page.waitForFunction((n) => { const st = window.graphcost.state(); return st.file === n && st.layout?.done; }, basename(hloModule),
+                               { timeout: 120000, polling: 20 });
+    hloShown = Date.now() - dropped;
+  }
   await browser.close();
-  results[name] = { s, wall, intervals };
+  results[name] = { s, wall, intervals, hloShown };
 }
 await server.close();
 
@@ -65,3 +82,11 @@ for (const name of browsers) {
   console.log(`frame interval, whole graph median ${median(intervals).toFixed(1)} ms over ${intervals.length} frames (software GL, no GPU)`);
 }
 console.log(`download: ${(download / 1e6).toFixed(2)} MB (wasm ${(size("graphcost_app.wasm") / 1e6).toFixed(2)}, js ${(size("graphcost_app.js") / 1e3).toFixed(0)} KB, models ${(size("graphcost_app.data") / 1e3).toFixed(0)} KB), uncompressed`);
+if (statSync(hloModule, { throwIfNoEntry: false })) {
+  const started = Date.now();
+  execFileSync(join(native, "src/graphcost"), ["import", hloModule, "--out", "/tmp/graphcost-bench-import.npz", "-q"], { stdio: "ignore" });
+  const nativeImport = Date.now() - started;
+  console.log(`HLO text dropped on the page: ${basename(hloModule)} (${(statSync(hloModule).size / 1e6).toFixed(1)} MB); ` +
+              `native \`graphcost import\` (whole process, npz written) ${nativeImport} ms`);
+  for (const name of browsers) console.log(`  ${name}: imported in WebAssembly and drawn ${results[name].hloShown} ms after the drop`);
+}
