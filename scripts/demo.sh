@@ -77,7 +77,7 @@ if [ -d "$data/tpugraphs/npz" ]; then
 fi
 if [ -f "$data/hlo/resnet50_keras_jax_f32.hlo" ]; then  # a user's own program: HLO text imported (docs/import.md)
   build/native-release/src/graphcost import "$data/hlo/resnet50_keras_jax_f32.hlo" --out build/demo-resnet50-imported.npz -q >/dev/null
-  add_demo "imported HLO: ResNet-50 (Keras-JAX)" build/demo-resnet50-imported.npz
+  add_demo "imported HLO - ResNet-50 (Keras-JAX)" build/demo-resnet50-imported.npz
 fi
 echo "$demos]" > "$www/app/demos/index.json"
 ls -la "$www/app" | awk '{print $5, $9}' | tail -n +2
