@@ -1,7 +1,7 @@
 // The browser app on the 21,918-node nlp test graph in headless Chromium (SwiftShader WebGL2) and
-// Firefox ESR (llvmpipe on Xvfb), on this machine's cores, no GPU: load, layout and ranking times as
+// Firefox ESR (llvmpipe on Xvfb), on this machine's cores, no GPU: load, drawing and ranking times as
 // the app reports them, frame time with the whole graph drawn, and the download size; next to the
-// native build's layout and ranking of the same file measured in the same run (graphcost layout /
+// native build's drawing and ranking of the same file measured in the same run (graphcost draw /
 // bench_model). Then the largest shared HLO text module (Gemma 3 1B, 2.3 MB) dropped on the page:
 // the time until it is imported in WebAssembly and drawn, next to the native `graphcost import`.
 //   node bench/app_in_browser.mjs [file.npz]   (after the web and native-release builds)
@@ -53,7 +53,7 @@ for (const name of browsers) {
       const canvas = document.getElementById("canvas");
       canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, basename(hloModule));
-    await page.waitForFunction((n) => { const st = window.graphcost.state(); return st.file === n && st.layout?.done; }, basename(hloModule),
+    await page.waitForFunction((n) => { const st = window.graphcost.state(); return st.file === n && st.drawing?.done; }, basename(hloModule),
                                { timeout: 120000, polling: 20 });
     hloShown = Date.now() - dropped;
   }
@@ -62,8 +62,8 @@ for (const name of browsers) {
 }
 await server.close();
 
-const layoutOut = execFileSync(join(native, "src/graphcost"), ["layout", file, "--repeat", "5"], { stdio: ["ignore", "pipe", "ignore"] }).toString();
-const nativeLayout = Number((layoutOut.match(/layout ([0-9.]+) ms/) || [0, NaN])[1]);
+const drawOut = execFileSync(join(native, "src/graphcost"), ["draw", file, "--repeat", "5"], { stdio: ["ignore", "pipe", "ignore"] }).toString();
+const nativeDrawing = Number((drawOut.match(/drawn in ([0-9.]+) ms/) || [0, NaN])[1]);
 const benchOut = JSON.parse(execFileSync(join(native, "bench/bench_model"), [file]).toString());
 const size = (name) => statSync(join(appDir, name)).size;
 const download = size("graphcost_app.wasm") + size("graphcost_app.js") + size("graphcost_app.data") + size("index.html");
@@ -71,12 +71,12 @@ const download = size("graphcost_app.wasm") + size("graphcost_app.js") + size("g
 const first = results[browsers[0]].s;
 console.log(execFileSync(join(native, "bench/bench_machine")).toString().trim());
 console.log(`file: ${basename(file)}: ${first.nodes} nodes, ${first.edges} edges, ${first.configs} configs`);
-console.log(`native layout ${nativeLayout} ms; native rank, 1 thread ${benchOut.rank_all_1thread_ms.toFixed(0)} ms (bench_model, same model code, no frames between)`);
+console.log(`native drawing ${nativeDrawing} ms; native rank, 1 thread ${benchOut.rank_all_1thread_ms.toFixed(0)} ms (bench_model, same model code, no frames between)`);
 for (const name of browsers) {
   const { s, wall, intervals } = results[name];
   console.log(`--- ${name} ---`);
   console.log(`load (WebAssembly)          ${s.load_ms.toFixed(0)} ms`);
-  console.log(`layout (WebAssembly)        ${s.layout.ms.toFixed(1)} ms   ratio to native ${(s.layout.ms / nativeLayout).toFixed(1)}x`);
+  console.log(`drawing (WebAssembly)       ${s.drawing.ms.toFixed(1)} ms   ratio to native ${(s.drawing.ms / nativeDrawing).toFixed(1)}x`);
   console.log(`rank all configs (in app)   ${s.ranking.compute_ms.toFixed(0)} ms in the model; ${s.ranking.ms.toFixed(0)} ms wall with the frames drawn between slices (wall from drop ${wall} ms)`);
   console.log(`ranking ratio in-app wasm / native   ${(s.ranking.compute_ms / benchOut.rank_all_1thread_ms).toFixed(1)}x`);
   console.log(`frame interval, whole graph median ${median(intervals).toFixed(1)} ms over ${intervals.length} frames (software GL, no GPU)`);

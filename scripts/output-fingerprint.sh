@@ -46,7 +46,7 @@ if [ -d "$real" ]; then
   for file in "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz" "$real/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz" \
               "$real/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz"; do
     name=$(basename "$file" .npz)
-    run "layout_$name" "$graphcost" layout "$file" --out "$out/layout_$name.csv"
+    run "drawing_$name" "$graphcost" draw "$file" --out "$out/drawing_$name.csv"
   done
   run predict_real "$graphcost" predict --model models/layout_xla.npz models/layout_nlp.npz models/tile_xla.npz --data "$data/tpugraphs" --split test --out "$out/predict_real.csv"
 fi

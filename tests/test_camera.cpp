@@ -1,7 +1,7 @@
 // Camera: the app's pan, zoom and framing math, natively.
 #include <catch2/catch.hpp>
 
-#include "layout/camera.h"
+#include "drawing/camera.h"
 
 using namespace graphcost;
 
@@ -23,7 +23,7 @@ TEST_CASE("screen and layout coordinates are inverse; zooming keeps the point un
 }
 
 TEST_CASE("framing a box centres it and fits its tighter side", "[layout][camera]") {
-  LayoutBox box;
+  DrawingBox box;
   CHECK(box.empty());
   const Camera before{1, 2, 3};
   const Camera unchanged = Camera::framing(box, 800, 600, 0.9f, 2, before);

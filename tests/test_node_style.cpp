@@ -1,7 +1,7 @@
 // NodeStyle: the app's colourings decided natively. Each colouring marks what it claims to mark.
 #include <catch2/catch.hpp>
 
-#include "layout/node_style.h"
+#include "drawing/node_style.h"
 
 using namespace graphcost;
 

@@ -10,9 +10,9 @@
 #include "common/input_error.h"
 #include "data/dataset_survey.h"
 #include "data/opcodes.h"
-#include "layout/dag_layout.h"
+#include "drawing/layered_drawing.h"
 #include "metrics/ranking_metrics.h"
-#include "model/ranking_session.h"
+#include "app/ranking_session.h"
 #include "test_support.h"
 
 using namespace graphcost;
@@ -46,10 +46,10 @@ std::shared_ptr<CostModel> small_model(const TpuGraph& graph) {
   return std::make_shared<CostModel>(config, fit_feature_statistics({&graph}));
 }
 
-DagLayout cli_layout(const TpuGraph& graph) {
+LayeredDrawing cli_layout(const TpuGraph& graph) {
   std::vector<std::pair<int32_t, int32_t>> edges;
   for (const Edge& e : graph.edges) edges.emplace_back(e.producer, e.consumer);
-  return layout_dag(graph.node_count, edges);
+  return draw_layered(graph.node_count, edges);
 }
 
 }  // namespace
@@ -59,14 +59,14 @@ TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI do
   const std::string path = testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz");
   auto model = std::make_shared<CostModel>(CostModel::load(testing::source_dir() + "/models/layout_xla.npz"));
   RankingSession session(std::make_unique<TpuGraph>(load_tpu_graph(path)), model, "layout_xla.npz");
-  CHECK_FALSE(session.laid_out());
-  CHECK(session.progress().stage.rfind("layout: ", 0) == 0);
+  CHECK_FALSE(session.drawn());
+  CHECK(session.progress().stage.rfind("drawing: ", 0) == 0);
   CHECK(run_to_end(session) == std::vector<std::string>{"layout", "ranking"});
   const TpuGraph& graph = session.graph();
 
-  const DagLayout expected = cli_layout(graph);  // `graphcost layout`
-  CHECK(session.layout().x == expected.x);
-  CHECK(session.layout().y == expected.y);
+  const LayeredDrawing expected = cli_layout(graph);  // `graphcost layout`
+  CHECK(session.drawing().x == expected.x);
+  CHECK(session.drawing().y == expected.y);
 
   const TpuGraph reference = load_tpu_graph(path);  // `graphcost predict`
   CostModel cli_model = CostModel::load(testing::source_dir() + "/models/layout_xla.npz");
@@ -228,14 +228,14 @@ TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups"
 
   // Hit testing and geometry: each node is found at its own position; edges run producer to consumer.
   for (int32_t v : {0, graph.node_count / 2, graph.node_count - 1}) {
-    CHECK(session.node_at(session.layout().x[static_cast<size_t>(v)], session.layout().y[static_cast<size_t>(v)], 0) == v);
+    CHECK(session.node_at(session.drawing().x[static_cast<size_t>(v)], session.drawing().y[static_cast<size_t>(v)], 0) == v);
   }
   CHECK(session.node_at(-100, -100, 0) == -1);
   const std::vector<EdgeSegment> segments = session.edge_segments();
   REQUIRE(segments.size() == graph.edges.size());
   for (size_t e = 0; e < segments.size(); ++e) {
-    CHECK(segments[e].x1 == session.layout().x[static_cast<size_t>(graph.edges[e].consumer)]);
-    if (!segments[e].stub) CHECK(segments[e].x0 == session.layout().x[static_cast<size_t>(graph.edges[e].producer)]);
+    CHECK(segments[e].x1 == session.drawing().x[static_cast<size_t>(graph.edges[e].consumer)]);
+    if (!segments[e].stub) CHECK(segments[e].x0 == session.drawing().x[static_cast<size_t>(graph.edges[e].producer)]);
   }
   for (size_t slot = 0; slot < graph.configurable_nodes.size(); ++slot) {
     CHECK(session.configurable_slot(graph.configurable_nodes[slot]) == static_cast<int32_t>(slot));
@@ -244,9 +244,9 @@ TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups"
 
   const GraphGroups& groups = session.groups();
   CHECK(std::accumulate(groups.size.begin(), groups.size.end(), 0) == graph.node_count);
-  CHECK(session.group_at(groups.layout.x[0], groups.layout.y[0]) == 0);
+  CHECK(session.group_at(groups.drawing.x[0], groups.drawing.y[0]) == 0);
   CHECK(groups.half_width.size() == groups.size.size());
-  CHECK(groups.layout.x.size() == groups.size.size());
+  CHECK(groups.drawing.x.size() == groups.size.size());
   CHECK_FALSE(session.group_box(0).empty());
   CHECK(session.group_box(static_cast<int32_t>(groups.size.size())).empty());
 }
@@ -268,8 +268,8 @@ TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model
   const TpuGraph graph = load_tpu_graph(find_npz_files(layout_tree).front());
   RankingSession early(std::make_unique<TpuGraph>(graph), small_model(graph), "small");
   early.step(0);  // one unit
-  early.finish_layout_early();
-  CHECK(early.laid_out());
-  CHECK(early.layout().x.size() == static_cast<size_t>(graph.node_count));
+  early.finish_drawing_early();
+  CHECK(early.drawn());
+  CHECK(early.drawing().x.size() == static_cast<size_t>(graph.node_count));
   CHECK(early.progress().stage == "ranking");
 }

@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/draw_command.h"
 #include "cli/gen_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
-#include "cli/layout_command.h"
 #include "cli/model_commands.h"
 #include "cli/named_option.h"
 #include "cli/prepare_command.h"
@@ -167,13 +167,16 @@ int main(int argc, char** argv) {
   predict_command->add_option("--costs", predict.costs_out, "also write every config's predicted cost (CSV ID,config,cost)");
   predict_command->add_option("--threads", predict.threads, "worker threads for layout ranking (default 2)")->check(CLI::Range(1, 256));
 
-  graphcost::LayoutCommandOptions layout;
-  CLI::App* layout_command =
-      app.add_subcommand("layout", "Lay a graph out (layered, as the browser app draws it); time it; export positions");
-  layout_command->add_option("path", layout.path, "a TpuGraphs .npz file")->required();
-  layout_command->add_option("--out", layout.out, "CSV of node,layer,position,x,y,stub");
-  layout_command->add_option("--repeat", layout.repeat, "runs to time (median printed; default 1)")->check(CLI::Range(1, 1000));
-  layout_command->add_flag("-q,--quiet", layout.quiet, "no progress on stderr");
+  // `draw` was called `layout` before "layout" came to mean TPU tensor layouts only; the old name stays
+  // as an alias.
+  graphcost::DrawCommandOptions draw;
+  CLI::App* draw_command =
+      app.add_subcommand("draw", "Draw a graph in layers (as the browser app draws it); time it; export node positions");
+  draw_command->alias("layout");
+  draw_command->add_option("path", draw.path, "a TpuGraphs .npz file, or HLO text (.hlo/.txt: imported on the fly)")->required();
+  draw_command->add_option("--out", draw.out, "CSV of node,layer,position,x,y,stub");
+  draw_command->add_option("--repeat", draw.repeat, "runs to time (median printed; default 1)")->check(CLI::Range(1, 1000));
+  draw_command->add_flag("-q,--quiet", draw.quiet, "no progress on stderr");
 
   graphcost::ImportCommandOptions import;
   CLI::App* import_command = app.add_subcommand(
@@ -184,8 +187,9 @@ int main(int argc, char** argv) {
   graphcost::add_named_option(import_command, "--kind", import.kind, graphcost::graph_kind_names(),
                               "layout (the whole program, default) or tile (one kernel per fusion of a post-optimization module)");
   import_command
-      ->add_option("--configs", import.configs,
-                   "layout: random configs beside config 0, the module's own layouts (default 100); tile: at most N per kernel (default 1000)")
+      ->add_option(
+          "--configs", import.configs,
+          "layout: random configs beside config 0, the module's own layouts (default 100); tile: at most N per kernel (default 1000)")
       ->check(CLI::Range(0, 1000000));
   import_command->add_option("--seed", import.seed, "seed of the random configs");
   import_command->add_flag("-q,--quiet", import.quiet, "no timings or per-file lines on stderr");
@@ -233,7 +237,7 @@ int main(int argc, char** argv) {
   try {
     if (info_command->parsed()) return graphcost::run_info_command(info);
     if (gen_command->parsed()) return graphcost::run_gen_command(gen);
-    if (layout_command->parsed()) return graphcost::run_layout_command(layout);
+    if (draw_command->parsed()) return graphcost::run_draw_command(draw);
     if (import_command->parsed()) return graphcost::run_import_command(import);
     if (rank_command->parsed()) return graphcost::run_rank_command(rank);
     if (search_command->parsed()) return graphcost::run_search_command(search);

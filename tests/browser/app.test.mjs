@@ -108,8 +108,8 @@ test("a dropped real file is laid out and ranked exactly as graphcost predict ra
   assert.equal(s.error, "");
   assert.equal(s.file, "unet_3d.4x4.bf16.npz");
   assert.equal(s.nodes, nativeNodes);
-  assert.equal(s.layout.done, true);
-  assert.ok(s.layout.layers > 10, `layers ${s.layout.layers}`);
+  assert.equal(s.drawing.done, true);
+  assert.ok(s.drawing.layers > 10, `layers ${s.drawing.layers}`);
   const order = s.ranking.order, costs = s.ranking.costs;
   assert.equal(order.length, nativeOrder.length);
   assert.deepEqual([...order].sort((a, b) => a - b), [...nativeOrder].sort((a, b) => a - b));
@@ -122,7 +122,7 @@ test("a dropped real file is laid out and ranked exactly as graphcost predict ra
     if (order[i] !== nativeOrder[i]) swaps++;
   }
   console.log(`ranking: ${order.length} configs, ${swaps} positions differ only between float-tied configs, ` +
-              `wasm ${s.ranking.ms.toFixed(0)} ms, layout ${s.layout.ms.toFixed(1)} ms, tau ${s.ranking.kendall_tau.toFixed(3)}`);
+              `wasm ${s.ranking.ms.toFixed(0)} ms, drawing ${s.drawing.ms.toFixed(1)} ms, tau ${s.ranking.kendall_tau.toFixed(3)}`);
   assert.ok(typeof s.ranking.kendall_tau === "number");
   // The predicted speedup of the pick over config 0 comes from the shipped model's calibration.
   assert.ok(s.calibration.log_runtime_per_score > 0, "the shipped layout model is calibrated");
@@ -150,7 +150,7 @@ test("a dropped HLO text module is imported in WebAssembly, ranked, and its node
   const { page, problems } = await openApp();
   const started = Date.now();
   await drop(page, "/hlo/resnet50_keras_jax_f32.hlo", "resnet50_keras_jax_f32.hlo");
-  await page.waitForFunction(() => window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.graphcost.state().drawing?.done, null, { timeout: 60000 });
   const shown = Date.now() - started;
   await page.waitForFunction(() => window.graphcost.state().ranking?.done, null, { timeout: 120000 });
   const s = await state(page);
@@ -182,7 +182,7 @@ test("a dropped HLO text module is imported in WebAssembly, ranked, and its node
 test("clicking a node fills the inspector", async () => {
   const { page, problems } = await openApp();
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
-  await page.waitForFunction(() => window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.graphcost.state().drawing?.done, null, { timeout: 60000 });
   const scale = (await state(page)).camera.scale;
   await page.keyboard.press("Equal", { delay: 100 });  // zoom in a little: bigger targets
   await page.waitForFunction((before) => window.graphcost.state().camera.scale > before, scale, { timeout: 10000 });
@@ -207,10 +207,10 @@ test("clicking a node fills the inspector", async () => {
   await page.close();
 });
 
-test("a layout in progress shows its progress, Esc cancels it, and it can be cut short", async () => {
+test("a drawing in progress shows its progress, Esc cancels it, and it can be cut short", async () => {
   const { page, problems } = await openApp();
-  // Held at its first unit, the layout's progress window stays up long enough to look at.
-  await page.evaluate(() => window.graphcost.holdLayout(true));
+  // Held at its first unit, the drawing's progress window stays up long enough to look at.
+  await page.evaluate(() => window.graphcost.holdDrawing(true));
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
   await page.waitForFunction(() => window.graphcost.state().loading?.held, null, { timeout: 60000 });
   let s = await state(page);
@@ -219,7 +219,7 @@ test("a layout in progress shows its progress, Esc cancels it, and it can be cut
   assert.ok(s.loading.progress < 1, `progress ${s.loading.progress}`);
   assert.equal(s.loaded, false);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: artifact("app-layout-progress") });
+  await page.screenshot({ path: artifact("app-drawing-progress") });
   // Esc cancels: the file is dropped and the app is as before (nothing loaded).
   await page.mouse.move(700, 450);
   await page.keyboard.press("Escape", { delay: 100 });
@@ -228,13 +228,13 @@ test("a layout in progress shows its progress, Esc cancels it, and it can be cut
   // Again, now cut short: the graph shows at once, layered but without the crossing sweeps.
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
   await page.waitForFunction(() => window.graphcost.state().loading?.held, null, { timeout: 60000 });
-  await page.evaluate(() => window.graphcost.stopLayout(true));
+  await page.evaluate(() => window.graphcost.stopDrawing(true));
   s = await state(page);
   assert.equal(s.loading, undefined);
   assert.equal(s.nodes, nativeNodes);
-  assert.equal(s.layout.done, true);
-  assert.equal(s.layout.stopped_early, true);
-  assert.ok(s.layout.layers > 10 && s.layout.width > 0, `layers ${s.layout.layers}, width ${s.layout.width}`);
+  assert.equal(s.drawing.done, true);
+  assert.equal(s.drawing.stopped_early, true);
+  assert.ok(s.drawing.layers > 10 && s.drawing.width > 0, `layers ${s.drawing.layers}, width ${s.drawing.width}`);
   assert.ok(await page.evaluate(() => window.graphcost.nodePosition(0) !== null));
   assert.deepEqual(problems, []);
   await page.close();
@@ -275,7 +275,7 @@ test("HiDPI: the canvas is backed in device pixels, follows resizes, and clicks 
   page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
   page.on("pageerror", (error) => problems.push(String(error)));
   await page.goto(`${server.url}/index.html?file=/files/${LAYOUT_FILE}`);
-  await page.waitForFunction(() => window.graphcost?.ready && window.graphcost.state().layout?.done, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.graphcost?.ready && window.graphcost.state().drawing?.done, null, { timeout: 60000 });
   await page.waitForTimeout(300);
   let canvas = await page.evaluate(() => ({ width: canvas.width, css: canvas.clientWidth, state: window.graphcost.state().canvas }));
   assert.equal(canvas.width, 2 * canvas.css);

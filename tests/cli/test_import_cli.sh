@@ -2,7 +2,7 @@
 # `graphcost import` end to end on the real HLO modules of ../shared/data/hlo: every module imports,
 # `info` accepts the result, node and edge counts equal an independent count of the text
 # (tests/fixtures/hlo_graph_count.py, not the importer); bad text is refused at line:column; the
-# input is never overwritten; tile kernels from fusions; rank, search, layout and info on .hlo
+# input is never overwritten; tile kernels from fusions; rank, search, draw and info on .hlo
 # files imported on the fly; predict on imported files in a tree.
 # Usage: test_import_cli.sh GRAPHCOST_BINARY
 set -u
@@ -65,8 +65,8 @@ check "tile import of a module without fusions exits 1 and says why" bash -c "te
 # Every tool takes HLO text directly.
 "$graphcost" info "$hlo/resnet50_keras_jax_f32.hlo" >"$out/info.txt" 2>&1; status=$?
 check "info on .hlo" bash -c "test $status -eq 0 && grep -q '^nodes  *1,755$' '$out/info.txt' && grep -q 'HLO computations' '$out/info.txt'"
-"$graphcost" layout "$hlo/dlrm_keras_jax_f32_train_step.hlo" -q >"$out/layout.txt" 2>&1; status=$?
-check "layout on .hlo" test $status -eq 0
+"$graphcost" draw "$hlo/dlrm_keras_jax_f32_train_step.hlo" -q >"$out/draw.txt" 2>&1; status=$?
+check "draw on .hlo" test $status -eq 0
 "$graphcost" rank "$hlo/resnet50_keras_jax_f32.hlo" --model "$model" --top 3 --json >"$out/rank.json" 2>"$out/rank.err"; status=$?
 check "rank on .hlo exits 0" test $status -eq 0
 check "rank: 3 configs listed, config 0's rank given" /usr/bin/python3 -c "

@@ -153,16 +153,16 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
   if (viewer) viewer->select_config(config);
 }
 
-// A layout in progress: 1 shows the graph now with the layout so far, 0 cancels the file.
-EMSCRIPTEN_KEEPALIVE void graphcost_app_stop_layout(int keep_rough) {
+// A drawing in progress: 1 shows the graph now with the drawing so far, 0 cancels the file.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_stop_drawing(int keep_rough) {
   page_changed = true;
-  if (viewer) viewer->stop_layout(keep_rough != 0);
+  if (viewer) viewer->stop_drawing(keep_rough != 0);
 }
 
-// 1 holds a layout in progress at its current unit (the progress window stays), 0 lets it go on.
-EMSCRIPTEN_KEEPALIVE void graphcost_app_hold_layout(int hold) {
+// 1 holds a drawing in progress at its current unit (the progress window stays), 0 lets it go on.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_hold_drawing(int hold) {
   page_changed = true;
-  if (viewer) viewer->hold_layout(hold != 0);
+  if (viewer) viewer->hold_drawing(hold != 0);
 }
 
 // Draws the next frame even if nothing changed (benchmarks of the frame time).

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "layout/camera.h"
+#include "drawing/camera.h"
 
 namespace graphcost::app {
 

@@ -22,13 +22,13 @@ bool Viewer::open(const std::string& path, const std::string& display_name) {
   return true;
 }
 
-void Viewer::stop_layout(bool keep_rough) {
+void Viewer::stop_drawing(bool keep_rough) {
   if (!pending_) return;
   if (!keep_rough) {
     pending_.reset();
     return;
   }
-  pending_->finish_layout_early();
+  pending_->finish_drawing_early();
   show_loaded();
 }
 
@@ -53,10 +53,10 @@ void Viewer::show_loaded() {
 void Viewer::build_geometry() {
   node_instances_.clear();
   edge_instances_.clear();
-  const LayoutOptions options;
+  const DrawingOptions options;
   for (int32_t v = 0; v < graph_->node_count; ++v) {
     const size_t at = static_cast<size_t>(v);
-    node_instances_.push_back({layout().x[at], layout().y[at], options.node_width / 2, options.node_height / 2, 200, 200, 200, 255});
+    node_instances_.push_back({drawing().x[at], drawing().y[at], options.node_width / 2, options.node_height / 2, 200, 200, 200, 255});
   }
   for (const EdgeSegment& e : session_->edge_segments()) {
     edge_instances_.push_back(e.stub ? EdgeInstance{e.x0, e.y0, e.x1, e.y1, 150, 150, 170, 110}
@@ -75,23 +75,23 @@ void Viewer::recolour() {
   inputs.selected_node = selected_node_;
   // Emphasised nodes at least 8 CSS pixels wide, so a few among 20k stand out at any zoom (frame()
   // restyles when the zoom changes a lot).
-  const LayoutOptions layout_options;
-  inputs.legible_grow = 8.0f * pixel_ratio_ / std::max(1e-6f, camera_.scale * layout_options.node_width);
+  const DrawingOptions drawing_options;
+  inputs.legible_grow = 8.0f * pixel_ratio_ / std::max(1e-6f, camera_.scale * drawing_options.node_width);
   const std::vector<NodeStyle> styles = style_nodes(*graph_, inputs);
   for (size_t v = 0; v < styles.size(); ++v) {
     NodeInstance& n = node_instances_[v];
     const NodeStyle& style = styles[v];
     n.r = style.r, n.g = style.g, n.b = style.b, n.a = style.a;
-    n.half_width = style.grow * layout_options.node_width / 2;
-    n.half_height = style.grow * layout_options.node_height / 2;
+    n.half_width = style.grow * drawing_options.node_width / 2;
+    n.half_height = style.grow * drawing_options.node_height / 2;
   }
   renderer_->upload(node_instances_, edge_instances_);
   sized_for_scale_ = camera_.scale;
 }
 
 void Viewer::fit_view() {
-  const DagLayout& shown = grouped_ ? session_->groups().layout : layout();
-  LayoutBox whole;
+  const LayeredDrawing& shown = grouped_ ? session_->groups().drawing : drawing();
+  DrawingBox whole;
   whole.add(0, 0), whole.add(shown.width, shown.height);
   camera_ = width_ > 0 && height_ > 0 ? Camera::framing(whole, width_, height_, 0.92f, 4, camera_)
                                       : Camera{shown.width / 2, shown.height / 2, 10};
@@ -103,13 +103,13 @@ void Viewer::build_group_geometry() {
   group_edges_.clear();
   const float half_height = GraphGroups::kGroupHeight / 2;
   for (size_t g = 0; g < groups.size.size(); ++g) {
-    group_instances_.push_back({groups.layout.x[g], groups.layout.y[g], groups.half_width[g], half_height, 0, 0, 0, 255});
+    group_instances_.push_back({groups.drawing.x[g], groups.drawing.y[g], groups.half_width[g], half_height, 0, 0, 0, 255});
     category_colour(static_cast<int>(g), group_instances_.back().r, group_instances_.back().g, group_instances_.back().b);
   }
   for (const auto& [a, b] : groups.edges) {
     const size_t from = static_cast<size_t>(a), to = static_cast<size_t>(b);
-    group_edges_.push_back({groups.layout.x[from], groups.layout.y[from] + half_height, groups.layout.x[to],
-                            groups.layout.y[to] - half_height, 110, 110, 125, 170});
+    group_edges_.push_back({groups.drawing.x[from], groups.drawing.y[from] + half_height, groups.drawing.x[to],
+                            groups.drawing.y[to] - half_height, 110, 110, 125, 170});
   }
 }
 
@@ -124,12 +124,12 @@ void Viewer::set_grouped(bool grouped) {
   fit_view();
 }
 
-bool Viewer::busy() const { return (pending_ && !layout_held_) || (session_ && !session_->done()); }
+bool Viewer::busy() const { return (pending_ && !drawing_held_) || (session_ && !session_->done()); }
 
 void Viewer::work(double budget_ms) {
-  if (pending_ && !layout_held_) {
+  if (pending_ && !drawing_held_) {
     pending_->step(budget_ms);
-    if (pending_->laid_out()) show_loaded();
+    if (pending_->drawn()) show_loaded();
   }
   if (session_) session_->step(budget_ms);
   after_work();
@@ -152,7 +152,7 @@ void Viewer::update_neighbourhood() {
 
 bool Viewer::node_screen_position(int32_t node, float& x, float& y) const {
   if (!graph_ || node < 0 || node >= graph_->node_count) return false;
-  camera_.to_screen(layout().x[static_cast<size_t>(node)], layout().y[static_cast<size_t>(node)], width_, height_, x, y);
+  camera_.to_screen(drawing().x[static_cast<size_t>(node)], drawing().y[static_cast<size_t>(node)], width_, height_, x, y);
   return true;
 }
 
@@ -186,14 +186,14 @@ void Viewer::explain_selected(bool compare) {
 
 void Viewer::centre_on(int32_t node) {
   select_node(node);
-  camera_.centre_x = layout().x[static_cast<size_t>(node)], camera_.centre_y = layout().y[static_cast<size_t>(node)];
+  camera_.centre_x = drawing().x[static_cast<size_t>(node)], camera_.centre_y = drawing().y[static_cast<size_t>(node)];
 }
 
 nlohmann::json Viewer::state() const {
   nlohmann::json state = {{"error", error_}, {"loaded", graph_ != nullptr}, {"frame_ms", frame_ms_}};
   if (pending_) {
     state["loading"] = pending_->loading_state();
-    state["loading"]["held"] = layout_held_;
+    state["loading"]["held"] = drawing_held_;
   }
   if (!graph_) return state;
   state.update(session_->state());

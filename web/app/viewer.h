@@ -1,6 +1,6 @@
 // Viewer: the browser app's drawing, input and camera, above GL and below the page. It reads a
 // TpuGraphs file (errors become a message; the previous graph stays) into a RankingSession
-// (src/model/ranking_session.h: layout, ranking, metrics, explanations, search, all GL-free and
+// (src/app/ranking_session.h: drawing, ranking, metrics, explanations, search, all GL-free and
 // tested natively), gives the session time between frames, and draws the ImGui panels
 // (viewer_panels.cpp) and the graph (GraphRenderer). app_main.cpp owns the window and forwards the
 // page's calls (the JS API) here.
@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/ranking_session.h"
 #include "data/tpu_graph.h"
+#include "drawing/node_style.h"
 #include "graph_renderer.h"
-#include "layout/node_style.h"
 #include "model/cost_model.h"
-#include "model/ranking_session.h"
 
 namespace graphcost::app {
 
@@ -29,15 +29,15 @@ class Viewer {
   ~Viewer();
 
   // Reads `path` and starts laying it out (a unit at a time between frames, with a progress
-  // window); the graph replaces the current one when its layout is done. On failure keeps the
+  // window); the graph replaces the current one when its drawing is done. On failure keeps the
   // current graph and shows the error. Returns whether the file was read.
   bool open(const std::string& path, const std::string& display_name = "");
-  // A layout in progress: `keep_rough` ends it now with the layout so far (DagLayoutJob::
+  // A drawing in progress: `keep_rough` ends it now with the drawing so far (LayeredDrawingJob::
   // finish_early) and shows the graph; otherwise the file is dropped and the current graph stays.
-  void stop_layout(bool keep_rough);
-  // Holds layouts in progress (this one and later ones) at their current unit until released
+  void stop_drawing(bool keep_rough);
+  // Holds drawings in progress (this one and later ones) at their current unit until released
   // (tests and demos of the progress window).
-  void hold_layout(bool hold) { layout_held_ = hold; }
+  void hold_drawing(bool hold) { drawing_held_ = hold; }
   // A key went down (from the GLFW key callback): seen by the next frame even if it is already up.
   void note_key_press(int key) { key_presses_.push_back(key); }
   // One frame: background work within a time budget, input, panels, graph. Sizes in device pixels.
@@ -60,22 +60,22 @@ class Viewer {
   bool node_screen_position(int32_t node, float& x, float& y) const;
 
  private:
-  // Loading and layout.
+  // Loading and drawing.
   void show_loaded();  // the laid-out pending file becomes the current graph
-  void window_layout_progress();
+  void window_drawing_progress();
   void build_geometry();
   void build_group_geometry();
   void set_grouped(bool grouped);
   void recolour();
   void fit_view();
   void after_work();  // takes what the session finished since the last frame (ranking, explanation)
-  const DagLayout& layout() const { return session_->layout(); }
+  const LayeredDrawing& drawing() const { return session_->drawing(); }
   // Input and drawing.
   void handle_mouse(int width, int height);
   void handle_keys();
   void draw_labels(int width, int height) const;
   void draw_minimap(int width, int height);
-  Camera minimap_camera(int side) const;  // the whole layout in a side x side square
+  Camera minimap_camera(int side) const;  // the whole drawing in a side x side square
   // Panels (viewer_panels.cpp).
   void panel_open();
   void panel_view();
@@ -95,7 +95,7 @@ class Viewer {
   std::string error_;
 
   std::unique_ptr<RankingSession> pending_;  // read and being laid out; replaces session_ when done
-  bool layout_held_ = false;
+  bool drawing_held_ = false;
 
   // The loaded graph.
   std::unique_ptr<RankingSession> session_;

@@ -41,14 +41,14 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   if (graph_) {
     // Level of detail: when a node box is under 2 device pixels wide, 36k edges are sub-pixel noise
     // that costs most of a software-GL frame; they come back on zooming in (G toggles them).
-    const bool edges = show_edges_ && (grouped_ || camera_.scale * LayoutOptions{}.node_width >= 2.0f);
+    const bool edges = show_edges_ && (grouped_ || camera_.scale * DrawingOptions{}.node_width >= 2.0f);
     renderer_->draw(camera_, 0, 0, width, height, std::max(1.0f, 1.2f * pixel_ratio), edges);
     if (show_labels_) draw_labels(width, height);
     if (show_minimap_ && !grouped_) draw_minimap(width, height);
   }
 
   banner_error();
-  window_layout_progress();
+  window_drawing_progress();
   panel_open();
   if (graph_) {
     panel_view();
@@ -69,7 +69,7 @@ void Viewer::handle_keys() {
   presses.swap(key_presses_);
   auto pressed = [&](int key) { return ImGui::IsKeyPressed(key) || std::find(presses.begin(), presses.end(), key) != presses.end(); };
   if (pending_ && !io.WantCaptureKeyboard && pressed(GLFW_KEY_ESCAPE)) {
-    stop_layout(false);
+    stop_drawing(false);
     return;
   }
   if (io.WantCaptureKeyboard || !graph_) return;
@@ -179,20 +179,20 @@ void Viewer::draw_labels(int width, int height) const {
     }
     return;
   }
-  const float box_pixels = LayoutOptions{}.node_width * camera_.scale;
+  const float box_pixels = DrawingOptions{}.node_width * camera_.scale;
   if (box_pixels < 40 * pixel_ratio_) return;  // too small to read: labels would be noise
   const float half_w = static_cast<float>(width) / 2 / camera_.scale, half_h = static_cast<float>(height) / 2 / camera_.scale;
   int drawn = 0;
   for (int32_t v = 0; v < graph_->node_count && drawn < 4000; ++v) {
-    const float x = layout().x[static_cast<size_t>(v)], y = layout().y[static_cast<size_t>(v)];
+    const float x = drawing().x[static_cast<size_t>(v)], y = drawing().y[static_cast<size_t>(v)];
     if (std::fabs(x - camera_.centre_x) > half_w + 1 || std::fabs(y - camera_.centre_y) > half_h + 1) continue;  // visible only
     drawn += label(x, y, opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]), box_pixels * 0.95f);
   }
 }
 
 Camera Viewer::minimap_camera(int side) const {
-  LayoutBox whole;
-  whole.add(0, 0), whole.add(layout().width, layout().height);
+  DrawingBox whole;
+  whole.add(0, 0), whole.add(drawing().width, drawing().height);
   return Camera::framing(whole, side, side, 1.0f, 1, camera_);
 }
 

@@ -37,7 +37,7 @@ void Viewer::banner_error() {
   ImGui::PopStyleColor();
 }
 
-void Viewer::window_layout_progress() {
+void Viewer::window_drawing_progress() {
   if (!pending_) return;
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(ImVec2(viewport->Size.x / 2, viewport->Size.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
@@ -45,13 +45,13 @@ void Viewer::window_layout_progress() {
   ImGui::Begin("Laying out", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
   ImGui::Text("%s: %d nodes, %zu edges", pending_->file().c_str(), pending_->graph().node_count, pending_->graph().edges.size());
   const nlohmann::json loading = pending_->loading_state();
-  const std::string stage = loading["stage"].get<std::string>() + (layout_held_ ? " (held)" : "");
+  const std::string stage = loading["stage"].get<std::string>() + (drawing_held_ ? " (held)" : "");
   ImGui::ProgressBar(loading["progress"].get<float>(), ImVec2(-1, 0), stage.c_str());
   if (ImGui::Button("Show it now")) {
-    stop_layout(true);
+    stop_drawing(true);
   } else {
     ImGui::SameLine();
-    if (ImGui::Button("Cancel (Esc)")) stop_layout(false);
+    if (ImGui::Button("Cancel (Esc)")) stop_drawing(false);
   }
   ImGui::TextDisabled(graph_ ? "Cancel keeps the current graph; Show it now skips the remaining refinement."
                              : "Show it now skips the remaining refinement.");
@@ -86,7 +86,7 @@ void Viewer::panel_open() {
     ImGui::TextWrapped("%s", session_->file().c_str());
     ImGui::Text("%s graph: %d nodes, %zu edges, %d configs", graph_->kind == GraphKind::Tile ? "tile" : "layout", graph_->node_count,
                 graph_->edges.size(), graph_->config_count);
-    ImGui::Text("load %.0f ms, layout %.0f ms (%d layers)", session_->load_ms(), session_->layout_ms(), layout().layer_count);
+    ImGui::Text("load %.0f ms, drawing %.0f ms (%d layers)", session_->load_ms(), session_->drawing_ms(), drawing().layer_count);
   }
   ImGui::End();
 }
@@ -129,8 +129,8 @@ void Viewer::panel_view() {
     ImGui::SetKeyboardFocusHere();
     focus_search_ = false;
   }
-  if (ImGui::InputTextWithHint("search (/)", graph_->names.empty() ? "node id or opcode" : "id, name, op_name prefix, opcode", search_text_, sizeof search_text_,
-                               ImGuiInputTextFlags_EnterReturnsTrue) ||
+  if (ImGui::InputTextWithHint("search (/)", graph_->names.empty() ? "node id or opcode" : "id, name, op_name prefix, opcode", search_text_,
+                               sizeof search_text_, ImGuiInputTextFlags_EnterReturnsTrue) ||
       ImGui::IsItemEdited()) {
     search_results_ = session_->find_nodes(search_text_, 500);
   }

@@ -1,4 +1,4 @@
-#include "model/ranking_session.h"
+#include "app/ranking_session.h"
 
 #include <algorithm>
 #include <cctype>
@@ -24,7 +24,7 @@ double ms_since(Clock::time_point start) { return std::chrono::duration<double, 
 constexpr size_t kRankingChunk = 4;  // configs per ranking unit: a few ms on a 20k-node graph
 constexpr size_t kExplainChunk = 2;  // configs per explanation or search unit
 
-GraphGroups group_graph(const TpuGraph& graph, const DagLayout& layout, const std::vector<int32_t>& section_of) {
+GraphGroups group_graph(const TpuGraph& graph, const LayeredDrawing& drawing, const std::vector<int32_t>& section_of) {
   GraphGroups groups;
   const int32_t n = graph.node_count;
   groups.group_of.assign(static_cast<size_t>(n), 0);
@@ -34,9 +34,9 @@ GraphGroups group_graph(const TpuGraph& graph, const DagLayout& layout, const st
     count = static_cast<int32_t>(graph.node_splits.size()) - 1;
     groups.kind = "section";
   } else {
-    const int32_t band = std::max(1, (layout.layer_count + 39) / 40);
-    for (int32_t v = 0; v < n; ++v) groups.group_of[static_cast<size_t>(v)] = layout.layer[static_cast<size_t>(v)] / band;
-    count = std::max(1, (layout.layer_count + band - 1) / band);
+    const int32_t band = std::max(1, (drawing.layer_count + 39) / 40);
+    for (int32_t v = 0; v < n; ++v) groups.group_of[static_cast<size_t>(v)] = drawing.layer[static_cast<size_t>(v)] / band;
+    count = std::max(1, (drawing.layer_count + band - 1) / band);
     groups.kind = "layers " + std::to_string(band) + " deep";
   }
   groups.size.assign(static_cast<size_t>(count), 0);
@@ -49,13 +49,13 @@ GraphGroups group_graph(const TpuGraph& graph, const DagLayout& layout, const st
     seen[key] = 1;
     groups.edges.emplace_back(a, b);
   }
-  LayoutOptions options;
+  DrawingOptions options;
   options.node_width = GraphGroups::kGroupWidth;
   options.node_height = GraphGroups::kGroupHeight;
   options.horizontal_gap = 1.0f;
   options.layer_gap = 2.0f;
   options.stub_fanout = 0;
-  groups.layout = layout_dag(count, groups.edges, options);
+  groups.drawing = draw_layered(count, groups.edges, options);
   const int32_t largest = *std::max_element(groups.size.begin(), groups.size.end());
   for (int32_t size : groups.size) {
     const float share = std::sqrt(static_cast<float>(size) / static_cast<float>(std::max(1, largest)));
@@ -74,7 +74,7 @@ RankingSession::RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<
   std::vector<std::pair<int32_t, int32_t>> edges;
   edges.reserve(graph_->edges.size());
   for (const Edge& e : graph_->edges) edges.emplace_back(e.producer, e.consumer);
-  layout_job_ = std::make_unique<DagLayoutJob>(graph_->node_count, std::move(edges));
+  drawing_job_ = std::make_unique<LayeredDrawingJob>(graph_->node_count, std::move(edges));
   section_of_.assign(static_cast<size_t>(graph_->node_count), 0);
   for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
     for (int64_t v = graph_->node_splits[s]; v < graph_->node_splits[s + 1] && v < graph_->node_count; ++v) {
@@ -119,13 +119,13 @@ std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, co
   return session;
 }
 
-bool RankingSession::done() const { return laid_out() && ranked_ && explain_job_ == nullptr && (search_ == nullptr || search_->done()); }
+bool RankingSession::done() const { return drawn() && ranked_ && explain_job_ == nullptr && (search_ == nullptr || search_->done()); }
 
 void RankingSession::step(double budget_ms) {
   const auto start = Clock::now();
   do {
-    if (!laid_out()) {
-      layout_unit();
+    if (!drawn()) {
+      drawing_unit();
     } else if (!ranked_) {
       ranking_unit();
     } else if (explain_job_) {
@@ -139,76 +139,76 @@ void RankingSession::step(double budget_ms) {
 }
 
 RankingSession::Progress RankingSession::progress() const {
-  if (!laid_out()) return {std::string("layout: ") + layout_job_->stage(), layout_job_->fraction()};
+  if (!drawn()) return {std::string("drawing: ") + drawing_job_->stage(), drawing_job_->fraction()};
   if (!ranked_) return {"ranking", ranking_progress()};
   if (explain_job_) return {"explaining", explain_job_->progress()};
   if (search_ && !search_->done()) return {"searching", search_->round_progress()};
   return {"done", 1.0};
 }
 
-void RankingSession::layout_unit() {
+void RankingSession::drawing_unit() {
   const auto start = Clock::now();
-  layout_job_->step();
-  layout_ms_ += ms_since(start);
-  if (layout_job_->done()) finish_layout();
+  drawing_job_->step();
+  drawing_ms_ += ms_since(start);
+  if (drawing_job_->done()) finish_drawing();
 }
 
-void RankingSession::finish_layout_early() {
-  if (laid_out()) return;
+void RankingSession::finish_drawing_early() {
+  if (drawn()) return;
   const auto start = Clock::now();
-  layout_job_->finish_early();
-  layout_ms_ += ms_since(start);
-  finish_layout();
+  drawing_job_->finish_early();
+  drawing_ms_ += ms_since(start);
+  finish_drawing();
 }
 
-void RankingSession::finish_layout() {
-  layout_ = layout_job_->take();
-  layout_job_.reset();
-  groups_ = group_graph(*graph_, layout_, section_of_);
+void RankingSession::finish_drawing() {
+  drawing_ = drawing_job_->take();
+  drawing_job_.reset();
+  groups_ = group_graph(*graph_, drawing_, section_of_);
 }
 
-LayoutBox RankingSession::group_box(int32_t group) const {
-  LayoutBox box;
-  if (!laid_out()) return box;
+DrawingBox RankingSession::group_box(int32_t group) const {
+  DrawingBox box;
+  if (!drawn()) return box;
   for (int32_t v = 0; v < graph_->node_count; ++v) {
     if (groups_.group_of[static_cast<size_t>(v)] != group) continue;
-    box.add(layout_.x[static_cast<size_t>(v)], layout_.y[static_cast<size_t>(v)]);
+    box.add(drawing_.x[static_cast<size_t>(v)], drawing_.y[static_cast<size_t>(v)]);
   }
   return box;
 }
 
-LayoutBox RankingSession::section_box(size_t section) const {
-  LayoutBox box;
-  if (!laid_out() || section + 1 >= graph_->node_splits.size()) return box;
+DrawingBox RankingSession::section_box(size_t section) const {
+  DrawingBox box;
+  if (!drawn() || section + 1 >= graph_->node_splits.size()) return box;
   for (int64_t v = graph_->node_splits[section]; v < graph_->node_splits[section + 1] && v < graph_->node_count; ++v) {
-    box.add(layout_.x[static_cast<size_t>(v)], layout_.y[static_cast<size_t>(v)]);
+    box.add(drawing_.x[static_cast<size_t>(v)], drawing_.y[static_cast<size_t>(v)]);
   }
   return box;
 }
 
 std::vector<EdgeSegment> RankingSession::edge_segments() const {
   std::vector<EdgeSegment> segments;
-  if (!laid_out()) return segments;
-  const LayoutOptions options;
+  if (!drawn()) return segments;
+  const DrawingOptions options;
   segments.reserve(graph_->edges.size());
   for (const Edge& e : graph_->edges) {
     const size_t p = static_cast<size_t>(e.producer), c = static_cast<size_t>(e.consumer);
-    const float cx = layout_.x[c], cy = layout_.y[c] - options.node_height / 2;
-    if (layout_.stub[p]) {
+    const float cx = drawing_.x[c], cy = drawing_.y[c] - options.node_height / 2;
+    if (drawing_.stub[p]) {
       segments.push_back({cx - 0.25f, cy - 0.35f, cx, cy, true});
     } else {
-      segments.push_back({layout_.x[p], layout_.y[p] + options.node_height / 2, cx, cy, false});
+      segments.push_back({drawing_.x[p], drawing_.y[p] + options.node_height / 2, cx, cy, false});
     }
   }
   return segments;
 }
 
 int32_t RankingSession::node_at(float x, float y, float slack) const {
-  if (!laid_out()) return -1;
-  const LayoutOptions options;
+  if (!drawn()) return -1;
+  const DrawingOptions options;
   for (int32_t v = 0; v < graph_->node_count; ++v) {
-    if (std::fabs(x - layout_.x[static_cast<size_t>(v)]) <= options.node_width / 2 + slack &&
-        std::fabs(y - layout_.y[static_cast<size_t>(v)]) <= options.node_height / 2 + slack) {
+    if (std::fabs(x - drawing_.x[static_cast<size_t>(v)]) <= options.node_width / 2 + slack &&
+        std::fabs(y - drawing_.y[static_cast<size_t>(v)]) <= options.node_height / 2 + slack) {
       return v;
     }
   }
@@ -217,8 +217,8 @@ int32_t RankingSession::node_at(float x, float y, float slack) const {
 
 int32_t RankingSession::group_at(float x, float y) const {
   for (size_t g = 0; g < groups_.half_width.size(); ++g) {
-    if (std::fabs(x - groups_.layout.x[g]) <= groups_.half_width[g] &&
-        std::fabs(y - groups_.layout.y[g]) <= GraphGroups::kGroupHeight / 2) {
+    if (std::fabs(x - groups_.drawing.x[g]) <= groups_.half_width[g] &&
+        std::fabs(y - groups_.drawing.y[g]) <= GraphGroups::kGroupHeight / 2) {
       return static_cast<int32_t>(g);
     }
   }
@@ -447,13 +447,14 @@ void RankingSession::start_search() {
 
 nlohmann::json RankingSession::loading_state() const {
   const Progress now = progress();
-  const std::string stage = now.stage.rfind("layout: ", 0) == 0 ? now.stage.substr(8) : now.stage;
+  const std::string stage = now.stage.rfind("drawing: ", 0) == 0 ? now.stage.substr(9) : now.stage;
   return {{"file", file_}, {"nodes", graph_->node_count}, {"stage", stage}, {"progress", now.fraction}};
 }
 
 nlohmann::json RankingSession::node_state(int32_t node) const {
   if (node < 0 || node >= graph_->node_count) return nullptr;
-  nlohmann::json state = {{"node", node}, {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])}, {"features", kNodeFeatureCount}};
+  nlohmann::json state = {
+      {"node", node}, {"opcode", opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])}, {"features", kNodeFeatureCount}};
   const NodeNames& names = graph_->names;
   if (!names.empty()) {
     state["name"] = names.instructions[static_cast<size_t>(node)];
@@ -472,14 +473,14 @@ nlohmann::json RankingSession::state() const {
   state["edges"] = graph_->edges.size();
   state["configs"] = graph_->config_count;
   state["named"] = !graph_->names.empty();
-  if (laid_out()) {
-    state["layout"] = {{"done", !layout_.cancelled},
-                       {"stopped_early", layout_.stopped_early},
-                       {"ms", layout_ms_},
-                       {"layers", layout_.layer_count},
-                       {"width", layout_.width},
-                       {"height", layout_.height},
-                       {"stubs", std::count(layout_.stub.begin(), layout_.stub.end(), 1)}};
+  if (drawn()) {
+    state["drawing"] = {{"done", !drawing_.cancelled},
+                        {"stopped_early", drawing_.stopped_early},
+                        {"ms", drawing_ms_},
+                        {"layers", drawing_.layer_count},
+                        {"width", drawing_.width},
+                        {"height", drawing_.height},
+                        {"stubs", std::count(drawing_.stub.begin(), drawing_.stub.end(), 1)}};
   }
   state["model"] = model_source_;
   const RuntimeCalibration& calibration = model_->calibration();

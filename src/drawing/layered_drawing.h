@@ -1,4 +1,4 @@
-// DagLayout: a layered (Sugiyama-style) drawing of a dataflow graph, computed without GL so the
+// LayeredDrawing: a layered (Sugiyama-style) drawing of a dataflow graph, computed without GL so the
 // browser app, tests and benchmarks share it. Iterative throughout (no recursion: 20k-node graphs
 // must not overflow a stack), O((V + E) log V) per stage, with progress and cancellation:
 //   1. stubs: producers with more than `stub_fanout` consumers (parameters, constants,
@@ -25,7 +25,7 @@
 
 namespace graphcost {
 
-struct LayoutOptions {
+struct DrawingOptions {
   int stub_fanout = 24;       // detach producers with more consumers than this (0: never)
   int sweeps = 4;             // barycenter sweeps (each: down then up)
   int coordinate_rounds = 4;  // median-pull rounds
@@ -33,7 +33,7 @@ struct LayoutOptions {
   float horizontal_gap = 0.25f, layer_gap = 1.0f;
 };
 
-struct DagLayout {
+struct LayeredDrawing {
   std::vector<int32_t> layer;     // per node, 0 = top
   std::vector<int32_t> position;  // index within its layer, left to right
   std::vector<float> x, y;        // node centre
@@ -42,36 +42,36 @@ struct DagLayout {
   int64_t ignored_edges = 0;    // edges dropped to break cycles (0 for a DAG)
   float width = 0, height = 0;  // bounding box (x from 0, y from 0)
   bool cancelled = false;       // progress() asked to stop: the other fields are not filled
-  bool stopped_early = false;   // DagLayoutJob::finish_early(): some sweeps/rounds were skipped
+  bool stopped_early = false;   // LayeredDrawingJob::finish_early(): some sweeps/rounds were skipped
 };
 
 // `edges`: (producer, consumer) pairs over node ids 0..nodes-1 (out-of-range ids throw
 // std::invalid_argument; self-loops and duplicates are allowed and ignored for layering).
 // `progress(fraction, stage)` is called between stages and sweeps; returning false cancels.
-using LayoutProgress = std::function<bool(double fraction, const char* stage)>;
-DagLayout layout_dag(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& edges, const LayoutOptions& options = {},
-                     const LayoutProgress& progress = nullptr);
+using DrawingProgress = std::function<bool(double fraction, const char* stage)>;
+LayeredDrawing draw_layered(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& edges, const DrawingOptions& options = {},
+                            const DrawingProgress& progress = nullptr);
 
-// The same layout a unit of work at a time, for callers that must not block (the browser app
+// The same drawing a unit of work at a time, for callers that must not block (the browser app
 // draws its progress bar between units). A unit is a stage (stubs, order, layers), one half of a
 // barycenter sweep or one coordinate round: for the 21,918-node nlp graph about 10 units of 1-5 ms.
-// Stepping to the end gives exactly layout_dag()'s result. finish_early() ends it now with the
-// order and coordinates reached so far (the cheap stages up to layering still run: a layout needs
-// layers), so a user who stops a slow layout still gets a drawable one.
-class DagLayoutJob {
+// Stepping to the end gives exactly draw_layered()'s result. finish_early() ends it now with the
+// order and coordinates reached so far (the cheap stages up to layering still run: a drawing needs
+// layers), so a user who stops a slow drawing still gets a drawable one.
+class LayeredDrawingJob {
  public:
-  // Checks the edges (std::invalid_argument as layout_dag) and copies them.
-  DagLayoutJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t>> edges, const LayoutOptions& options = {});
-  ~DagLayoutJob();
-  DagLayoutJob(const DagLayoutJob&) = delete;
-  DagLayoutJob& operator=(const DagLayoutJob&) = delete;
+  // Checks the edges (std::invalid_argument as draw_layered) and copies them.
+  LayeredDrawingJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t>> edges, const DrawingOptions& options = {});
+  ~LayeredDrawingJob();
+  LayeredDrawingJob(const LayeredDrawingJob&) = delete;
+  LayeredDrawingJob& operator=(const LayeredDrawingJob&) = delete;
 
   void step();  // one unit; nothing once done()
   bool done() const;
   double fraction() const;    // of the work, 0..1 (1 when done)
   const char* stage() const;  // what the next unit does ("done" when done)
   void finish_early();        // skip the remaining sweeps and coordinate rounds
-  DagLayout take();           // the result, once done() (the job is spent afterwards)
+  LayeredDrawing take();      // the result, once done() (the job is spent afterwards)
 
  private:
   struct State;

@@ -1,4 +1,4 @@
-#include "layout/dag_layout.h"
+#include "drawing/layered_drawing.h"
 
 #include <algorithm>
 #include <limits>
@@ -40,15 +40,15 @@ float median_of(std::vector<float>& values) {
 
 }  // namespace
 
-// The layout's working state; each stage is a member function run by DagLayoutJob::step().
-struct DagLayoutJob::State {
+// The drawing's working state; each stage is a member function run by LayeredDrawingJob::step().
+struct LayeredDrawingJob::State {
   enum class Unit { Stubs, Order, Layers, Sweep, Coordinates, Done };
 
   int32_t nodes;
   size_t n;
   std::vector<std::pair<int32_t, int32_t>> edges;
-  LayoutOptions options;
-  DagLayout layout;
+  DrawingOptions options;
+  LayeredDrawing drawing;
   Unit next = Unit::Stubs;
   int sweep_halves_done = 0, rounds_done = 0;
   bool coordinates_started = false;
@@ -135,11 +135,11 @@ struct DagLayoutJob::State {
     for (const auto& [from, to] : edges) {
       if (from != to) ++out_degree[static_cast<size_t>(from)];
     }
-    layout.stub.assign(n, 0);
-    for (size_t v = 0; v < n; ++v) layout.stub[v] = options.stub_fanout > 0 && out_degree[v] > options.stub_fanout;
+    drawing.stub.assign(n, 0);
+    for (size_t v = 0; v < n; ++v) drawing.stub[v] = options.stub_fanout > 0 && out_degree[v] > options.stub_fanout;
     std::vector<std::pair<int32_t, int32_t>> forward, backward;  // active edges (no self-loops, no stub out-edges)
     for (const auto& [from, to] : edges) {
-      if (from == to || layout.stub[static_cast<size_t>(from)]) continue;
+      if (from == to || drawing.stub[static_cast<size_t>(from)]) continue;
       forward.emplace_back(from, to);
       backward.emplace_back(to, from);
     }
@@ -176,25 +176,25 @@ struct DagLayoutJob::State {
     }
     // An edge is kept when it goes forward in that order; the rest closed cycles.
     for (int32_t v = 0; v < nodes; ++v) {
-      for (const int32_t* w = consumers.begin(v); w != consumers.end(v); ++w) layout.ignored_edges += kept(v, *w) ? 0 : 1;
+      for (const int32_t* w = consumers.begin(v); w != consumers.end(v); ++w) drawing.ignored_edges += kept(v, *w) ? 0 : 1;
     }
   }
 
   // 3. Longest-path layers, then sources promoted to just above their first consumer.
   void assign_layers() {
-    layout.layer.assign(n, 0);
+    drawing.layer.assign(n, 0);
     for (const int32_t v : topo) {
       int32_t layer = 0;
       for (const int32_t* u = producers.begin(v); u != producers.end(v); ++u) {
-        if (kept(*u, v)) layer = std::max(layer, layout.layer[static_cast<size_t>(*u)] + 1);
+        if (kept(*u, v)) layer = std::max(layer, drawing.layer[static_cast<size_t>(*u)] + 1);
       }
-      layout.layer[static_cast<size_t>(v)] = layer;
+      drawing.layer[static_cast<size_t>(v)] = layer;
     }
     // A stub's uses are not in the graph the layers follow; it sits above its first use all the same.
     std::vector<int32_t> first_use(n, std::numeric_limits<int32_t>::max());
     for (const auto& [from, to] : edges) {
-      if (from != to && layout.stub[static_cast<size_t>(from)]) {
-        first_use[static_cast<size_t>(from)] = std::min(first_use[static_cast<size_t>(from)], layout.layer[static_cast<size_t>(to)]);
+      if (from != to && drawing.stub[static_cast<size_t>(from)]) {
+        first_use[static_cast<size_t>(from)] = std::min(first_use[static_cast<size_t>(from)], drawing.layer[static_cast<size_t>(to)]);
       }
     }
     // Promotion, in reverse topological order so chains move together: every node with a use sinks
@@ -204,15 +204,15 @@ struct DagLayoutJob::State {
       const int32_t v = topo[i];
       int32_t use = first_use[static_cast<size_t>(v)];
       for (const int32_t* w = consumers.begin(v); w != consumers.end(v); ++w) {
-        if (kept(v, *w)) use = std::min(use, layout.layer[static_cast<size_t>(*w)]);
+        if (kept(v, *w)) use = std::min(use, drawing.layer[static_cast<size_t>(*w)]);
       }
       if (use != std::numeric_limits<int32_t>::max())
-        layout.layer[static_cast<size_t>(v)] = std::max(layout.layer[static_cast<size_t>(v)], use - 1);
+        drawing.layer[static_cast<size_t>(v)] = std::max(drawing.layer[static_cast<size_t>(v)], use - 1);
     }
-    layout.layer_count = nodes == 0 ? 0 : *std::max_element(layout.layer.begin(), layout.layer.end()) + 1;
-    layers.assign(static_cast<size_t>(layout.layer_count), {});
-    for (const int32_t v : topo) layers[static_cast<size_t>(layout.layer[static_cast<size_t>(v)])].push_back(v);
-    layout.position.assign(n, 0);
+    drawing.layer_count = nodes == 0 ? 0 : *std::max_element(drawing.layer.begin(), drawing.layer.end()) + 1;
+    layers.assign(static_cast<size_t>(drawing.layer_count), {});
+    for (const int32_t v : topo) layers[static_cast<size_t>(drawing.layer[static_cast<size_t>(v)])].push_back(v);
+    drawing.position.assign(n, 0);
     relative.assign(n, 0.0f);
     key.assign(n, 0.0f);
     for (const auto& members : layers) renumber(members);
@@ -220,7 +220,7 @@ struct DagLayoutJob::State {
 
   void renumber(const std::vector<int32_t>& members) {
     for (size_t i = 0; i < members.size(); ++i) {
-      layout.position[static_cast<size_t>(members[i])] = static_cast<int32_t>(i);
+      drawing.position[static_cast<size_t>(members[i])] = static_cast<int32_t>(i);
       relative[static_cast<size_t>(members[i])] = (static_cast<float>(i) + 0.5f) / static_cast<float>(members.size());
     }
   }
@@ -247,9 +247,9 @@ struct DagLayoutJob::State {
   // 5. Coordinates: pulled to the median of neighbours, order kept, separation kept.
   void start_coordinates() {
     coordinates_started = true;
-    layout.x.assign(n, 0.0f);
+    drawing.x.assign(n, 0.0f);
     for (const auto& members : layers) {
-      for (size_t i = 0; i < members.size(); ++i) layout.x[static_cast<size_t>(members[i])] = static_cast<float>(i) * spacing();
+      for (size_t i = 0; i < members.size(); ++i) drawing.x[static_cast<size_t>(members[i])] = static_cast<float>(i) * spacing();
     }
   }
 
@@ -263,36 +263,36 @@ struct DagLayoutJob::State {
         const int32_t v = members[i];
         gathered.clear();
         for (const int32_t* u = neighbours.begin(v); u != neighbours.end(v); ++u) {
-          if (down ? kept(*u, v) : kept(v, *u)) gathered.push_back(layout.x[static_cast<size_t>(*u)]);
+          if (down ? kept(*u, v) : kept(v, *u)) gathered.push_back(drawing.x[static_cast<size_t>(*u)]);
         }
-        desired[i] = gathered.empty() ? layout.x[static_cast<size_t>(v)] : median_of(gathered);
+        desired[i] = gathered.empty() ? drawing.x[static_cast<size_t>(v)] : median_of(gathered);
       }
       left.assign(count, 0.0f);
       right.assign(count, 0.0f);
       for (size_t i = 0; i < count; ++i) left[i] = i == 0 ? desired[i] : std::max(desired[i], left[i - 1] + spacing());
       for (size_t i = count; i-- > 0;) right[i] = i + 1 == count ? desired[i] : std::min(desired[i], right[i + 1] - spacing());
-      for (size_t i = 0; i < count; ++i) layout.x[static_cast<size_t>(members[i])] = 0.5f * (left[i] + right[i]);
+      for (size_t i = 0; i < count; ++i) drawing.x[static_cast<size_t>(members[i])] = 0.5f * (left[i] + right[i]);
     }
   }
 
   void finish() {
-    const float min_x = n == 0 ? 0.0f : *std::min_element(layout.x.begin(), layout.x.end());
-    layout.y.assign(n, 0.0f);
+    const float min_x = n == 0 ? 0.0f : *std::min_element(drawing.x.begin(), drawing.x.end());
+    drawing.y.assign(n, 0.0f);
     for (size_t v = 0; v < n; ++v) {
-      layout.x[v] += options.node_width * 0.5f - min_x;
-      layout.y[v] = static_cast<float>(layout.layer[v]) * (options.node_height + options.layer_gap) + options.node_height * 0.5f;
-      layout.width = std::max(layout.width, layout.x[v] + options.node_width * 0.5f);
-      layout.height = std::max(layout.height, layout.y[v] + options.node_height * 0.5f);
+      drawing.x[v] += options.node_width * 0.5f - min_x;
+      drawing.y[v] = static_cast<float>(drawing.layer[v]) * (options.node_height + options.layer_gap) + options.node_height * 0.5f;
+      drawing.width = std::max(drawing.width, drawing.x[v] + options.node_width * 0.5f);
+      drawing.height = std::max(drawing.height, drawing.y[v] + options.node_height * 0.5f);
     }
   }
 };
 
-DagLayoutJob::DagLayoutJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t>> edges, const LayoutOptions& options)
+LayeredDrawingJob::LayeredDrawingJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t>> edges, const DrawingOptions& options)
     : state_(std::make_unique<State>()) {
-  if (nodes < 0) throw InternalError("layout_dag: negative node count");
+  if (nodes < 0) throw InternalError("draw_layered: negative node count");
   for (const auto& [from, to] : edges) {
     if (from < 0 || from >= nodes || to < 0 || to >= nodes) {
-      throw InternalError("layout_dag: edge (" + std::to_string(from) + ", " + std::to_string(to) + ") outside 0.." +
+      throw InternalError("draw_layered: edge (" + std::to_string(from) + ", " + std::to_string(to) + ") outside 0.." +
                           std::to_string(nodes - 1));
     }
   }
@@ -302,14 +302,14 @@ DagLayoutJob::DagLayoutJob(int32_t nodes, std::vector<std::pair<int32_t, int32_t
   state_->options = options;
 }
 
-DagLayoutJob::~DagLayoutJob() = default;
+LayeredDrawingJob::~LayeredDrawingJob() = default;
 
-void DagLayoutJob::step() { state_->run_next(); }
-bool DagLayoutJob::done() const { return state_->next == State::Unit::Done; }
-double DagLayoutJob::fraction() const { return state_->fraction(); }
-const char* DagLayoutJob::stage() const { return state_->stage(); }
+void LayeredDrawingJob::step() { state_->run_next(); }
+bool LayeredDrawingJob::done() const { return state_->next == State::Unit::Done; }
+double LayeredDrawingJob::fraction() const { return state_->fraction(); }
+const char* LayeredDrawingJob::stage() const { return state_->stage(); }
 
-void DagLayoutJob::finish_early() {
+void LayeredDrawingJob::finish_early() {
   State& s = *state_;
   if (s.next == State::Unit::Done) return;
   while (s.next == State::Unit::Stubs || s.next == State::Unit::Order || s.next == State::Unit::Layers) s.run_next();
@@ -318,26 +318,26 @@ void DagLayoutJob::finish_early() {
     s.start_coordinates();
     for (const auto& members : s.layers) {
       const float shift = 0.5f * static_cast<float>(members.size()) * s.spacing();
-      for (const int32_t v : members) s.layout.x[static_cast<size_t>(v)] -= shift;
+      for (const int32_t v : members) s.drawing.x[static_cast<size_t>(v)] -= shift;
     }
   }
   s.finish();
   s.next = State::Unit::Done;
-  s.layout.stopped_early = true;
+  s.drawing.stopped_early = true;
 }
 
-DagLayout DagLayoutJob::take() {
-  if (!done()) throw InternalError("DagLayoutJob::take before the layout is done");
-  return std::move(state_->layout);
+LayeredDrawing LayeredDrawingJob::take() {
+  if (!done()) throw InternalError("LayeredDrawingJob::take before the drawing is done");
+  return std::move(state_->drawing);
 }
 
-DagLayout layout_dag(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& edges, const LayoutOptions& options,
-                     const LayoutProgress& progress) {
-  DagLayoutJob job(nodes, edges, options);
+LayeredDrawing draw_layered(int32_t nodes, const std::vector<std::pair<int32_t, int32_t>>& edges, const DrawingOptions& options,
+                            const DrawingProgress& progress) {
+  LayeredDrawingJob job(nodes, edges, options);
   while (!job.done()) {
     job.step();
     if (progress && !progress(job.fraction(), job.stage()) && !job.done()) {  // a late "stop" changes nothing
-      DagLayout cancelled;
+      LayeredDrawing cancelled;
       cancelled.cancelled = true;
       return cancelled;
     }

@@ -1,4 +1,4 @@
-#include "layout/node_style.h"
+#include "drawing/node_style.h"
 
 #include <algorithm>
 #include <cmath>

@@ -19,7 +19,7 @@ enum class Colouring { Opcode, Configurable, Section, Contribution, Compare };
 
 struct NodeStyle {
   uint8_t r = 200, g = 200, b = 200, a = 255;
-  float grow = 1;  // size factor over LayoutOptions' node box
+  float grow = 1;  // size factor over DrawingOptions' node box
 };
 
 struct StyleInputs {

@@ -1,10 +1,10 @@
-#include "layout/camera.h"
+#include "drawing/camera.h"
 
 #include <algorithm>
 
 namespace graphcost {
 
-void LayoutBox::add(float x, float y) {
+void DrawingBox::add(float x, float y) {
   min_x = std::min(min_x, x), max_x = std::max(max_x, x);
   min_y = std::min(min_y, y), max_y = std::max(max_y, y);
 }
@@ -28,7 +28,7 @@ void Camera::zoom_about(float factor, float screen_x, float screen_y, int width,
   centre_y += before_y - after_y;
 }
 
-Camera Camera::framing(const LayoutBox& box, int width, int height, float fill, float margin, const Camera& otherwise) {
+Camera Camera::framing(const DrawingBox& box, int width, int height, float fill, float margin, const Camera& otherwise) {
   if (box.empty()) return otherwise;
   Camera camera;
   camera.centre_x = (box.min_x + box.max_x) / 2;

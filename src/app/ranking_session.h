@@ -1,16 +1,16 @@
 // RankingSession: what the browser app knows about one graph, without a window or GL, so it is
-// tested natively. It holds the graph and its view, the model, the graph's layout, the ranking of
+// tested natively. It holds the graph and its view, the model, the graph's drawing, the ranking of
 // its configs with metrics against measured runtimes, per-node explanations, what-if costs and a
 // model-guided search.
 //
 // All slow work runs through one interface: step(budget_ms) does units of the current work until
-// the budget is spent (a layout unit, 4 configs of the ranking, 2 configs of an explanation or of
+// the budget is spent (a drawing unit, 4 configs of the ranking, 2 configs of an explanation or of
 // a search round), progress() says which work runs and how far it is, done() says nothing is
-// pending. The order is fixed: layout, then ranking; an explanation or a search starts when asked
+// pending. The order is fixed: drawing, then ranking; an explanation or a search starts when asked
 // and runs after them. The app calls step() between frames; tests call it until done().
 //
 // The numbers are the CLI's: costs as `graphcost predict` (identical configs predicted once), the
-// layout as `graphcost layout`, the metrics as the evaluator's (metrics/ranking_metrics.h).
+// drawing as `graphcost draw`, the metrics as the evaluator's (metrics/ranking_metrics.h).
 #pragma once
 
 #include <chrono>
@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "data/tpu_graph.h"
-#include "layout/camera.h"
-#include "layout/dag_layout.h"
+#include "drawing/camera.h"
+#include "drawing/layered_drawing.h"
 #include "model/config_explainer.h"
 #include "model/cost_model.h"
 #include "model/graph_view.h"
@@ -39,7 +39,7 @@ struct GraphGroups {
   std::vector<int32_t> group_of;                   // node -> group
   std::vector<int32_t> size;                       // nodes per group
   std::vector<std::pair<int32_t, int32_t>> edges;  // distinct (producer group, consumer group)
-  DagLayout layout;                                // LayoutOptions of kGroupWidth x kGroupHeight boxes
+  LayeredDrawing drawing;                          // DrawingOptions of kGroupWidth x kGroupHeight boxes
   std::vector<float> half_width;                   // per group: its box, wider for more nodes (sqrt)
   static constexpr float kGroupWidth = 4.0f, kGroupHeight = 1.5f;
 };
@@ -54,7 +54,7 @@ struct RankingMetrics {
 };
 
 // An edge as drawn: producer's bottom to consumer's top, or a short stub into the consumer when
-// the producer is a detached high fan-out node (DagLayout::stub).
+// the producer is a detached high fan-out node (LayeredDrawing::stub).
 struct EdgeSegment {
   float x0, y0, x1, y1;
   bool stub;
@@ -86,7 +86,7 @@ class RankingSession {
   // its kind; `file` names it in state() and the app (the path when empty).
   static std::unique_ptr<RankingSession> open(const std::string& path, const std::string& file, ModelShelf& models);
   // `graph` as loaded (InputError is the loader's); `model` must be of the graph's kind. The
-  // layout starts at once; `source` names the model in state().
+  // drawing starts at once; `source` names the model in state().
   RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<CostModel> model, std::string model_source);
   ~RankingSession();
   RankingSession(const RankingSession&) = delete;
@@ -96,7 +96,7 @@ class RankingSession {
   void step(double budget_ms);
   bool done() const;
   struct Progress {
-    std::string stage;  // "layout: <stage>", "ranking", "explaining", "searching" or "done"
+    std::string stage;  // "drawing: <stage>", "ranking", "explaining", "searching" or "done"
     double fraction;    // of that stage, 0..1
   };
   Progress progress() const;
@@ -108,21 +108,21 @@ class RankingSession {
   const std::string& file() const { return file_; }
   double load_ms() const { return load_ms_; }  // reading the file and the model (open())
 
-  // Layout. Until laid_out() only the job's stage and fraction are known (progress()).
-  bool laid_out() const { return layout_job_ == nullptr; }
-  void finish_layout_early();  // the layout so far, now (DagLayoutJob::finish_early)
-  const DagLayout& layout() const { return layout_; }
-  double layout_ms() const { return layout_ms_; }
+  // Drawing. Until drawn() only the job's stage and fraction are known (progress()).
+  bool drawn() const { return drawing_job_ == nullptr; }
+  void finish_drawing_early();  // the drawing so far, now (LayeredDrawingJob::finish_early)
+  const LayeredDrawing& drawing() const { return drawing_; }
+  double drawing_ms() const { return drawing_ms_; }
   const std::vector<int32_t>& section_of() const { return section_of_; }  // node -> node_splits section
   const GraphGroups& groups() const { return groups_; }
-  LayoutBox group_box(int32_t group) const;     // the layout box of a group's nodes
-  LayoutBox section_box(size_t section) const;  // of a node_splits section's nodes
+  DrawingBox group_box(int32_t group) const;     // the drawing box of a group's nodes
+  DrawingBox section_box(size_t section) const;  // of a node_splits section's nodes
   std::vector<EdgeSegment> edge_segments() const;
-  // The node whose box (LayoutOptions' size, grown by `slack`) holds layout point (x, y); -1 if none.
+  // The node whose box (DrawingOptions' size, grown by `slack`) holds drawing point (x, y); -1 if none.
   int32_t node_at(float x, float y, float slack) const;
-  int32_t group_at(float x, float y) const;  // in groups().layout's coordinates; -1 if none
+  int32_t group_at(float x, float y) const;  // in groups().drawing's coordinates; -1 if none
 
-  // Ranking (after the layout).
+  // Ranking (after the drawing).
   bool ranked() const { return ranked_; }
   double ranking_progress() const;
   const std::vector<float>& costs() const { return costs_; }            // per config
@@ -172,15 +172,15 @@ class RankingSession {
   // The model's pick against config 0: predicted (a calibrated model, once ranked; 0 otherwise).
   double predicted_speedup() const;
 
-  // The fields the app's page API reports (docs/browser-app.md): the session's, a layout in
+  // The fields the app's page API reports (docs/browser-app.md): the session's, a drawing in
   // progress ({file, nodes, stage, progress}), and a node ({node, opcode, features}).
   nlohmann::json state() const;
   nlohmann::json loading_state() const;
   nlohmann::json node_state(int32_t node) const;
 
  private:
-  void layout_unit();
-  void finish_layout();
+  void drawing_unit();
+  void finish_drawing();
   void ranking_unit();
   void finish_ranking();
   void explain_unit();
@@ -193,9 +193,9 @@ class RankingSession {
   double load_ms_ = 0;
   GraphView view_;
 
-  std::unique_ptr<DagLayoutJob> layout_job_;
-  DagLayout layout_;
-  double layout_ms_ = 0;
+  std::unique_ptr<LayeredDrawingJob> drawing_job_;
+  LayeredDrawing drawing_;
+  double drawing_ms_ = 0;
   std::vector<int32_t> section_of_;
   GraphGroups groups_;
 

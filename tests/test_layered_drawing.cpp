@@ -13,7 +13,7 @@
 
 #include "common/internal_error.h"
 #include "data/tpu_graph.h"
-#include "layout/dag_layout.h"
+#include "drawing/layered_drawing.h"
 #include "test_support.h"
 
 using namespace graphcost;
@@ -22,7 +22,7 @@ namespace {
 
 using Edges = std::vector<std::pair<int32_t, int32_t>>;
 
-void check_invariants(const DagLayout& layout, int32_t nodes, const Edges& edges, const LayoutOptions& options) {
+void check_invariants(const LayeredDrawing& layout, int32_t nodes, const Edges& edges, const DrawingOptions& options) {
   REQUIRE_FALSE(layout.cancelled);
   REQUIRE(layout.layer.size() == static_cast<size_t>(nodes));
   // Kept edges (not from stubs, not closing a cycle) go from a higher layer to a lower one.
@@ -55,8 +55,8 @@ void check_invariants(const DagLayout& layout, int32_t nodes, const Edges& edges
 TEST_CASE("a small DAG is layered, ordered and spaced", "[layout]") {
   // 0 -> 1 -> 3, 0 -> 2 -> 3, 4 (a source used only by 3), 5 isolated.
   const Edges edges = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {4, 3}};
-  const LayoutOptions options;
-  const DagLayout layout = layout_dag(6, edges, options);
+  const DrawingOptions options;
+  const LayeredDrawing layout = draw_layered(6, edges, options);
   check_invariants(layout, 6, edges, options);
   CHECK(layout.layer == std::vector<int32_t>{0, 1, 1, 2, 1, 0});  // 4 promoted next to its use
   CHECK(layout.layer_count == 3);
@@ -65,18 +65,18 @@ TEST_CASE("a small DAG is layered, ordered and spaced", "[layout]") {
   CHECK(layout.x[3] > std::min(layout.x[1], layout.x[2]));
   CHECK(layout.x[3] < std::max(layout.x[1], layout.x[2]) + 1.0f);
   // Same input, same layout.
-  const DagLayout again = layout_dag(6, edges, options);
+  const LayeredDrawing again = draw_layered(6, edges, options);
   CHECK(again.x == layout.x);
   CHECK(again.y == layout.y);
 }
 
 TEST_CASE("high fan-out producers become stubs placed above their first use", "[layout]") {
-  LayoutOptions options;
+  DrawingOptions options;
   options.stub_fanout = 3;
   Edges edges = {{1, 10}};  // 1 -> chain 10..15
   for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(i - 1, i);
   for (int32_t i = 11; i <= 15; ++i) edges.emplace_back(0, i);  // 0 feeds 5 of them
-  const DagLayout layout = layout_dag(16, edges, options);
+  const LayeredDrawing layout = draw_layered(16, edges, options);
   check_invariants(layout, 16, edges, options);
   CHECK(layout.stub[0] == 1);
   CHECK(layout.stub[10] == 0);
@@ -87,20 +87,20 @@ TEST_CASE("high fan-out producers become stubs placed above their first use", "[
 
 TEST_CASE("cycles are broken, bad ids refused, progress can cancel", "[layout]") {
   const Edges cycle = {{0, 1}, {1, 2}, {2, 0}, {2, 3}, {3, 3}};
-  const LayoutOptions options;
-  const DagLayout layout = layout_dag(4, cycle, options);
+  const DrawingOptions options;
+  const LayeredDrawing layout = draw_layered(4, cycle, options);
   check_invariants(layout, 4, cycle, options);
   CHECK(layout.ignored_edges == 1);
-  CHECK_THROWS_AS(layout_dag(3, {{0, 3}}), InternalError);
-  CHECK_THROWS_AS(layout_dag(3, {{-1, 0}}), InternalError);
+  CHECK_THROWS_AS(draw_layered(3, {{0, 3}}), InternalError);
+  CHECK_THROWS_AS(draw_layered(3, {{-1, 0}}), InternalError);
   int calls = 0;
-  const DagLayout stopped = layout_dag(4, cycle, options, [&](double, const char*) { return ++calls < 2; });
+  const LayeredDrawing stopped = draw_layered(4, cycle, options, [&](double, const char*) { return ++calls < 2; });
   CHECK(stopped.cancelled);
   CHECK(calls == 2);
-  CHECK(layout_dag(0, {}).layer_count == 0);
+  CHECK(draw_layered(0, {}).layer_count == 0);
 }
 
-TEST_CASE("the layout job steps to layout_dag's result and can stop early with a valid layout", "[layout]") {
+TEST_CASE("the layout job steps to draw_layered's result and can stop early with a valid layout", "[layout]") {
   // A layered random DAG (every edge from a lower id to a higher one) with some wide producers.
   Edges edges;
   uint32_t seed = 12345;
@@ -113,10 +113,10 @@ TEST_CASE("the layout job steps to layout_dag's result and can stop early with a
     const int32_t inputs = 1 + static_cast<int32_t>(next(3));
     for (int32_t i = 0; i < inputs; ++i) edges.emplace_back(static_cast<int32_t>(next(static_cast<uint32_t>(v))), v);
   }
-  const LayoutOptions options;
-  const DagLayout whole = layout_dag(nodes, edges, options);
+  const DrawingOptions options;
+  const LayeredDrawing whole = draw_layered(nodes, edges, options);
 
-  DagLayoutJob job(nodes, edges, options);
+  LayeredDrawingJob job(nodes, edges, options);
   CHECK_THROWS_AS(job.take(), InternalError);
   std::vector<double> fractions = {job.fraction()};
   std::vector<std::string> stages = {job.stage()};
@@ -131,7 +131,7 @@ TEST_CASE("the layout job steps to layout_dag's result and can stop early with a
   CHECK(stages.back() == "done");
   const size_t units = fractions.size() - 1;
   CHECK(units == 3 + 2 * static_cast<size_t>(options.sweeps) + static_cast<size_t>(options.coordinate_rounds));
-  const DagLayout stepped = job.take();
+  const LayeredDrawing stepped = job.take();
   CHECK(stepped.x == whole.x);
   CHECK(stepped.y == whole.y);
   CHECK(stepped.position == whole.position);
@@ -139,11 +139,11 @@ TEST_CASE("the layout job steps to layout_dag's result and can stop early with a
 
   // Stopped after any number of units, the layout is complete and valid (layers as the whole run's).
   for (size_t after = 0; after <= units; ++after) {
-    DagLayoutJob early(nodes, edges, options);
+    LayeredDrawingJob early(nodes, edges, options);
     for (size_t i = 0; i < after; ++i) early.step();
     early.finish_early();
     REQUIRE(early.done());
-    const DagLayout rough = early.take();
+    const LayeredDrawing rough = early.take();
     INFO("stopped after " << after << " units");
     check_invariants(rough, nodes, edges, options);
     CHECK(rough.layer == whole.layer);
@@ -157,9 +157,9 @@ TEST_CASE("the 21,918-node nlp graph lays out with the same invariants", "[layou
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"));
   Edges edges;
   for (const Edge& edge : graph.edges) edges.emplace_back(edge.producer, edge.consumer);
-  const LayoutOptions options;
+  const DrawingOptions options;
   std::vector<double> fractions;
-  const DagLayout layout = layout_dag(graph.node_count, edges, options, [&](double fraction, const char*) {
+  const LayeredDrawing layout = draw_layered(graph.node_count, edges, options, [&](double fraction, const char*) {
     fractions.push_back(fraction);
     return true;
   });
