@@ -398,7 +398,7 @@ class CompetitionServer {
         board = board_.board;
       }
       for (const SubmissionRecord& record : board->submissions) {
-        if (record.number != number || record.status != "scored") continue;
+        if (record.number != number || record.status != EntryStatus::Scored) continue;
         if (!stores_.get().report_json(record.number)) break;  // being scored again (rescore)
         response.set_header("Cache-Control", "no-store");
         send_json(response, 200, stored_detail(stores_.get(), record, board->final_board));

@@ -189,11 +189,7 @@ StoredSubmission read_submission(const Statement& row, bool with_csv) {
   s.team_id = row.integer(1);
   s.team = row.text(2);
   s.submitted_at = row.text(3);
-  const std::string status = row.text(4);
-  s.status = status == "queued"    ? SubmissionStatus::Queued
-             : status == "scoring" ? SubmissionStatus::Scoring
-             : status == "scored"  ? SubmissionStatus::Scored
-                                   : SubmissionStatus::Failed;
+  s.status = value_named(submission_status_names(), row.text(4), "submissions.status");
   s.error = row.text(5);
   if (!row.is_null(6)) s.public_score = row.real(6);
   if (!row.is_null(7)) s.private_score = row.real(7);
@@ -204,19 +200,15 @@ StoredSubmission read_submission(const Statement& row, bool with_csv) {
 
 }  // namespace
 
-const char* submission_status_name(SubmissionStatus status) {
-  switch (status) {
-    case SubmissionStatus::Queued:
-      return "queued";
-    case SubmissionStatus::Scoring:
-      return "scoring";
-    case SubmissionStatus::Scored:
-      return "scored";
-    case SubmissionStatus::Failed:
-      return "failed";
-  }
-  return "?";
+const NameTable<SubmissionStatus>& submission_status_names() {
+  static const NameTable<SubmissionStatus> names = {{"queued", SubmissionStatus::Queued},
+                                                    {"scoring", SubmissionStatus::Scoring},
+                                                    {"scored", SubmissionStatus::Scored},
+                                                    {"failed", SubmissionStatus::Failed}};
+  return names;
 }
+
+const char* submission_status_name(SubmissionStatus status) { return name_of(submission_status_names(), status).c_str(); }
 
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -521,11 +513,11 @@ StoreCounts CompetitionStore::counts() const {
   counts.active_tokens = teams.integer(1);
   Statement statuses(db_, path_, "SELECT status, count(*) FROM submissions GROUP BY status");
   while (statuses.step()) {
-    const std::string status = statuses.text(0);
-    (status == "queued"    ? counts.queued
-     : status == "scoring" ? counts.scoring
-     : status == "scored"  ? counts.scored
-                           : counts.failed) = statuses.integer(1);
+    const SubmissionStatus status = value_named(submission_status_names(), statuses.text(0), "submissions.status");
+    (status == SubmissionStatus::Queued    ? counts.queued
+     : status == SubmissionStatus::Scoring ? counts.scoring
+     : status == SubmissionStatus::Scored  ? counts.scored
+                                           : counts.failed) = statuses.integer(1);
   }
   return counts;
 }

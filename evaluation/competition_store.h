@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "common/named_values.h"
 #include "scoring/scorer.h"
 
 struct sqlite3;
@@ -39,7 +40,8 @@ struct CompetitionSettings {
 };
 
 enum class SubmissionStatus { Queued, Scoring, Scored, Failed };
-const char* submission_status_name(SubmissionStatus status);  // "queued", "scoring", "scored", "failed"
+const NameTable<SubmissionStatus>& submission_status_names();  // "queued", "scoring", "scored", "failed": as stored
+const char* submission_status_name(SubmissionStatus status);
 
 struct StoredSubmission {
   int64_t id = 0;

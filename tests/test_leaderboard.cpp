@@ -128,7 +128,7 @@ TEST_CASE("best entry per team, ties to the earlier submission, daily cap, faile
   CHECK(board.standings[2].failed == 1);
   CHECK(board.standings[1].failed == 1);  // the file name that is not a timestamp
   int capped = 0;
-  for (const SubmissionRecord& record : board.submissions) capped += record.status == "over daily cap";
+  for (const SubmissionRecord& record : board.submissions) capped += record.status == EntryStatus::OverDailyCap;
   CHECK(capped == 1);
   const nlohmann::json json = leaderboard_json(board);
   CHECK(json["board"] == "public");

@@ -8,6 +8,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "common/process_memory.h"
 #include "data/opcodes.h"
 #include "hlo/hlo_import.h"
 

@@ -8,27 +8,15 @@
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/memory_limit.h"
+#include "common/process_memory.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "metrics/ranking_metrics.h"
 #include "scoring/submission.h"
 #include "train/data_parallel.h"
 
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-#include <sys/resource.h>
-#endif
-
 namespace graphcost {
 namespace {
-
-// The process's peak resident set size so far (Linux), 0 where unknown.
-double peak_resident_mib() {
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-  struct rusage usage {};
-  if (getrusage(RUSAGE_SELF, &usage) == 0) return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-#endif
-  return 0;
-}
 
 // One line on a model's runtime calibration.
 std::string describe(const RuntimeCalibration& c) {

@@ -78,10 +78,10 @@ nlohmann::json ModelConfig::to_json() const {
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
   ModelConfig config;
-  if (!json.contains("kind") || !json["kind"].is_string() || (json["kind"] != "tile" && json["kind"] != "layout")) {
+  if (!json.contains("kind") || !json["kind"].is_string()) {
     throw InputError("", "model config.kind", "\"tile\" or \"layout\"", json.contains("kind") ? json["kind"].dump() : "missing");
   }
-  config.kind = json["kind"] == "tile" ? GraphKind::Tile : GraphKind::Layout;
+  config.kind = value_named(graph_kind_names(), json["kind"].get<std::string>(), "model config.kind");
   config.collection = json.value("collection", "");
   config.opcode_embedding = get_int(json, "opcode_embedding", 1, 1024);
   config.config_embedding = get_int(json, "config_embedding", 1, 64);

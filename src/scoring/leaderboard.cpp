@@ -15,6 +15,14 @@
 #include "data/dataset_path.h"
 
 namespace graphcost {
+
+const NameTable<EntryStatus>& entry_status_names() {
+  static const NameTable<EntryStatus> names = {{"scored", EntryStatus::Scored},
+                                               {"invalid", EntryStatus::Invalid},
+                                               {"over daily cap", EntryStatus::OverDailyCap},
+                                               {"pending", EntryStatus::Pending}};
+  return names;
+}
 namespace {
 
 namespace fs = std::filesystem;
@@ -143,24 +151,26 @@ Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmis
     record.picked = item.picked;
     if (item.decided != nullptr) {
       const SubmissionInput& decided = *item.decided;
-      record.status = decided.outcome == InputOutcome::Scored ? "scored" : decided.outcome == InputOutcome::Failed ? "invalid" : "pending";
+      record.status = decided.outcome == InputOutcome::Scored   ? EntryStatus::Scored
+                      : decided.outcome == InputOutcome::Failed ? EntryStatus::Invalid
+                                                                : EntryStatus::Pending;
       if (decided.outcome == InputOutcome::Scored) record.report = decided.report;
       if (decided.outcome == InputOutcome::Failed) record.message = decided.message;
     } else if (item.timestamp.empty()) {
-      record.status = "invalid";
+      record.status = EntryStatus::Invalid;
       record.message = "file name is not a UTC timestamp of 2000-2099 (expected e.g. 2023-11-30T17-05-00Z.csv)";
     } else if (scored_per_day[{item.team, item.timestamp.substr(0, 10)}] >= options.daily_cap) {
-      record.status = "over daily cap";
+      record.status = EntryStatus::OverDailyCap;
       record.message =
           "more than " + std::to_string(options.daily_cap) + " scored submissions on " + item.timestamp.substr(0, 10) + " (UTC)";
     } else {
       const SubmissionCheck check =
           item.csv != nullptr ? check_submission_text(*item.csv, solution) : check_submission_file(item.file, solution);
       if (!check.valid()) {
-        record.status = "invalid";
+        record.status = EntryStatus::Invalid;
         record.message = check.format_errors(fs::path(item.file).filename().string());
       } else {
-        record.status = "scored";
+        record.status = EntryStatus::Scored;
         record.report = score_submission(solution, check);
         ++scored_per_day[{item.team, item.timestamp.substr(0, 10)}];
       }
@@ -174,10 +184,10 @@ Leaderboard rank_submissions(const Solution& solution, std::vector<PendingSubmis
     TeamStanding& team = teams[record.team];
     team.team = record.team;
     team.last_submission = std::max(team.last_submission, record.timestamp);
-    if (record.status == "scored") {
+    if (record.status == EntryStatus::Scored) {
       ++team.entries;
       scored_by_team[record.team].push_back(&record);
-    } else if (record.status == "invalid") {
+    } else if (record.status == EntryStatus::Invalid) {
       ++team.failed;
     }
   }
@@ -262,8 +272,11 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
   }
   nlohmann::json submissions = nlohmann::json::array();
   for (const SubmissionRecord& record : leaderboard.submissions) {
-    nlohmann::json item = {{"number", record.number}, {"team", record.team}, {"timestamp", record.timestamp}, {"status", record.status}};
-    if (record.status == "scored") {
+    nlohmann::json item = {{"number", record.number},
+                           {"team", record.team},
+                           {"timestamp", record.timestamp},
+                           {"status", name_of(entry_status_names(), record.status)}};
+    if (record.status == EntryStatus::Scored) {
       item["public"] = number_or_null(record.report.public_board.overall);
       if (leaderboard.final_board) item["private"] = number_or_null(record.report.private_board.overall);
     } else {
@@ -307,7 +320,7 @@ void write_leaderboard(const Leaderboard& leaderboard, const std::string& out_di
   fs::create_directories(out / "details");
   std::set<std::string> written;
   for (const SubmissionRecord& record : leaderboard.submissions) {
-    if (record.status != "scored") continue;
+    if (record.status != EntryStatus::Scored) continue;
     written.insert(std::to_string(record.number) + ".json");
     write_json_file(detail(record), out / "details" / (std::to_string(record.number) + ".json"));
   }

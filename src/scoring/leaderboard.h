@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/named_values.h"
 #include "scoring/scorer.h"
 #include "scoring/solution.h"
 
@@ -33,12 +34,17 @@ struct LeaderboardOptions {
   int selected = 2;
 };
 
+// Where a submission stands on a board: scored, refused by validation, over its team's daily cap,
+// or (live boards) not scored yet. JSON and messages use entry_status_names().
+enum class EntryStatus { Scored, Invalid, OverDailyCap, Pending };
+const NameTable<EntryStatus>& entry_status_names();  // "scored", "invalid", "over daily cap", "pending"
+
 struct SubmissionRecord {
   int number = 0;  // 1-based, in time order; names details/<number>.json
   std::string team;
   std::string timestamp;  // ISO 8601 UTC, "2023-11-30T17:05:00Z"
   std::string file;
-  std::string status;   // "scored", "invalid", "over daily cap"; live boards also "pending"
+  EntryStatus status = EntryStatus::Pending;
   std::string message;  // errors for invalid submissions (first lines)
   bool picked = false;  // chosen by its team for the private board
   ScoreReport report;   // when scored

@@ -45,17 +45,21 @@ uint64_t hash_text(const std::string& text) {
   return h;
 }
 
+enum class Split { Train, Valid, Test };  // test files have hidden runtimes and hashed names
+const char* split_name(Split split) { return split == Split::Train ? "train" : split == Split::Valid ? "valid" : "test"; }
+
 struct Job {
-  std::string collection, split, stem, path;
+  std::string collection, stem, path;
+  Split split = Split::Train;
   uint64_t graph_seed = 0, config_seed = 0;
 };
 
-std::string split_of(int index) {
-  if (index == 0) return "train";
-  if (index == 1) return "valid";
-  if (index == 2) return "test";
+Split split_of(int index) {
+  if (index == 0) return Split::Train;
+  if (index == 1) return Split::Valid;
+  if (index == 2) return Split::Test;
   const int r = index % 20;
-  return r < 14 ? "train" : r < 17 ? "valid" : "test";
+  return r < 14 ? Split::Train : r < 17 ? Split::Valid : Split::Test;
 }
 
 int64_t to_ns(double seconds) { return std::max<int64_t>(1, std::llround(seconds * 1e9)); }
@@ -121,7 +125,7 @@ GeneratedFile make_tile(const Job& job, const GeneratorOptions&, SolutionEntry& 
     graph.config_runtime_ns.push_back(to_ns(measure(tile_runtime(kernel, tile), kTileNoise, random)));
     graph.config_runtime_normalizers_ns.push_back(normalizer);
   }
-  finish_runtimes(graph, job.split == "test", truth.runtime_ns, truth.normalizer_ns);
+  finish_runtimes(graph, job.split == Split::Test, truth.runtime_ns, truth.normalizer_ns);
   save_tpu_graph(graph, job.path);
   GeneratedFile file;
   file.family = "tile-kernel";
@@ -217,7 +221,7 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
     graph.config_runtime_ns.push_back(to_ns(measure(seconds[c], kLayoutNoise, random)));
   }
   graph.layout_config_features = std::move(values);
-  finish_runtimes(graph, job.split == "test", truth.runtime_ns, truth.normalizer_ns);
+  finish_runtimes(graph, job.split == Split::Test, truth.runtime_ns, truth.normalizer_ns);
   save_tpu_graph(graph, job.path);
   GeneratedFile file;
   file.family = family_name(family);
@@ -249,13 +253,14 @@ std::vector<Job> plan(const GeneratorOptions& options) {
     // files also share their hash. Train and valid programs are keyed by the random collection,
     // so the random collections' files are what they were before the default ones joined them.
     const std::string source = tile ? "tile" : job.collection.substr(0, job.collection.rfind(':'));
-    const std::string graph_key = job.split == "test" ? source + ":test:" + std::to_string(index)
-                                  : tile              ? job.collection + ":" + job.split + ":" + std::to_string(index)
-                                                      : source + ":random:" + job.split + ":" + std::to_string(index);
+    const std::string split = split_name(job.split);
+    const std::string graph_key = job.split == Split::Test ? source + ":test:" + std::to_string(index)
+                                  : tile                   ? job.collection + ":" + split + ":" + std::to_string(index)
+                                                           : source + ":random:" + split + ":" + std::to_string(index);
     job.graph_seed = mix(options.seed ^ hash_text(graph_key));
     job.config_seed = mix(job.graph_seed ^ hash_text(job.collection));
     char stem[40];
-    if (job.split == "test") {
+    if (job.split == Split::Test) {
       std::snprintf(stem, sizeof stem, "%016llx%016llx", static_cast<unsigned long long>(mix(job.graph_seed)),
                     static_cast<unsigned long long>(mix(job.graph_seed + 1)));
     } else {
@@ -264,10 +269,10 @@ std::vector<Job> plan(const GeneratorOptions& options) {
     job.stem = stem;
     std::string folder = options.out + "/npz/";
     if (tile) {
-      folder += "tile/xla/" + job.split;
+      folder += "tile/xla/" + split;
     } else {
       const std::string rest = job.collection.substr(7);  // "xla:default"
-      folder += "layout/" + rest.substr(0, rest.find(':')) + "/" + rest.substr(rest.find(':') + 1) + "/" + job.split;
+      folder += "layout/" + rest.substr(0, rest.find(':')) + "/" + rest.substr(rest.find(':') + 1) + "/" + split;
     }
     job.path = folder + "/" + job.stem + ".npz";
     jobs.push_back(job);
@@ -301,7 +306,7 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
         files[i] = job.collection == "tile:xla" ? make_tile(job, options, truths[i]) : make_layout(job, options, truths[i]);
         files[i].path = job.path;
         files[i].collection = job.collection;
-        files[i].split = job.split;
+        files[i].split = split_name(job.split);
         truths[i].id = job.collection + ":" + job.stem;
         truths[i].collection = job.collection;
       } catch (...) {
@@ -336,7 +341,7 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
   for (size_t i = 0; i < jobs.size() && i < done; ++i) {
     if (files[i].path.empty()) continue;
     report.files.push_back(files[i]);
-    if (jobs[i].split == "test") solution.entries.push_back(truths[i]);
+    if (jobs[i].split == Split::Test) solution.entries.push_back(truths[i]);
   }
   if (!solution.entries.empty()) {
     solution.rebuild_index();

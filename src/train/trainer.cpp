@@ -448,9 +448,27 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
     set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(usual_tables, std::max(options.memory_budget / 24, left))));
     estimate.validation += 3 * layout_state_memory();  // as estimate_training_memory counts them
     if (estimate.total() > options.memory_budget) {
+      // Fewer configs per step shrink the step: propose the most that fit (a binary search over
+      // the estimate, which grows with them), so the user need not guess.
+      std::string proposal;
+      int low = 1, high = sized.configs_per_step;  // low fits (or is the floor), high does not
+      while (high - low > 1) {
+        const int middle = (low + high) / 2;
+        TrainOptions fewer = sized;
+        fewer.configs_per_step = middle;
+        (estimate_training_memory(held, fewer).total() <= options.memory_budget ? low : high) = middle;
+      }
+      if (low >= 2) {
+        TrainOptions fewer = sized;
+        fewer.configs_per_step = low;
+        if (estimate_training_memory(held, fewer).total() <= options.memory_budget) {
+          proposal = "; --configs-per-step " + std::to_string(low) + " fits";
+        }
+      }
+      set_layout_state_memory(usual_tables);
       throw InputError(options.data, "memory budget",
                        "at least " + format_byte_size(estimate.total()) + " for this run (" + estimate.text() +
-                           (use_cache ? ")" : "; a config store holds no configs)"),
+                           (use_cache ? "" : "; a config store holds no configs") + proposal + ")",
                        format_byte_size(options.memory_budget));
     }
     set_input_memory_limit(options.memory_budget);

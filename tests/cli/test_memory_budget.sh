@@ -44,6 +44,11 @@ echo "  peak resident memory ${peak:-?} MiB, budget $budget_mib MiB"
 check "  ...and its peak resident memory stays under the budget" test "${peak:-999999}" -lt "$budget_mib"
 check "  ...validates (a tau is reported)" grep -q "^final: loss [0-9.]*, valid tau -\?[0-9]" "$out/stored.txt"
 
+"$graphcost" train --data "$out/tree" --collection layout:nlp:random --out "$out/greedy.npz" --epochs 1 --steps-per-epoch 2 \
+  --configs-per-step 4096 --seed 3 --quiet --cache "$out/cache" --memory-budget ${budget_mib}MiB >"$out/greedy.txt" 2>&1; status=$?
+proposed=$(sed -n 's/.*--configs-per-step \([0-9]*\) fits.*/\1/p' "$out/greedy.txt")
+echo "  4096 configs per step refused; proposed: ${proposed:-none}"
+check "too many configs per step are refused, proposing the most that fit" test "$status" = 1 -a "${proposed:-0}" -ge 4 -a "${proposed:-0}" -lt 4096
 train "$out/whole.npz" --memory-budget ${budget_mib}MiB >"$out/whole.txt" 2>&1; status=$?
 check "the same budget without a cache is refused" test "$status" = 1
 check "  ...up front, naming the parts and the cache" grep -q "memory budget: expected at least .* configs .*a config store holds no configs), got 80 MiB" "$out/whole.txt"
