@@ -7,24 +7,17 @@
 #include <utility>
 
 #include "common/input_error.h"
+#include "hlo/hlo_lexer.h"
 
 namespace graphcost {
 namespace {
 
 // Tuple shapes nest by recursion; deeper text is refused (real modules nest 2-3 levels).
 constexpr int kMaxTupleDepth = 64;
-// How much of the text a "found ..." part of a message quotes.
-constexpr size_t kQuoteBytes = 40;
 
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-class Parser {
+class Parser : HloLexer {
  public:
-  Parser(std::string_view text, const std::string& source)
-      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), source_(source) {}
+  Parser(std::string_view text, const std::string& source) : HloLexer(text, source) {}
 
   HloModule module() {
     HloModule module;
@@ -47,157 +40,6 @@ class Parser {
   }
 
  private:
-  // ---- errors ----
-  [[noreturn]] void fail_at(const char* at, const std::string& expected, const std::string& found) const {
-    int64_t line = 1;
-    const char* line_start = begin_;
-    for (const char* q = begin_; q < at; ++q) {
-      if (*q == '\n') {
-        ++line;
-        line_start = q + 1;
-      }
-    }
-    const std::string where = source_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1);
-    std::string context = context_kind_;
-    if (!context_name_.empty()) context += " '" + printable(std::string(context_name_)) + "'";
-    if (!attribute_.empty()) context += ", attribute '" + printable(std::string(attribute_)) + "'";
-    throw InputError(where, context, expected, found);
-  }
-  [[noreturn]] void fail(const std::string& expected, const std::string& found) const { fail_at(p_, expected, found); }
-  [[noreturn]] void fail_here(const std::string& expected) const { fail_at(p_, expected, found_here()); }
-  std::string found_here() const {
-    if (p_ >= end_) return "end of file";
-    size_t length = 0;
-    if (is_name_char(*p_) || *p_ == '%') {
-      while (p_ + length < end_ && length < kQuoteBytes && (is_name_char(p_[length]) || (length == 0 && p_[0] == '%'))) ++length;
-    } else {
-      length = 1;
-    }
-    return "'" + printable(std::string(p_, length)) + "'";
-  }
-
-  // ---- lexing ----
-  void skip_space() {
-    while (p_ < end_) {
-      if (is_space(*p_)) {
-        ++p_;
-      } else if (*p_ == '/' && p_ + 1 < end_ && p_[1] == '/') {
-        const void* newline = std::memchr(p_, '\n', static_cast<size_t>(end_ - p_));
-        p_ = newline ? static_cast<const char*>(newline) + 1 : end_;
-      } else if (*p_ == '/' && p_ + 1 < end_ && p_[1] == '*') {
-        const char* start = p_;
-        p_ += 2;
-        while (p_ + 1 < end_ && !(p_[0] == '*' && p_[1] == '/')) ++p_;
-        if (p_ + 1 >= end_) fail_at(start, "'*/' closing this comment", "end of file");
-        p_ += 2;
-      } else {
-        return;
-      }
-    }
-  }
-  bool peek(char c) {
-    skip_space();
-    return p_ < end_ && *p_ == c;
-  }
-  bool accept(char c) {
-    if (!peek(c)) return false;
-    ++p_;
-    return true;
-  }
-  void expect(char c, const char* what) {
-    if (!accept(c)) fail_here(std::string("'") + c + "' " + what);
-  }
-  bool peek_word(std::string_view word) {
-    skip_space();
-    return static_cast<size_t>(end_ - p_) >= word.size() && std::string_view(p_, word.size()) == word &&
-           (p_ + word.size() == end_ || !is_name_char(p_[word.size()]));
-  }
-  bool accept_word(std::string_view word) {
-    if (!peek_word(word)) return false;
-    p_ += word.size();
-    return true;
-  }
-  void expect_word(std::string_view word) {
-    if (!accept_word(word)) fail_here("'" + std::string(word) + "'");
-  }
-  // A name, without its optional leading '%'.
-  std::string_view name_view(const char* what) {
-    skip_space();
-    const char* start = p_;
-    if (p_ < end_ && *p_ == '%') ++p_;
-    if (p_ >= end_ || !is_name_start(*p_)) {
-      p_ = start;
-      fail_here(what);
-    }
-    const char* name_start = p_;
-    while (p_ < end_ && is_name_char(*p_)) ++p_;
-    return std::string_view(name_start, static_cast<size_t>(p_ - name_start));
-  }
-  std::string name(const char* what) { return std::string(name_view(what)); }
-  int64_t integer(const char* what) {
-    skip_space();
-    const char* start = p_;
-    bool negative = false;
-    if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
-    if (p_ >= end_ || !is_digit(*p_)) {
-      p_ = start;
-      fail_here(what);
-    }
-    uint64_t value = 0;
-    while (p_ < end_ && is_digit(*p_)) {
-      const uint64_t digit = static_cast<uint64_t>(*p_ - '0');
-      if (value > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - digit) / 10) {
-        fail_at(start, std::string(what) + " within 64-bit range",
-                "'" + printable(std::string(start, std::min<size_t>(kQuoteBytes, end_ - start))) + "'");
-      }
-      value = value * 10 + digit;
-      ++p_;
-    }
-    return negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
-  }
-  // A quoted string starting at p_ (escapes kept as written); p_ ends after the closing quote.
-  std::string_view string_literal() {
-    const char* start = p_;
-    ++p_;
-    while (p_ < end_ && *p_ != '"') {
-      if (*p_ == '\\' && p_ + 1 < end_) ++p_;
-      ++p_;
-    }
-    if (p_ >= end_) fail_at(start, "'\"' closing this string", "end of file");
-    ++p_;
-    return std::string_view(start + 1, static_cast<size_t>(p_ - start - 2));
-  }
-  // Skips one attribute value: brackets, braces and parentheses balanced (strings and comments
-  // inside them skipped), other text up to a ',', a space or a closer at depth 0.
-  void skip_value(const char* what) {
-    skip_space();
-    const char* start = p_;
-    std::string closers;  // a stack, not recursion: any nesting depth
-    while (p_ < end_) {
-      const char c = *p_;
-      if (c == '"') {
-        string_literal();
-        continue;
-      }
-      if (c == '/' && p_ + 1 < end_ && (p_[1] == '/' || p_[1] == '*')) {
-        if (closers.empty()) break;
-        skip_space();
-        continue;
-      }
-      if (c == '{' || c == '[' || c == '(') {
-        closers.push_back(c == '{' ? '}' : c == '[' ? ']' : ')');
-      } else if (c == '}' || c == ']' || c == ')') {
-        if (closers.empty()) break;
-        if (c != closers.back()) fail(std::string("'") + closers.back() + "' closing " + what, std::string("'") + c + "'");
-        closers.pop_back();
-      } else if (closers.empty() && (c == ',' || is_space(c))) {
-        break;
-      }
-      ++p_;
-    }
-    if (!closers.empty()) fail(std::string("'") + closers.back() + "' closing " + what, "end of file");
-    if (p_ == start) fail_here(std::string("a value of ") + what);
-  }
   void skip_attribute() {
     attribute_ = name_view("an attribute name");
     expect('=', "after the attribute name");
@@ -211,7 +53,7 @@ class Parser {
       const char* start = p_;
       if (!(accept_word("FileNames") || accept_word("FunctionNames") || accept_word("FileLocations") || accept_word("StackFrames"))) return;
       set_context("block", std::string_view(start, static_cast<size_t>(p_ - start)));
-      while (skip_space(), p_ < end_ && is_digit(*p_)) {
+      while (skip_space(), p_ < end_ && is_digit_char(*p_)) {
         integer("an entry number");
         skip_value("an entry");
       }
@@ -236,8 +78,8 @@ class Parser {
       return result;
     }
     const char* start = p_;
-    while (p_ < end_ && ((*p_ >= 'a' && *p_ <= 'z') || is_digit(*p_))) ++p_;
-    if (p_ == start || is_digit(*start)) {
+    while (p_ < end_ && ((*p_ >= 'a' && *p_ <= 'z') || is_digit_char(*p_))) ++p_;
+    if (p_ == start || is_digit_char(*start)) {
       p_ = start;
       fail_here("a shape (an element type such as f32, then [dims], or a '(' tuple)");
     }
@@ -331,12 +173,6 @@ class Parser {
     return result;
   }
 
-  int32_t line_of(const char* at) {
-    // Lines are counted incrementally: instructions come in text order.
-    for (; line_scan_ < at; ++line_scan_) line_ += *line_scan_ == '\n';
-    return line_;
-  }
-
   HloInstruction instruction(const std::string& computation, const std::vector<HloInstruction>& earlier, const HloModule& module) {
     HloInstruction result;
     result.marked_root = accept_word("ROOT");
@@ -354,7 +190,7 @@ class Parser {
     result.shape = shape();
     skip_space();
     const char* opcode_start = p_;
-    while (p_ < end_ && (is_name_char(*p_))) ++p_;
+    while (p_ < end_ && (is_name_part_char(*p_))) ++p_;
     if (p_ == opcode_start) fail_here("an opcode (add, convolution, ...)");
     result.opcode.assign(opcode_start, static_cast<size_t>(p_ - opcode_start));
     operands(result, computation);
@@ -384,7 +220,7 @@ class Parser {
         shape();
       } else {
         const char* q = p_;
-        while (q < end_ && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
+        while (q < end_ && ((*q >= 'a' && *q <= 'z') || is_digit_char(*q))) ++q;
         if (q < end_ && q > p_ && *q == '[') shape();
       }
       skip_space();
@@ -405,64 +241,6 @@ class Parser {
     if (!instruction.attributes) instruction.attributes = std::make_shared<HloOpAttributes>();
     return *instruction.attributes;
   }
-  std::vector<int64_t> integer_list(const char* what) {  // {1,2,3} or {}
-    std::vector<int64_t> values;
-    expect('{', (std::string("opening ") + what).c_str());
-    if (accept('}')) return values;
-    do {
-      values.push_back(integer(what));
-    } while (accept(','));
-    expect('}', (std::string("closing ") + what).c_str());
-    return values;
-  }
-  // A bare word at depth 0: dim_labels, padding, window entries.
-  std::string_view bare_word() {
-    skip_space();
-    const char* start = p_;
-    while (p_ < end_ && !is_space(*p_) && *p_ != ',' && *p_ != '}' && *p_ != '{' && *p_ != ')' && *p_ != '"' && *p_ != '=') {
-      if (*p_ == '-' && p_ + 1 < end_ && p_[1] == '>') {
-        p_ += 2;
-        continue;
-      }
-      ++p_;
-    }
-    return std::string_view(start, static_cast<size_t>(p_ - start));
-  }
-  // "3x3", "1_1x0_2": numbers split by 'x' (and '_' inside one dim when `parts` > 1).
-  std::vector<std::vector<int64_t>> dim_groups(std::string_view text, const char* at, size_t min_parts, size_t max_parts,
-                                               const char* what) {
-    std::vector<std::vector<int64_t>> groups;
-    size_t i = 0;
-    while (i <= text.size()) {
-      std::vector<int64_t> parts;
-      for (;;) {
-        size_t j = i;
-        bool negative = false;
-        if (j < text.size() && text[j] == '-') {
-          negative = true;
-          ++j;
-        }
-        const size_t digits = j;
-        int64_t value = 0;
-        while (j < text.size() && is_digit(text[j]) && j - digits < 18) value = value * 10 + (text[j++] - '0');
-        if (j == digits || (j < text.size() && is_digit(text[j]))) fail_at(at, what, "'" + printable(std::string(text)) + "'");
-        parts.push_back(negative ? -value : value);
-        i = j;
-        if (i < text.size() && text[i] == '_') {
-          ++i;
-          continue;
-        }
-        break;
-      }
-      if (parts.size() < min_parts || parts.size() > max_parts) fail_at(at, what, "'" + printable(std::string(text)) + "'");
-      groups.push_back(std::move(parts));
-      if (i == text.size()) break;
-      if (text[i] != 'x') fail_at(at, what, "'" + printable(std::string(text)) + "'");
-      ++i;
-    }
-    return groups;
-  }
-
   void window(HloInstruction& result) {
     expect('{', "opening the window");
     std::vector<std::vector<std::vector<int64_t>>> fields(6);  // size stride pad lhs_dilate rhs_dilate rhs_reversal
@@ -524,7 +302,7 @@ class Parser {
           found[0] = static_cast<int64_t>(i);
         } else if (c == roles[part][1] && found[1] < 0) {
           found[1] = static_cast<int64_t>(i);
-        } else if (is_digit(c) && static_cast<size_t>(c - '0') < labels.size() && positions[static_cast<size_t>(c - '0')] < 0) {
+        } else if (is_digit_char(c) && static_cast<size_t>(c - '0') < labels.size() && positions[static_cast<size_t>(c - '0')] < 0) {
           positions[static_cast<size_t>(c - '0')] = static_cast<int64_t>(i);
         } else {
           fail_at(at, expected, "'" + printable(std::string(text)) + "'");
@@ -671,25 +449,10 @@ class Parser {
     int32_t caller_computation;
   };
 
-  const char* begin_;
-  const char* p_;
-  const char* end_;
-  const std::string& source_;
-  // What is being read, for messages: "instruction 'x', attribute 'window'". Views into the text
-  // or into strings that outlive their use; composed only when an error is thrown.
-  void set_context(const char* kind, std::string_view name = {}) {
-    context_kind_ = kind;
-    context_name_ = name;
-    attribute_ = {};
-  }
-  const char* context_kind_ = "";
-  std::string_view context_name_, attribute_;
   // Names are views into the text, which outlives the parse.
   std::unordered_map<std::string_view, int32_t> computation_index_;
   std::unordered_map<std::string_view, int32_t> instruction_index_;  // of the computation being read
   std::vector<PendingCall> pending_calls_;
-  const char* line_scan_ = begin_;
-  int32_t line_ = 1;
 };
 
 }  // namespace
