@@ -15,6 +15,7 @@
 #include "data/graph_summary.h"
 #include "model/graph_view.h"
 #include "test_support.h"
+#include "train/memory_estimate.h"
 #include "train/trainer.h"
 
 using namespace graphcost;

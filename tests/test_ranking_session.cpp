@@ -61,7 +61,7 @@ TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI do
   RankingSession session(std::make_unique<TpuGraph>(load_tpu_graph(path)), model, "layout_xla.npz");
   CHECK_FALSE(session.drawn());
   CHECK(session.progress().stage.rfind("drawing: ", 0) == 0);
-  CHECK(run_to_end(session) == std::vector<std::string>{"layout", "ranking"});
+  CHECK(run_to_end(session) == std::vector<std::string>{"drawing", "ranking"});
   const TpuGraph& graph = session.graph();
 
   const LayeredDrawing expected = cli_layout(graph);  // `graphcost layout`

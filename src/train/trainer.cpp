@@ -27,7 +27,9 @@
 #include "model/layout_inference.h"
 #include "nn/ops.h"
 #include "nn/optimizer.h"
+#include "train/checkpoint.h"
 #include "train/data_parallel.h"
+#include "train/memory_estimate.h"
 
 namespace graphcost {
 
@@ -36,17 +38,6 @@ const NameTable<RankingLoss>& ranking_loss_names() {
       {"listmle", RankingLoss::ListMle}, {"hinge", RankingLoss::Hinge}, {"gap-margin", RankingLoss::GapMargin}, {"mse", RankingLoss::Mse}};
   return names;
 }
-
-namespace {
-
-// Every config of each graph.
-std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs) {
-  std::vector<GraphConfigs> all;
-  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
-  return all;
-}
-
-}  // namespace
 
 std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split) {
   std::vector<std::string> files;
@@ -63,6 +54,10 @@ std::vector<TpuGraph> load_collection(const std::string& data, const std::string
   return graphs;
 }
 
+int validation_limit(const TrainOptions& options) {
+  return options.valid_configs > 0 ? options.valid_configs : (options.cache.empty() ? 0 : 1000);
+}
+
 int training_shards(const TrainOptions& options) {
   const DataParallel& world = DataParallel::world();
   const int shards = options.graphs_per_step > 0 ? options.graphs_per_step : world.ranks();
@@ -73,13 +68,6 @@ int training_shards(const TrainOptions& options) {
 }
 
 namespace {
-
-std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& configs) {
-  if (!configs.empty()) return configs;
-  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
-  std::iota(all.begin(), all.end(), 0);
-  return all;
-}
 
 // `count` of `total` configs drawn without replacement (a partial Fisher-Yates shuffle that keeps
 // only the swapped positions: memory and time grow with `count`, not `total`), in draw order.
@@ -115,11 +103,6 @@ std::vector<int32_t> limited_configs(int32_t total, int limit, uint64_t seed) {
   return sample;
 }
 
-// options.valid_configs, or its default: all configs, or 1,000 when a config store is used.
-int validation_limit(const TrainOptions& options) {
-  return options.valid_configs > 0 ? options.valid_configs : (options.cache.empty() ? 0 : 1000);
-}
-
 // `items` with each graph's configs cut to at most `limit` (stored graphs always get a list).
 std::vector<GraphConfigs> with_config_limit(std::vector<GraphConfigs> items, int limit) {
   for (size_t i = 0; i < items.size(); ++i) {
@@ -129,104 +112,6 @@ std::vector<GraphConfigs> with_config_limit(std::vector<GraphConfigs> items, int
     if (item.stored != nullptr || (limit > 0 && total > limit)) item.configs = limited_configs(total, limit, 1000003ull + i);
   }
   return items;
-}
-
-// The graph an evaluation reads and the configs it uses: a stored graph's selected rows (then
-// numbered 0..k-1), or the graph itself with its listed configs (all when none are listed).
-std::pair<const TpuGraph*, std::vector<int32_t>> resolve(const GraphConfigs& item) {
-  if (item.stored == nullptr) return {item.graph, all_or(*item.graph, item.configs)};
-  check_invariant(!item.configs.empty(), "a stored graph evaluated without a config sample");
-  std::vector<int32_t> rows(item.configs.size());
-  std::iota(rows.begin(), rows.end(), 0);
-  return {&item.stored->select(item.configs), rows};
-}
-
-// A checkpoint is the model file plus the training state: "train_state_json" (epoch, Adam step
-// count, the samplers' states) and Adam's moments as "train_state/m/<parameter>" and ".../v/...".
-// One shard (single-process training) keeps its sampler as "sampler"; several shards (data-parallel
-// training, train/data_parallel.h) as "samplers": {"<shard>": state} with "shards": their count.
-void save_checkpoint(CostModel& model, nn::Adam& adam, int epoch, const std::map<int, std::string>& samplers, int shards, bool balanced,
-                     const std::string& path) {
-  nlohmann::json state = {{"epoch", epoch}, {"adam_steps", adam.steps_taken()}};
-  if (shards == 1) {
-    state["sampler"] = samplers.at(0);
-  } else {
-    state["shards"] = shards;
-    state["balanced"] = balanced;  // the draws (and the files' dealing) the samplers belong to
-    for (const auto& [shard, text] : samplers) state["samplers"][std::to_string(shard)] = text;
-  }
-  const std::string text = state.dump();
-  std::vector<std::pair<std::string, NpyArray>> extra;
-  extra.emplace_back("train_state_json",
-                     NpyArray::from_values<uint8_t>({static_cast<int64_t>(text.size())}, std::vector<uint8_t>(text.begin(), text.end())));
-  const std::vector<nn::Parameter*> parameters = model.parameters();
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    for (const auto& [prefix, moments] : {std::make_pair("m", &adam.first_moments()), std::make_pair("v", &adam.second_moments())}) {
-      const nn::Matrix& moment = (*moments)[i];
-      extra.emplace_back(
-          std::string("train_state/") + prefix + "/" + parameters[i]->name,
-          NpyArray::from_values<float>({moment.rows(), moment.cols()}, std::vector<float>(moment.data(), moment.data() + moment.size())));
-    }
-  }
-  model.save(path, extra);
-}
-
-struct RestoredState {
-  int epoch = 0;
-  bool samplers_restored = false;  // false: the checkpoint had another shard count
-};
-
-// Restores Adam and the samplers of `shards` (shard -> generator) from checkpoint `path`. A
-// checkpoint of another shard count restores Adam and the epoch only.
-RestoredState restore_checkpoint(CostModel& model, nn::Adam& adam, std::map<int, std::mt19937_64>& shards, int shard_count, bool balanced,
-                                 const std::string& path) {
-  const NpzFile npz = read_npz_file(path);
-  const NpyArray* state_array = npz.find("train_state_json");
-  if (state_array == nullptr)
-    throw InputError(path, "train_state_json", "a training checkpoint (written by graphcost train)", "a model file without training state");
-  const std::vector<uint8_t> bytes = state_array->to_vector<uint8_t>(path, "train_state_json");
-  const nlohmann::json state = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  const bool one_sampler = state.is_object() && state.contains("sampler") && state["sampler"].is_string();
-  const bool many_samplers = state.is_object() && state.contains("samplers") && state["samplers"].is_object() && state.contains("shards") &&
-                             state["shards"].is_number_integer();
-  if (state.is_discarded() || !state.is_object() || !state.contains("epoch") || !state["epoch"].is_number_integer() ||
-      !state.contains("adam_steps") || !state["adam_steps"].is_number_integer() || (!one_sampler && !many_samplers)) {
-    throw InputError(path, "train_state_json", "{epoch, adam_steps, sampler or shards + samplers}",
-                     bytes.size() > 80 ? "other JSON" : std::string(bytes.begin(), bytes.end()));
-  }
-  const std::vector<nn::Parameter*> parameters = model.parameters();
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    for (const auto& [prefix, moments] : {std::make_pair("m", &adam.first_moments()), std::make_pair("v", &adam.second_moments())}) {
-      const std::string name = std::string("train_state/") + prefix + "/" + parameters[i]->name;
-      const NpyArray* array = npz.find(name);
-      nn::Matrix& moment = (*moments)[i];
-      if (array == nullptr || array->shape() != std::vector<int64_t>{moment.rows(), moment.cols()}) {
-        throw InputError(path, name, "shape (" + std::to_string(moment.rows()) + ", " + std::to_string(moment.cols()) + ")",
-                         array == nullptr ? "missing" : "shape " + array->shape_text());
-      }
-      const std::vector<float> values = array->to_vector<float>(path, name);
-      moment = Eigen::Map<const nn::Matrix>(values.data(), moment.rows(), moment.cols());
-    }
-  }
-  RestoredState restored;
-  restored.epoch = state["epoch"].get<int>();
-  const int saved_shards = one_sampler ? 1 : state["shards"].get<int>();
-  // Checkpoints from before balanced draws have no "balanced": their shards drew independently.
-  const bool saved_balanced = !one_sampler && state.contains("balanced") && state["balanced"].is_boolean() && state["balanced"].get<bool>();
-  if (saved_shards == shard_count && (shard_count == 1 || saved_balanced == balanced)) {
-    for (auto& [shard, sampler] : shards) {
-      const std::string key = std::to_string(shard);
-      if (!one_sampler && !state["samplers"].contains(key)) {
-        throw InputError(path, "train_state_json.samplers", "a state for shard " + key, "none");
-      }
-      std::istringstream sampler_text(one_sampler ? state["sampler"].get<std::string>() : state["samplers"][key].get<std::string>());
-      sampler_text >> sampler;
-      if (!sampler_text) throw InputError(path, "train_state_json.sampler", "a mt19937_64 state", "unreadable text");
-    }
-    restored.samplers_restored = true;
-  }
-  adam.set_steps_taken(state["adam_steps"].get<int>());
-  return restored;
 }
 
 // A step's sample: up to `count` of `candidates` in a seeded random order (Fisher-Yates on the
@@ -290,74 +175,6 @@ void finetune_head(CostModel& model, std::vector<SegmentedGraph>& segmented, con
 
 }  // namespace
 
-double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
-  const std::vector<int32_t> used = all_or(graph, configs);
-  if (cost.size() != used.size()) {
-    throw InternalError("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) + " configs");
-  }
-  const std::vector<double> all_targets = config_ranking_targets(graph);
-  std::vector<double> y;
-  for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
-  const std::vector<int32_t> order = order_by_cost(cost);
-  return graph.kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
-}
-
-double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs) {
-  double total = 0;
-  int counted = 0;
-  for (const GraphConfigs& item : graphs) {
-    if (item.graph->runtimes_hidden) continue;
-    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved = resolve(item);  // no structured binding: lambdas use them
-    const TpuGraph& graph = *resolved.first;
-    const std::vector<int32_t>& used = resolved.second;
-    const std::vector<double> y = config_ranking_targets(graph);
-    if (used.size() < 2 || std::all_of(used.begin(), used.end(),
-                                       [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
-      continue;
-    }
-    total += ranking_metric(graph, used, model.predict(model.prepare(graph), used));
-    ++counted;
-  }
-  return counted > 0 ? total / counted : std::numeric_limits<double>::quiet_NaN();
-}
-
-double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) { return evaluate_model(model, whole_graphs(graphs)); }
-
-RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs) {
-  double cross = 0, cost_square = 0, runtime_square = 0;
-  RuntimeCalibration calibration;
-  for (const GraphConfigs& item : graphs) {
-    if (item.graph->runtimes_hidden) continue;
-    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved = resolve(item);  // no structured binding: lambdas use them
-    const TpuGraph& graph = *resolved.first;
-    const std::vector<int32_t>& used = resolved.second;
-    const std::vector<double> y = config_ranking_targets(graph);
-    std::vector<double> log_runtime;
-    for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
-    if (used.size() < 2 || std::any_of(log_runtime.begin(), log_runtime.end(), [](double v) { return !std::isfinite(v); })) continue;
-    const std::vector<float> cost = model.predict(model.prepare(graph), used);
-    double mean_cost = 0, mean_runtime = 0;
-    for (size_t i = 0; i < used.size(); ++i) mean_cost += cost[i], mean_runtime += log_runtime[i];
-    mean_cost /= static_cast<double>(used.size());
-    mean_runtime /= static_cast<double>(used.size());
-    for (size_t i = 0; i < used.size(); ++i) {
-      const double dc = cost[i] - mean_cost, dr = log_runtime[i] - mean_runtime;
-      cross += dc * dr, cost_square += dc * dc, runtime_square += dr * dr;
-    }
-    calibration.configs += static_cast<int64_t>(used.size());
-    ++calibration.graphs;
-  }
-  if (cost_square > 0 && runtime_square > 0 && cross > 0) {  // else not fitted (slope 0); the counts stay
-    calibration.log_runtime_per_score = cross / cost_square;
-    calibration.r2 = std::min(1.0, cross * cross / (cost_square * runtime_square));  // rounding can pass 1
-  }
-  return calibration;
-}
-
-RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
-  return fit_runtime_calibration(model, whole_graphs(graphs));
-}
-
 namespace {
 // fit_model over graphs whose training shards are given (train/data_parallel.h): train_model
 // shards by file, fit_model by position.
@@ -372,10 +189,6 @@ double step_size_rank(uint64_t seed, int step) {
   x ^= x >> 31;
   return static_cast<double>(x >> 11) * 0x1.0p-53;
 }
-
-namespace {
-uint64_t step_rows(const std::string& file, int hops);  // below, beside the memory estimate
-}  // namespace
 
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
   const DataParallel& world = DataParallel::world();
@@ -525,113 +338,6 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   world.sum(sums);
   CostModel model(config, feature_statistics_from_sums(sums));
   return fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
-}
-
-std::string MemoryEstimate::text() const {
-  return "structure " + format_byte_size(structure) + " (" + std::to_string(graphs) + " graphs) + configs " + format_byte_size(configs) +
-         " + a step " + format_byte_size(step) + " + validation " + format_byte_size(validation) + " + the program " +
-         format_byte_size(program);
-}
-
-namespace {
-
-// The rows a training step of `file` runs on per config: the model's view of the graph (layout
-// graphs pruned to the configurable nodes and everything within `hops` edges of one), found from
-// the file's edge_index and node_config_ids alone. The whole graph when those cannot be read or
-// are out of range: loading the file reports why.
-uint64_t view_rows(const std::string& file, uint64_t nodes, int hops) {
-  if (hops < 0 || nodes == 0 || nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) return nodes;
-  try {
-    NpzReadOptions only;
-    only.only = {"edge_index", "node_config_ids"};
-    const NpzFile npz = read_npz_file(file, only);
-    const NpyArray* edge_index = npz.find("edge_index");
-    const NpyArray* configurable = npz.find("node_config_ids");
-    if (edge_index == nullptr || configurable == nullptr || edge_index->shape().size() != 2 || edge_index->shape()[1] != 2) return nodes;
-    const std::vector<int64_t> ends = edge_index->to_vector<int64_t>(file, "edge_index");
-    const std::vector<int64_t> ids = configurable->to_vector<int64_t>(file, "node_config_ids");
-    TpuGraph graph;
-    graph.node_count = static_cast<int32_t>(nodes);
-    auto in_range = [&](int64_t id) { return id >= 0 && static_cast<uint64_t>(id) < nodes; };
-    for (size_t e = 0; e + 1 < ends.size(); e += 2) {
-      if (!in_range(ends[e]) || !in_range(ends[e + 1])) return nodes;
-      graph.edges.push_back({static_cast<int32_t>(ends[e]), static_cast<int32_t>(ends[e + 1])});
-    }
-    for (int64_t id : ids) {
-      if (!in_range(id)) return nodes;
-      graph.configurable_nodes.push_back(static_cast<int32_t>(id));
-    }
-    std::sort(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
-    graph.configurable_nodes.erase(std::unique(graph.configurable_nodes.begin(), graph.configurable_nodes.end()),
-                                   graph.configurable_nodes.end());
-    return static_cast<uint64_t>(make_graph_view(graph, hops).size());
-  } catch (const InputError&) {
-    return nodes;
-  } catch (const IoError&) {
-    return nodes;
-  }
-}
-
-// The rows a step of `file` runs on per config (view_rows), its node count read from the zip's
-// directory; 0 when the file cannot be opened (loading it reports why).
-uint64_t step_rows(const std::string& file, int hops) {
-  try {
-    const ZipReader zip(ByteSource::open_file(file));
-    const ZipMember* features = zip.find("node_feat.npy");
-    return view_rows(file, features != nullptr ? features->uncompressed_size / (kNodeFeatureCount * sizeof(float)) : 0, hops);
-  } catch (const InputError&) {
-    return 0;
-  } catch (const IoError&) {
-    return 0;
-  }
-}
-
-}  // namespace
-
-MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options) {
-  MemoryEstimate estimate;
-  const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
-  uint64_t largest_rows = 0, largest_load = 0, largest_valid_rows = 0;
-  const bool layout = collection_kind(options.collection) == GraphKind::Layout;
-  for (const std::string& file : files) {
-    const ZipReader zip(ByteSource::open_file(file));
-    auto bytes = [&](const char* name) {
-      const ZipMember* member = zip.find(name);
-      return member != nullptr ? member->uncompressed_size : 0;
-    };
-    const uint64_t node_bytes = bytes("node_feat.npy"), config_bytes = bytes("node_config_feat.npy");
-    const uint64_t runtime_bytes = bytes("config_runtime.npy");
-    const uint64_t nodes = node_bytes / (kNodeFeatureCount * sizeof(float));
-    // Node features twice (as read, and normalised for the model), the graph and its view (edges
-    // as pairs of int32, both directions), runtimes (and the store's copy counts).
-    estimate.structure += 2 * node_bytes + bytes("node_opcode.npy") + 2 * bytes("edge_index.npy") + bytes("node_config_ids.npy") +
-                          bytes("node_splits.npy") + (use_cache ? 2 : 1) * runtime_bytes + bytes("config_feat.npy") +
-                          bytes("config_runtime_normalizers.npy");
-    if (!use_cache) {
-      estimate.configs += config_bytes / sizeof(float);         // int8 in memory
-      largest_load = std::max(largest_load, 2 * config_bytes);  // while loading: float32 as read + converted
-    }
-    largest_rows = std::max(largest_rows, layout ? view_rows(file, nodes, options.model.hops) : nodes);
-    const uint64_t configs = runtime_bytes / sizeof(int64_t), row_bytes = config_bytes / std::max<uint64_t>(configs, 1) / sizeof(float);
-    const int limit = validation_limit(options);
-    largest_valid_rows =
-        std::max(largest_valid_rows, row_bytes * (limit > 0 ? std::min<uint64_t>(configs, static_cast<uint64_t>(limit)) : configs));
-    ++estimate.graphs;
-  }
-  estimate.configs += largest_load;
-  // Validation ranks one graph at a time (one thread): its sampled rows (when read from a store)
-  // and the inference's state tables.
-  estimate.validation = (use_cache ? largest_valid_rows : 0) + 3 * layout_state_memory();
-  // A step's activations and gradients: configs x view rows of hidden floats, 8 such matrices per
-  // layer and the input, 6 more per layer with cross-config attention (measured with the fused
-  // layers: 4.5 KiB a row at hidden 64, 2 layers, 16 configs of the real 2,850-row nlp view, where
-  // this counts 6 KiB; docs/scaling.md).
-  const uint64_t matrices = 8 * static_cast<uint64_t>(std::max(1, options.model.layers + 1)) +
-                            (options.model.cross_config_attention ? 6 * static_cast<uint64_t>(std::max(0, options.model.layers)) : 0);
-  const uint64_t per_row = static_cast<uint64_t>(std::max(1, options.model.hidden)) * sizeof(float) * matrices;
-  estimate.step = static_cast<uint64_t>(options.configs_per_step) * largest_rows * per_row;
-  estimate.program = 32ull << 20;  // the binary, its libraries and the model (measured: 28-31 MiB)
-  return estimate;
 }
 
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,

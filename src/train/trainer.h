@@ -12,6 +12,8 @@
 #include "common/named_values.h"
 #include "data/config_store.h"
 #include "model/cost_model.h"
+#include "train/evaluation.h"
+#include "train/runtime_calibration.h"
 #include "train/segment_training.h"
 
 namespace graphcost {
@@ -97,16 +99,6 @@ struct TrainResult {
 // options.model and fits it (fit_model), saving it to options.out.
 TrainResult train_model(const TrainOptions& options, const TrainProgress& progress = nullptr);
 
-// One labelled graph and which of its configs a fit or an evaluation may use (empty: all). Lets
-// experiments hold configs out of a graph (docs/experiments.md).
-// A graph from a config store has `stored` set: `configs` are then indices into the store (never
-// empty: a store is read in samples) and `graph` is its structure.
-struct GraphConfigs {
-  const TpuGraph* graph = nullptr;
-  std::vector<int32_t> configs;
-  StoredGraph* stored = nullptr;
-};
-
 // Fits `model` on `train` (graphs with fewer than 2 distinct usable configs are skipped), reporting
 // `valid` after every epoch; uses options' epochs, steps, configs_per_step, graphs_per_step (graph
 // i in shard i % graphs_per_step), loss, learning rate, model.seed (sampling) and out
@@ -114,36 +106,13 @@ struct GraphConfigs {
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
                       const TrainOptions& options, const TrainProgress& progress = nullptr);
 
-// Mean Kendall tau-b (layout) or mean tile score (tile) of `model` over `graphs` (labelled; the
-// listed configs only). Graphs whose runtimes are hidden or all equal are skipped.
-double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs);
-double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs);
-// The model's RuntimeCalibration (cost_model.h) on labelled graphs: log runtime (tile graphs:
-// runtime / normalizer) regressed on the predicted cost within each graph, pooled. Not fitted
-// (slope 0) when no graph has two configs of different runtime, or when costs do not rise with
-// runtimes; `graphs` and `configs` count the labelled graphs used either way.
-RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs);
-RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs);
-
-// The ranking metric of `cost` (lower = predicted faster) against `graph`'s runtimes on `configs`
-// (empty: all): Kendall tau-b for layout, the tile score for tile.
-double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost);
-
 // Graphs of `collection` and `split` (comma lists) below `data`, loaded and checked; their paths.
 std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split);
 std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split);
 // options.graphs_per_step, or the number of processes; InputError when processes do not divide it.
 int training_shards(const TrainOptions& options);
-
-// What training `files` is expected to hold at its peak (bytes), from the files' zip directories
-// (nothing is inflated): the graphs' structure, their configs when no cache is used (and the
-// largest file's float32 copy while it loads), one step on the largest graph, and the program.
-struct MemoryEstimate {
-  uint64_t structure = 0, configs = 0, step = 0, validation = 0, program = 0;
-  size_t graphs = 0;
-  uint64_t total() const { return structure + configs + step + validation + program; }
-  std::string text() const;  // "structure 1.1 GiB (198 graphs) + configs 0 bytes + a step 120 MiB + ..."
-};
-MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options);
+// How many configs per graph validation and calibration use: options.valid_configs, or all (0),
+// or 1,000 when a config store is used.
+int validation_limit(const TrainOptions& options);
 
 }  // namespace graphcost

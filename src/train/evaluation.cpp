@@ -1,0 +1,71 @@
+#include "train/evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "common/internal_error.h"
+#include "metrics/ranking_metrics.h"
+
+namespace graphcost {
+namespace {
+
+std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+  if (!configs.empty()) return configs;
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+}  // namespace
+
+std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs) {
+  std::vector<GraphConfigs> all;
+  for (const TpuGraph* graph : graphs) all.push_back({graph, {}});
+  return all;
+}
+
+std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const GraphConfigs& item) {
+  if (item.stored == nullptr) return {item.graph, all_or(*item.graph, item.configs)};
+  check_invariant(!item.configs.empty(), "a stored graph evaluated without a config sample");
+  std::vector<int32_t> rows(item.configs.size());
+  std::iota(rows.begin(), rows.end(), 0);
+  return {&item.stored->select(item.configs), rows};
+}
+
+double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
+  const std::vector<int32_t> used = all_or(graph, configs);
+  if (cost.size() != used.size()) {
+    throw InternalError("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) + " configs");
+  }
+  const std::vector<double> all_targets = config_ranking_targets(graph);
+  std::vector<double> y;
+  for (int32_t c : used) y.push_back(all_targets[static_cast<size_t>(c)]);
+  const std::vector<int32_t> order = order_by_cost(cost);
+  return graph.kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
+}
+
+double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs) {
+  double total = 0;
+  int counted = 0;
+  for (const GraphConfigs& item : graphs) {
+    if (item.graph->runtimes_hidden) continue;
+    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved =
+        resolve_graph_configs(item);  // no structured binding: lambdas use them
+    const TpuGraph& graph = *resolved.first;
+    const std::vector<int32_t>& used = resolved.second;
+    const std::vector<double> y = config_ranking_targets(graph);
+    if (used.size() < 2 || std::all_of(used.begin(), used.end(),
+                                       [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
+      continue;
+    }
+    total += ranking_metric(graph, used, model.predict(model.prepare(graph), used));
+    ++counted;
+  }
+  return counted > 0 ? total / counted : std::numeric_limits<double>::quiet_NaN();
+}
+
+double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) { return evaluate_model(model, whole_graphs(graphs)); }
+
+}  // namespace graphcost

@@ -1,0 +1,39 @@
+// Scoring a model on labelled graphs as the competition does (Kendall tau-b for layout, the tile
+// score for tile), on all of a graph's configs or a chosen subset, in memory or from a config store.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "data/config_store.h"
+#include "data/tpu_graph.h"
+#include "model/cost_model.h"
+
+namespace graphcost {
+
+// One labelled graph and which of its configs a fit or an evaluation may use (empty: all). Lets
+// experiments hold configs out of a graph (docs/experiments.md).
+// A graph from a config store has `stored` set: `configs` are then indices into the store (never
+// empty: a store is read in samples) and `graph` is its structure.
+struct GraphConfigs {
+  const TpuGraph* graph = nullptr;
+  std::vector<int32_t> configs;
+  StoredGraph* stored = nullptr;
+};
+
+// Every config of each graph.
+std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs);
+// The graph an evaluation reads and the configs it uses: a stored graph's selected rows (then
+// numbered 0..k-1), or the graph itself with its listed configs (all when none are listed).
+std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const GraphConfigs& item);
+
+// Mean Kendall tau-b (layout) or mean tile score (tile) of `model` over `graphs` (labelled; the
+// listed configs only). Graphs whose runtimes are hidden or all equal are skipped.
+double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs);
+double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs);
+// The ranking metric of `cost` (lower = predicted faster) against `graph`'s runtimes on `configs`
+// (empty: all): Kendall tau-b for layout, the tile score for tile.
+double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost);
+
+}  // namespace graphcost

@@ -1,0 +1,121 @@
+#include "train/memory_estimate.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/input_error.h"
+#include "common/io_error.h"
+#include "common/memory_limit.h"
+#include "io/npz_file.h"
+#include "io/zip_archive.h"
+#include "model/graph_view.h"
+#include "model/layout_inference.h"
+
+namespace graphcost {
+
+std::string MemoryEstimate::text() const {
+  return "structure " + format_byte_size(structure) + " (" + std::to_string(graphs) + " graphs) + configs " + format_byte_size(configs) +
+         " + a step " + format_byte_size(step) + " + validation " + format_byte_size(validation) + " + the program " +
+         format_byte_size(program);
+}
+
+namespace {
+
+// The rows a training step of `file` runs on per config: the model's view of the graph (layout
+// graphs pruned to the configurable nodes and everything within `hops` edges of one), found from
+// the file's edge_index and node_config_ids alone. The whole graph when those cannot be read or
+// are out of range: loading the file reports why.
+uint64_t view_rows(const std::string& file, uint64_t nodes, int hops) {
+  if (hops < 0 || nodes == 0 || nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) return nodes;
+  try {
+    NpzReadOptions only;
+    only.only = {"edge_index", "node_config_ids"};
+    const NpzFile npz = read_npz_file(file, only);
+    const NpyArray* edge_index = npz.find("edge_index");
+    const NpyArray* configurable = npz.find("node_config_ids");
+    if (edge_index == nullptr || configurable == nullptr || edge_index->shape().size() != 2 || edge_index->shape()[1] != 2) return nodes;
+    const std::vector<int64_t> ends = edge_index->to_vector<int64_t>(file, "edge_index");
+    const std::vector<int64_t> ids = configurable->to_vector<int64_t>(file, "node_config_ids");
+    TpuGraph graph;
+    graph.node_count = static_cast<int32_t>(nodes);
+    auto in_range = [&](int64_t id) { return id >= 0 && static_cast<uint64_t>(id) < nodes; };
+    for (size_t e = 0; e + 1 < ends.size(); e += 2) {
+      if (!in_range(ends[e]) || !in_range(ends[e + 1])) return nodes;
+      graph.edges.push_back({static_cast<int32_t>(ends[e]), static_cast<int32_t>(ends[e + 1])});
+    }
+    for (int64_t id : ids) {
+      if (!in_range(id)) return nodes;
+      graph.configurable_nodes.push_back(static_cast<int32_t>(id));
+    }
+    std::sort(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
+    graph.configurable_nodes.erase(std::unique(graph.configurable_nodes.begin(), graph.configurable_nodes.end()),
+                                   graph.configurable_nodes.end());
+    return static_cast<uint64_t>(make_graph_view(graph, hops).size());
+  } catch (const InputError&) {
+    return nodes;
+  } catch (const IoError&) {
+    return nodes;
+  }
+}
+
+}  // namespace
+
+uint64_t step_rows(const std::string& file, int hops) {
+  try {
+    const ZipReader zip(ByteSource::open_file(file));
+    const ZipMember* features = zip.find("node_feat.npy");
+    return view_rows(file, features != nullptr ? features->uncompressed_size / (kNodeFeatureCount * sizeof(float)) : 0, hops);
+  } catch (const InputError&) {
+    return 0;
+  } catch (const IoError&) {
+    return 0;
+  }
+}
+
+MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options) {
+  MemoryEstimate estimate;
+  const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
+  uint64_t largest_rows = 0, largest_load = 0, largest_valid_rows = 0;
+  const bool layout = collection_kind(options.collection) == GraphKind::Layout;
+  for (const std::string& file : files) {
+    const ZipReader zip(ByteSource::open_file(file));
+    auto bytes = [&](const char* name) {
+      const ZipMember* member = zip.find(name);
+      return member != nullptr ? member->uncompressed_size : 0;
+    };
+    const uint64_t node_bytes = bytes("node_feat.npy"), config_bytes = bytes("node_config_feat.npy");
+    const uint64_t runtime_bytes = bytes("config_runtime.npy");
+    const uint64_t nodes = node_bytes / (kNodeFeatureCount * sizeof(float));
+    // Node features twice (as read, and normalised for the model), the graph and its view (edges
+    // as pairs of int32, both directions), runtimes (and the store's copy counts).
+    estimate.structure += 2 * node_bytes + bytes("node_opcode.npy") + 2 * bytes("edge_index.npy") + bytes("node_config_ids.npy") +
+                          bytes("node_splits.npy") + (use_cache ? 2 : 1) * runtime_bytes + bytes("config_feat.npy") +
+                          bytes("config_runtime_normalizers.npy");
+    if (!use_cache) {
+      estimate.configs += config_bytes / sizeof(float);         // int8 in memory
+      largest_load = std::max(largest_load, 2 * config_bytes);  // while loading: float32 as read + converted
+    }
+    largest_rows = std::max(largest_rows, layout ? view_rows(file, nodes, options.model.hops) : nodes);
+    const uint64_t configs = runtime_bytes / sizeof(int64_t), row_bytes = config_bytes / std::max<uint64_t>(configs, 1) / sizeof(float);
+    const int limit = validation_limit(options);
+    largest_valid_rows =
+        std::max(largest_valid_rows, row_bytes * (limit > 0 ? std::min<uint64_t>(configs, static_cast<uint64_t>(limit)) : configs));
+    ++estimate.graphs;
+  }
+  estimate.configs += largest_load;
+  // Validation ranks one graph at a time (one thread): its sampled rows (when read from a store)
+  // and the inference's state tables.
+  estimate.validation = (use_cache ? largest_valid_rows : 0) + 3 * layout_state_memory();
+  // A step's activations and gradients: configs x view rows of hidden floats, 8 such matrices per
+  // layer and the input, 6 more per layer with cross-config attention (measured with the fused
+  // layers: 4.5 KiB a row at hidden 64, 2 layers, 16 configs of the real 2,850-row nlp view, where
+  // this counts 6 KiB; docs/scaling.md).
+  const uint64_t matrices = 8 * static_cast<uint64_t>(std::max(1, options.model.layers + 1)) +
+                            (options.model.cross_config_attention ? 6 * static_cast<uint64_t>(std::max(0, options.model.layers)) : 0);
+  const uint64_t per_row = static_cast<uint64_t>(std::max(1, options.model.hidden)) * sizeof(float) * matrices;
+  estimate.step = static_cast<uint64_t>(options.configs_per_step) * largest_rows * per_row;
+  estimate.program = 32ull << 20;  // the binary, its libraries and the model (measured: 28-31 MiB)
+  return estimate;
+}
+
+}  // namespace graphcost

@@ -1,0 +1,44 @@
+#include "train/runtime_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace graphcost {
+
+RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs) {
+  double cross = 0, cost_square = 0, runtime_square = 0;
+  RuntimeCalibration calibration;
+  for (const GraphConfigs& item : graphs) {
+    if (item.graph->runtimes_hidden) continue;
+    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved =
+        resolve_graph_configs(item);  // no structured binding: lambdas use them
+    const TpuGraph& graph = *resolved.first;
+    const std::vector<int32_t>& used = resolved.second;
+    const std::vector<double> y = config_ranking_targets(graph);
+    std::vector<double> log_runtime;
+    for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
+    if (used.size() < 2 || std::any_of(log_runtime.begin(), log_runtime.end(), [](double v) { return !std::isfinite(v); })) continue;
+    const std::vector<float> cost = model.predict(model.prepare(graph), used);
+    double mean_cost = 0, mean_runtime = 0;
+    for (size_t i = 0; i < used.size(); ++i) mean_cost += cost[i], mean_runtime += log_runtime[i];
+    mean_cost /= static_cast<double>(used.size());
+    mean_runtime /= static_cast<double>(used.size());
+    for (size_t i = 0; i < used.size(); ++i) {
+      const double dc = cost[i] - mean_cost, dr = log_runtime[i] - mean_runtime;
+      cross += dc * dr, cost_square += dc * dc, runtime_square += dr * dr;
+    }
+    calibration.configs += static_cast<int64_t>(used.size());
+    ++calibration.graphs;
+  }
+  if (cost_square > 0 && runtime_square > 0 && cross > 0) {  // else not fitted (slope 0); the counts stay
+    calibration.log_runtime_per_score = cross / cost_square;
+    calibration.r2 = std::min(1.0, cross * cross / (cost_square * runtime_square));  // rounding can pass 1
+  }
+  return calibration;
+}
+
+RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<const TpuGraph*>& graphs) {
+  return fit_runtime_calibration(model, whole_graphs(graphs));
+}
+
+}  // namespace graphcost
