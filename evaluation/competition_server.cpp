@@ -312,7 +312,17 @@ class CompetitionServer {
     return team;
   }
 
+  // The routes by concern: HTTP settings, guards before any route, static pages, boards, and the
+  // token-holding teams' submissions and final picks (authenticate() above).
   void routes() {
+    configure_http();
+    route_guards();
+    route_static_pages();
+    route_boards();
+    route_submissions();
+  }
+
+  void configure_http() {
     server_.new_task_queue = [threads = options_.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
     server_.set_payload_max_length(options_.max_upload_bytes);
     server_.set_read_timeout(options_.timeout_seconds, 0);
@@ -330,8 +340,10 @@ class CompetitionServer {
     if (!options_.app_dir.empty() && !server_.set_mount_point("/app", options_.app_dir)) {
       throw InputError(options_.app_dir, "--app", "a folder (the WebAssembly build's web/ folder)", "not a folder");
     }
+  }
 
-    // Rate limits and the pages' security policy, before any route.
+  // Rate limits and the pages' security policy, before any route; errors answered as JSON.
+  void route_guards() {
     server_.set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
       if (request.path.rfind("/api/", 0) == 0 || request.path.rfind("/data/", 0) == 0) {
         if (!address_limiter_.allow(request.remote_addr)) {
@@ -365,7 +377,10 @@ class CompetitionServer {
       const char* reason = response.status == 413 ? "upload too large" : response.status == 404 ? "no such page" : "request refused";
       send_error(response, response.status, reason);
     });
+  }
 
+  // The site's pages (site/, compiled into the binary).
+  void route_static_pages() {
     for (size_t i = 0; i < kEmbeddedSiteCount; ++i) {
       const EmbeddedFile& file = kEmbeddedSite[i];
       const std::string path = std::string("/") + file.name;
@@ -377,7 +392,10 @@ class CompetitionServer {
       server_.Get(path, serve_file);
       if (std::string(file.name) == "index.html") server_.Get("/", serve_file);
     }
+  }
 
+  // Public reads: the live board, a scored submission's details, the competition, the ID list.
+  void route_boards() {
     auto send_board = [this](const httplib::Request&, httplib::Response& response) {
       std::shared_ptr<const std::string> json;
       {
@@ -420,7 +438,10 @@ class CompetitionServer {
     // The public ID list (IDs and config counts, as the test files hold them) for the in-browser
     // pre-check: the same validator, without a single runtime.
     server_.Get("/api/ids", [this](const httplib::Request&, httplib::Response& response) { response.set_content(ids_csv_, "text/csv"); });
+  }
 
+  // A team's uploads, its submissions and its final picks: each request authenticated by token.
+  void route_submissions() {
     // The body is read here rather than by cpp-httplib: `curl --data-binary` labels it a form
     // (application/x-www-form-urlencoded), which cpp-httplib would cap at 8 KiB and parse.
     server_.Post("/api/submissions", [this](const httplib::Request& request, httplib::Response& response,

@@ -22,20 +22,37 @@
 #include "data/dataset_path.h"
 #include "train/data_parallel.h"
 
-int main(int argc, char** argv) {
-  graphcost::keep_large_allocations_in_heap();
-  CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "graphcost 0.1.0");
+namespace {
 
-  graphcost::InfoOptions info;
+// One collection, or a comma list of layout collections: "" when valid, else why not (a CLI11 check).
+std::string collection_list(const std::string& text) {
+  // One collection, or a comma list of layout collections (one model for several searches).
+  std::string kinds;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    bool known = false;
+    for (const char* collection : graphcost::kCollections) known = known || name == collection;
+    if (!known)
+      return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
+    kinds += graphcost::collection_kind(name) == graphcost::GraphKind::Tile ? "t" : "l";
+    start = comma + 1;
+  }
+  if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "tile:xla cannot be mixed with other collections";
+  return "";
+}
+
+CLI::App* add_info_command(CLI::App& app, graphcost::InfoOptions& info) {
   CLI::App* info_command =
       app.add_subcommand("info", "Summarise a TpuGraphs .npz file, or every file below a directory, checking the schema");
   info_command->add_option("path", info.path, "an .npz file or a directory (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
   info_command->add_flag("--json", info.json, "print JSON instead of text");
   info_command->add_flag("-q,--quiet", info.quiet, "no progress on stderr");
+  return info_command;
+}
 
-  graphcost::GenOptions gen;
+CLI::App* add_gen_command(CLI::App& app, graphcost::GenOptions& gen) {
   CLI::App* gen_command = app.add_subcommand("gen", "Write a synthetic TpuGraphs tree (a TPU-like cost simulator labels it)");
   gen_command->add_option("--out", gen.generator.out, "output folder (gets npz/... and solution_test.csv)")->required();
   gen_command->add_option("--graphs", gen.generator.graphs, "number of files, spread over the collections")->check(CLI::PositiveNumber);
@@ -55,27 +72,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(2, 1000000));
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
   gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
+  return gen_command;
+}
 
-  graphcost::TrainCommandOptions train;
+CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train, std::string& train_budget) {
   CLI::App* train_command = app.add_subcommand("train", "Train a GNN cost model on one collection's labelled files");
   train_command->add_option("--data", train.train.data, "npz tree")->required();
-  const auto collection_list = [](const std::string& text) -> std::string {
-    // One collection, or a comma list of layout collections (one model for several searches).
-    std::string kinds;
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t comma = std::min(text.find(',', start), text.size());
-      const std::string name = text.substr(start, comma - start);
-      bool known = false;
-      for (const char* collection : graphcost::kCollections) known = known || name == collection;
-      if (!known)
-        return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
-      kinds += graphcost::collection_kind(name) == graphcost::GraphKind::Tile ? "t" : "l";
-      start = comma + 1;
-    }
-    if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "tile:xla cannot be mixed with other collections";
-    return "";
-  };
   train_command
       ->add_option("--collection", train.train.collection, "tile:xla, layout:xla:random, ... or a comma list of layout collections")
       ->required()
@@ -137,7 +139,6 @@ int main(int argc, char** argv) {
   train_command->add_option("--cache", train.train.cache,
                             "config store folder: layout files are prepared there on first use and their configs read per step "
                             "(graphcost prepare; bounded memory)");
-  std::string train_budget;
   train_command->add_option("--memory-budget", train_budget,
                             "peak memory to stay under, e.g. 256MiB or 4GiB: refused up front when the estimate exceeds it");
   train_command
@@ -145,8 +146,10 @@ int main(int argc, char** argv) {
                    "validate on at most N configs per graph, a fixed sample (default: all; 1000 with --cache)")
       ->check(CLI::Range(2, 100000000));
   train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
+  return train_command;
+}
 
-  graphcost::PrepareCommandOptions prepare;
+CLI::App* add_prepare_command(CLI::App& app, graphcost::PrepareCommandOptions& prepare, std::string& prepare_budget) {
   CLI::App* prepare_command = app.add_subcommand(
       "prepare", "Prepare layout files' configs into a config store (int8, deduplicated, memory-mapped) for train --cache");
   prepare_command->add_option("--data", prepare.data, "npz tree")->required();
@@ -154,11 +157,12 @@ int main(int argc, char** argv) {
   prepare_command->add_option("--collection", prepare.collection, "layout collection(s), comma list (default: all four)")
       ->check(collection_list);
   prepare_command->add_option("--split", prepare.split, "split(s) (default train,valid,test)");
-  std::string prepare_budget;
   prepare_command->add_option("--memory-budget", prepare_budget, "inflate at most this much at once, e.g. 256MiB");
   prepare_command->add_flag("-q,--quiet", prepare.quiet, "no progress on stderr");
+  return prepare_command;
+}
 
-  graphcost::PredictCommandOptions predict;
+CLI::App* add_predict_command(CLI::App& app, graphcost::PredictCommandOptions& predict) {
   CLI::App* predict_command = app.add_subcommand("predict", "Rank every config of a split and write a Kaggle submission");
   predict_command->add_option("--model", predict.models, "model file(s), one per collection or kind")->required();
   predict_command->add_option("--data", predict.data, "npz tree")->required();
@@ -169,7 +173,10 @@ int main(int argc, char** argv) {
 
   // `draw` was called `layout` before "layout" came to mean TPU tensor layouts only; the old name stays
   // as an alias.
-  graphcost::DrawCommandOptions draw;
+  return predict_command;
+}
+
+CLI::App* add_draw_command(CLI::App& app, graphcost::DrawCommandOptions& draw) {
   CLI::App* draw_command =
       app.add_subcommand("draw", "Draw a graph in layers (as the browser app draws it); time it; export node positions");
   draw_command->alias("layout");
@@ -177,8 +184,10 @@ int main(int argc, char** argv) {
   draw_command->add_option("--out", draw.out, "CSV of node,layer,position,x,y,stub");
   draw_command->add_option("--repeat", draw.repeat, "runs to time (median printed; default 1)")->check(CLI::Range(1, 1000));
   draw_command->add_flag("-q,--quiet", draw.quiet, "no progress on stderr");
+  return draw_command;
+}
 
-  graphcost::ImportCommandOptions import;
+CLI::App* add_import_command(CLI::App& app, graphcost::ImportCommandOptions& import) {
   CLI::App* import_command = app.add_subcommand(
       "import", "Import an XLA HLO text module (.hlo/.txt dump) as a TpuGraphs graph: layout configs to rank, or tile kernels");
   import_command->add_option("module", import.module, "HLO text (XLA_FLAGS=--xla_dump_to=DIR, or jax's .as_text(dialect=\"hlo\"))")
@@ -193,16 +202,20 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   import_command->add_option("--seed", import.seed, "seed of the random configs");
   import_command->add_flag("-q,--quiet", import.quiet, "no timings or per-file lines on stderr");
+  return import_command;
+}
 
-  graphcost::RankCommandOptions rank;
+CLI::App* add_rank_command(CLI::App& app, graphcost::RankCommandOptions& rank) {
   CLI::App* rank_command = app.add_subcommand("rank", "Rank one graph's configs with a model: the best K, predicted costs and speedups");
   rank_command->add_option("path", rank.path, "an .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
   rank_command->add_option("--model", rank.model, "model file (models/layout_xla.npz, ...)")->required();
   rank_command->add_option("--top", rank.top, "configs to list (default 10)")->check(CLI::Range(1, 100000000));
   rank_command->add_option("--threads", rank.threads, "worker threads (default 2)")->check(CLI::Range(1, 256));
   rank_command->add_flag("--json", rank.json, "print JSON instead of text");
+  return rank_command;
+}
 
-  graphcost::SearchCommandOptions search;
+CLI::App* add_search_command(CLI::App& app, graphcost::SearchCommandOptions& search) {
   CLI::App* search_command =
       app.add_subcommand("search", "Search better layouts with a model (greedy, from the best listed config) and write them");
   search_command->add_option("path", search.path, "a layout .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
@@ -211,16 +224,20 @@ int main(int argc, char** argv) {
   search_command->add_option("--rounds", search.rounds, "greedy rounds (default 8)")->check(CLI::Range(1, 1000));
   search_command->add_option("--candidates", search.candidates, "candidate rows per node (default 6)")->check(CLI::Range(1, 1000));
   search_command->add_flag("-q,--quiet", search.quiet, "no progress on stderr");
+  return search_command;
+}
 
-  graphcost::EvaluateCommandOptions evaluate;
+CLI::App* add_evaluate_command(CLI::App& app, graphcost::EvaluateCommandOptions& evaluate) {
   CLI::App* evaluate_command = app.add_subcommand("evaluate-model", "Validation metric of a model on its collection");
   evaluate_command->add_option("--model", evaluate.model, "model file")->required();
   evaluate_command->add_option("--data", evaluate.data, "npz tree")->required();
   evaluate_command->add_option("--split", evaluate.split, "split(s) (default valid)");
   evaluate_command->add_option("--collection", evaluate.collection, "collection(s) to score on (default: the model's own)")
       ->check(collection_list);
+  return evaluate_command;
+}
 
-  graphcost::CalibrateCommandOptions calibrate;
+CLI::App* add_calibrate_command(CLI::App& app, graphcost::CalibrateCommandOptions& calibrate) {
   CLI::App* calibrate_command =
       app.add_subcommand("calibrate", "Fit how a model's predicted costs map to runtimes (the predicted speedups) on labelled graphs");
   calibrate_command->add_option("--model", calibrate.model, "model file")->required();
@@ -228,6 +245,41 @@ int main(int argc, char** argv) {
   calibrate_command->add_option("--split", calibrate.split, "split(s) (default valid)");
   calibrate_command->add_option("--collection", calibrate.collection, "collection(s) (default: the model's own)")->check(collection_list);
   calibrate_command->add_option("--out", calibrate.out, "write the calibrated model here (default: in place)");
+  return calibrate_command;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  graphcost::keep_large_allocations_in_heap();
+  CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "graphcost 0.1.0");
+
+  graphcost::InfoOptions info;
+  graphcost::GenOptions gen;
+  graphcost::TrainCommandOptions train;
+  std::string train_budget;
+  graphcost::PrepareCommandOptions prepare;
+  std::string prepare_budget;
+  graphcost::PredictCommandOptions predict;
+  graphcost::DrawCommandOptions draw;
+  graphcost::ImportCommandOptions import;
+  graphcost::RankCommandOptions rank;
+  graphcost::SearchCommandOptions search;
+  graphcost::EvaluateCommandOptions evaluate;
+  graphcost::CalibrateCommandOptions calibrate;
+  CLI::App* info_command = add_info_command(app, info);
+  CLI::App* gen_command = add_gen_command(app, gen);
+  CLI::App* train_command = add_train_command(app, train, train_budget);
+  CLI::App* prepare_command = add_prepare_command(app, prepare, prepare_budget);
+  CLI::App* predict_command = add_predict_command(app, predict);
+  CLI::App* draw_command = add_draw_command(app, draw);
+  CLI::App* import_command = add_import_command(app, import);
+  CLI::App* rank_command = add_rank_command(app, rank);
+  CLI::App* search_command = add_search_command(app, search);
+  CLI::App* evaluate_command = add_evaluate_command(app, evaluate);
+  CLI::App* calibrate_command = add_calibrate_command(app, calibrate);
 
   try {
     app.parse(argc, argv);
