@@ -21,7 +21,8 @@
 // one program, else a histogram over nodes; tile: its 24 features), an MLP without message passing
 // (the cost model with 0 GraphSAGE layers), the GNN cost model (2 layers) with ListMLE, and the
 // same GNN with the gap-margin pairwise loss (nn/ops.h), and with configs read relative to each
-// file's most common config (ModelConfig::relative_configs).
+// file's most common config (ModelConfig::relative_configs), and with the neighbours' elementwise max
+// instead of their mean (ModelConfig::aggregation).
 // Prints Markdown tables (mean +- sd over seeds) on stdout and progress on stderr.
 #include <chrono>
 #include <cmath>
@@ -59,7 +60,8 @@ const char* const kMethods[] = {"random order",
                                 "MLP, no message passing",
                                 "GNN (graphcost, 2 SAGE layers)",
                                 "GNN, gap-margin loss",
-                                "GNN, configs relative to the most common"};
+                                "GNN, configs relative to the most common",
+                                "GNN, max aggregation of neighbours"};
 constexpr size_t kMethodCount = sizeof kMethods / sizeof kMethods[0];
 
 double mean_of(const std::vector<double>& values) {
@@ -155,24 +157,29 @@ void run_methods(const std::string& name, const std::string& collection, const s
     int layers;
     RankingLoss loss;
     bool relative;
+    nn::Aggregation aggregation = nn::Aggregation::Mean;
   };
-  const Variant variants[] = {
-      {0, settings.train.loss, false}, {2, settings.train.loss, false}, {2, RankingLoss::GapMargin, false}, {2, settings.train.loss, true}};
+  const Variant variants[] = {{0, settings.train.loss, false},
+                              {2, settings.train.loss, false},
+                              {2, RankingLoss::GapMargin, false},
+                              {2, settings.train.loss, true},
+                              {2, settings.train.loss, false, nn::Aggregation::Max}};
   for (const Variant& variant : variants) {
-    if (!layout && (variant.loss == RankingLoss::GapMargin || variant.relative)) continue;
+    if (!layout && (variant.loss == RankingLoss::GapMargin || variant.relative || variant.aggregation != nn::Aggregation::Mean)) continue;
     TrainOptions options = settings.train;
     options.model.kind = collection_kind(collection);
     options.model.collection = collection;
     options.model.layers = variant.layers;
     options.model.seed = seed;
     options.model.relative_configs = variant.relative;
+    options.model.aggregation = variant.aggregation;
     options.loss = variant.loss;
     models.emplace_back(options.model, fit_feature_statistics(train_graphs));
     const auto start = std::chrono::steady_clock::now();
     fit_model(models.back(), train, {}, options);
-    std::fprintf(stderr, "  (%s) seed %llu  %d-layer model (loss %s%s) trained in %.1f s\n", name.c_str(),
+    std::fprintf(stderr, "  (%s) seed %llu  %d-layer model (loss %s%s, %s aggregation) trained in %.1f s\n", name.c_str(),
                  static_cast<unsigned long long>(seed), variant.layers, name_of(ranking_loss_names(), variant.loss).c_str(),
-                 variant.relative ? ", relative configs" : "",
+                 variant.relative ? ", relative configs" : "", name_of(aggregation_names(), variant.aggregation).c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   for (size_t t = 0; t < tests.size(); ++t) {

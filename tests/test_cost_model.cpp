@@ -179,6 +179,31 @@ TEST_CASE("model files round-trip exactly and refuse bad metadata", "[model]") {
   CHECK_THAT(child.output, Catch::Contains("huge.npz") && Catch::Contains("param/opcode_embedding") && Catch::Contains("missing"));
 }
 
+TEST_CASE("the aggregation is part of the model file: mean models as before, max ones as format 2", "[model]") {
+  SKIP_WITHOUT_REAL_DATA();
+  const TpuGraph graph = small_layout_graph("model_aggregation");
+  const std::string dir = testing::scratch_dir("model_aggregation");
+  ModelConfig config = small_config("layout");
+  CostModel mean_model(config, fit_feature_statistics({&graph}));
+  mean_model.save(dir + "/mean.npz");
+  config.aggregation = nn::Aggregation::Max;
+  CostModel max_model(config, fit_feature_statistics({&graph}));
+  max_model.save(dir + "/max.npz");
+  // The same parameters (the architecture's list, the same seeds), another function of them.
+  CHECK(max_model.parameter_count() == mean_model.parameter_count());
+  CHECK(max_model.predict(max_model.prepare(graph)) != mean_model.predict(mean_model.prepare(graph)));
+  CHECK_FALSE(mean_model.config().to_json().contains("aggregation"));
+  const CostModel loaded = CostModel::load(dir + "/max.npz");
+  CHECK(loaded.config().aggregation == nn::Aggregation::Max);
+  CHECK(loaded.architecture().layers.front().aggregation == nn::Aggregation::Max);
+  CHECK_FALSE(loaded.architecture().linear_messages());
+  rewrite_model_json(dir + "/max.npz", dir + "/odd.npz", [](nlohmann::json& meta) { meta["config"]["aggregation"] = "median"; });
+  CHECK_THROWS_WITH(CostModel::load(dir + "/odd.npz"), Catch::Contains("model config.aggregation") && Catch::Contains("median"));
+  // A reader that knows only format 1 refuses a max model rather than running it as a mean one.
+  rewrite_model_json(dir + "/max.npz", dir + "/check.npz", [](nlohmann::json& meta) { CHECK(meta["version"] == 2); });
+  rewrite_model_json(dir + "/mean.npz", dir + "/check.npz", [](nlohmann::json& meta) { CHECK(meta["version"] == 1); });
+}
+
 TEST_CASE("a cross-config attention model ranks in fixed chunks and round-trips", "[model]") {
   const TpuGraph graph = small_layout_graph("model_attention");
   ModelConfig config = small_config("layout");

@@ -108,8 +108,11 @@ TEST_CASE("a deduplicated batch equals the full one on generated layout graphs",
   const int layers = GENERATE(0, 1, 3);
   const int hops = GENERATE(-1, 1);
   const bool relative = GENERATE(false, true);
-  INFO(layers << " layers, hops " << hops << ", relative " << relative);
-  CostModel model(layout_config(layers, hops, relative), fit_feature_statistics({&graph}));
+  const nn::Aggregation aggregation = GENERATE(nn::Aggregation::Mean, nn::Aggregation::Max, nn::Aggregation::Sum);
+  INFO(layers << " layers, hops " << hops << ", relative " << relative << ", aggregation " << name_of(aggregation_names(), aggregation));
+  ModelConfig config = layout_config(layers, hops, relative);
+  config.aggregation = aggregation;
+  CostModel model(config, fit_feature_statistics({&graph}));
   const PreparedGraph prepared = model.prepare(graph);
   // Repeated configs (their rows are all shared) and distinct ones.
   check_equal_passes(model, prepared, {0, 3, 3, 7, 11, 0, 19});

@@ -77,6 +77,48 @@ TEST_CASE("residual_layer_norm matches a double-precision layer norm", "[nn][ker
   }
 }
 
+TEST_CASE("aggregate_rows: sum, mean and max of rows as written, the first maximum's position", "[nn][kernels]") {
+  using nn::aggregate_rows;
+  using nn::Aggregation;
+  for (const Eigen::Index m : {1, 3, 4, 7, 64}) {
+    for (const int count : {0, 1, 2, 5}) {
+      std::vector<std::vector<float>> rows;
+      std::vector<const float*> pointers;
+      for (int k = 0; k < count; ++k) rows.push_back(random_values(static_cast<size_t>(m), 40 + static_cast<uint64_t>(k)));
+      if (count == 5) rows[3] = rows[1];  // a tie: the first of the equal rows is the argmax
+      for (const auto& row : rows) pointers.push_back(row.data());
+      for (const Aggregation kind : {Aggregation::Sum, Aggregation::Mean, Aggregation::Max}) {
+        std::vector<float> out(static_cast<size_t>(m), 9.0f);
+        std::vector<int32_t> argmax(static_cast<size_t>(m), 9);
+        aggregate_rows(kind, pointers.data(), count, out.data(), m, kind == Aggregation::Max ? argmax.data() : nullptr);
+        std::vector<float> without_argmax(static_cast<size_t>(m), 9.0f);  // the inference's path
+        aggregate_rows(kind, pointers.data(), count, without_argmax.data(), m);
+        CHECK(without_argmax == out);
+        for (Eigen::Index c = 0; c < m; ++c) {
+          INFO("m " << m << " count " << count << " kind " << static_cast<int>(kind) << " column " << c);
+          if (count == 0) {
+            CHECK(out[static_cast<size_t>(c)] == 0.0f);
+            continue;
+          }
+          float expected = rows[0][static_cast<size_t>(c)];
+          int32_t first = 0;
+          for (int k = 1; k < count; ++k) {
+            const float v = rows[static_cast<size_t>(k)][static_cast<size_t>(c)];
+            if (kind == Aggregation::Max) {
+              if (v > expected) expected = v, first = k;
+            } else {
+              expected += v;
+            }
+          }
+          if (kind == Aggregation::Mean && count > 1) expected /= static_cast<float>(count);
+          CHECK(out[static_cast<size_t>(c)] == expected);  // the same operations in the same order: exact
+          if (kind == Aggregation::Max) CHECK(argmax[static_cast<size_t>(c)] == first);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("multiply_into matches the triple loop, blocked edges included", "[nn][kernels]") {
   for (const auto& [rows, depth, cols] :
        std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {2, 3, 4}, {3, 16, 16}, {5, 7, 17}, {9, 64, 33}, {4, 130, 66}}) {

@@ -62,21 +62,25 @@ TEST_CASE("incremental layout inference equals the full forward pass on generate
     for (int layers : {0, 1, 3}) {
       for (int hops : {-1, 1}) {
         for (bool relative : {false, true}) {
-          INFO(path << " layers " << layers << " hops " << hops << " relative configs " << relative);
-          ModelConfig config = layout_config(layers, hops, 3 + static_cast<uint64_t>(layers));
-          config.relative_configs = relative;
-          CostModel model(config, statistics);
-          const PreparedGraph prepared = model.prepare(graph);
-          std::vector<int32_t> configs(static_cast<size_t>(graph.config_count));
-          std::iota(configs.begin(), configs.end(), 0);
-          const LayoutInference inference(model, prepared);
-          const std::vector<float> expected = forward_costs(model, prepared, configs);
-          check_same(expected, inference.predict(configs, 1));
-          check_same(expected, inference.predict(configs, 2));
-          check_same(expected, model.predict(prepared));
-          if (layers > 0) CHECK(inference.mean_recomputed_rows().back() <= inference.view_rows());
-          // Relative models add the "changed" row for nodes changed from their usual row.
-          if (relative) CHECK(prepared.usual_values.size() == graph.configurable_nodes.size() * kLayoutConfigFeatureCount);
+          for (nn::Aggregation aggregation : {nn::Aggregation::Mean, nn::Aggregation::Max, nn::Aggregation::Sum}) {
+            INFO(path << " layers " << layers << " hops " << hops << " relative configs " << relative << " aggregation "
+                      << name_of(aggregation_names(), aggregation));
+            ModelConfig config = layout_config(layers, hops, 3 + static_cast<uint64_t>(layers));
+            config.relative_configs = relative;
+            config.aggregation = aggregation;
+            CostModel model(config, statistics);
+            const PreparedGraph prepared = model.prepare(graph);
+            std::vector<int32_t> configs(static_cast<size_t>(graph.config_count));
+            std::iota(configs.begin(), configs.end(), 0);
+            const LayoutInference inference(model, prepared);
+            const std::vector<float> expected = forward_costs(model, prepared, configs);
+            check_same(expected, inference.predict(configs, 1));
+            check_same(expected, inference.predict(configs, 2));
+            check_same(expected, model.predict(prepared));
+            if (layers > 0) CHECK(inference.mean_recomputed_rows().back() <= inference.view_rows());
+            // Relative models add the "changed" row for nodes changed from their usual row.
+            if (relative) CHECK(prepared.usual_values.size() == graph.configurable_nodes.size() * kLayoutConfigFeatureCount);
+          }
         }
       }
     }

@@ -215,6 +215,10 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
       w_consumers("w_consumers", random_matrix(3, 3, random)), bias("bias", random_matrix(1, 3, random));
   Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), shift("shift", random_matrix(1, 3, random));
   Parameter shared("shared", random_matrix(4, 3, random)), sparse("sparse", random_matrix(3, 3, random));
+  // For max: values at least 0.1 apart, so finite differences never cross a tie between neighbours.
+  Matrix spread(8, 3);
+  for (Eigen::Index i = 0; i < spread.size(); ++i) spread.data()[i] = -1.2f + 0.1f * static_cast<float>((i * 7) % spread.size());
+  Parameter x_max("x_max", spread);
   const std::vector<int32_t> rows = {5, 0, 5};  // row 5 twice: both add
   // 3 rows over the 8 of x: row 0 reads x[1] and producers x[3], x[4], consumer x[2]; row 1 reads
   // x[0] and no neighbours; row 2 reads x[7], producer x[0], consumers x[5], x[6] (x[0] twice over).
@@ -236,14 +240,40 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
       {"sage_message",
        {&x, &w_self, &w_producers, &w_consumers, &bias},
        [&](Tape& t) {
-         return sage_message(t.parameter(x), producers, consumers, t.parameter(w_self), t.parameter(w_producers), t.parameter(w_consumers),
-                             t.parameter(bias));
+         return sage_message(t.parameter(x), producers, consumers, Aggregation::Mean, t.parameter(w_self), t.parameter(w_producers),
+                             t.parameter(w_consumers), t.parameter(bias));
        },
        [&](Tape& t) {
          const Var h = t.parameter(x);
          const Var message =
              add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Mean), t.parameter(w_producers))),
                  matmul(aggregate(h, consumers, Aggregation::Mean), t.parameter(w_consumers)));
+         return gelu(add_row(message, t.parameter(bias)));
+       }},
+      {"sage_message, max aggregation",
+       {&x_max, &w_self, &w_producers, &w_consumers, &bias},
+       [&](Tape& t) {
+         return sage_message(t.parameter(x_max), producers, consumers, Aggregation::Max, t.parameter(w_self), t.parameter(w_producers),
+                             t.parameter(w_consumers), t.parameter(bias));
+       },
+       [&](Tape& t) {
+         const Var h = t.parameter(x_max);
+         const Var message =
+             add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Max), t.parameter(w_producers))),
+                 matmul(aggregate(h, consumers, Aggregation::Max), t.parameter(w_consumers)));
+         return gelu(add_row(message, t.parameter(bias)));
+       }},
+      {"sage_message, sum aggregation",
+       {&x, &w_self, &w_producers, &w_consumers, &bias},
+       [&](Tape& t) {
+         return sage_message(t.parameter(x), producers, consumers, Aggregation::Sum, t.parameter(w_self), t.parameter(w_producers),
+                             t.parameter(w_consumers), t.parameter(bias));
+       },
+       [&](Tape& t) {
+         const Var h = t.parameter(x);
+         const Var message =
+             add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Sum), t.parameter(w_producers))),
+                 matmul(aggregate(h, consumers, Aggregation::Sum), t.parameter(w_consumers)));
          return gelu(add_row(message, t.parameter(bias)));
        }},
       {"add_layer_norm",
@@ -263,8 +293,8 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
       {"sage_message over row sources",
        {&x, &w_self, &w_producers, &w_consumers, &bias},
        [&](Tape& t) {
-         return sage_message(t.parameter(x), sources, t.parameter(w_self), t.parameter(w_producers), t.parameter(w_consumers),
-                             t.parameter(bias));
+         return sage_message(t.parameter(x), sources, Aggregation::Mean, t.parameter(w_self), t.parameter(w_producers),
+                             t.parameter(w_consumers), t.parameter(bias));
        },
        [&](Tape& t) {
          const Var h = t.parameter(x);

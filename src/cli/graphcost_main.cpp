@@ -99,6 +99,8 @@ CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train
       "so no process's step waits long for another's)");
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step (default 16)")
       ->check(CLI::Range(2, 4096));
+  graphcost::add_named_option(train_command, "--aggregation", train.train.model.aggregation, graphcost::aggregation_names(),
+                              "how a node combines its neighbours in each message layer: mean (default), max or sum");
   graphcost::add_named_option(train_command, "--loss", train.train.loss, graphcost::ranking_loss_names(),
                               "listmle, hinge, gap-margin (hinge with the log-runtime gap as margin) or mse (default listmle)");
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate (default 2e-3)");

@@ -19,32 +19,15 @@
 namespace graphcost {
 namespace {
 
-constexpr int kFormatVersion = 1;
-
-int config_width(const ModelConfig& config) {
-  return config.kind == GraphKind::Tile ? kTileConfigFeatureCount : kLayoutConfigFeatureCount * config.config_embedding;
-}
+// Version 1: every model before the aggregation option; 2: a model whose "aggregation" is not
+// mean (older readers, which know only 1, refuse it instead of reading it as a mean model).
+constexpr int kFormatVersion = 1, kAggregationFormatVersion = 2;
 
 // Trained weights stay far below this; larger ones (or NaN, Inf) would make every cost NaN or
 // infinite, and a ranking of NaNs is the identity order.
 constexpr float kMaxParameterMagnitude = 1e6f;
 
-int get_int(const nlohmann::json& json, const char* key, int low, int high) {
-  if (!json.contains(key) || !json[key].is_number_integer()) {
-    throw InputError("", std::string("model config.") + key, "an integer", json.contains(key) ? json[key].dump() : "missing");
-  }
-  const int64_t wide = json[key].get<int64_t>();
-  const int value = static_cast<int>(std::max<int64_t>(std::min<int64_t>(wide, high + int64_t(1)), low - int64_t(1)));
-  if (wide < low || wide > high) {
-    throw InputError("", std::string("model config.") + key, "a value in [" + std::to_string(low) + ", " + std::to_string(high) + "]",
-                     json[key].dump());
-  }
-  return value;
-}
-
 }  // namespace
-
-int layout_value_rows(const ModelConfig& config) { return config.relative_configs ? kLayoutValueCount + 1 : kLayoutValueCount; }
 
 std::vector<float> changed_mask(const std::vector<int8_t>& usual_values, const std::vector<int32_t>& ids) {
   if (ids.size() != usual_values.size()) {
@@ -63,75 +46,16 @@ std::vector<float> changed_mask(const std::vector<int8_t>& usual_values, const s
   return mask;
 }
 
-nlohmann::json ModelConfig::to_json() const {
-  return {{"kind", graph_kind_name(kind)},
-          {"collection", collection},
-          {"opcode_embedding", opcode_embedding},
-          {"config_embedding", config_embedding},
-          {"hidden", hidden},
-          {"layers", layers},
-          {"hops", hops},
-          {"cross_config_attention", cross_config_attention},
-          {"relative_configs", relative_configs},
-          {"seed", seed}};
-}
-
-ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
-  ModelConfig config;
-  if (!json.contains("kind") || !json["kind"].is_string()) {
-    throw InputError("", "model config.kind", "\"tile\" or \"layout\"", json.contains("kind") ? json["kind"].dump() : "missing");
-  }
-  config.kind = value_named(graph_kind_names(), json["kind"].get<std::string>(), "model config.kind");
-  config.collection = json.value("collection", "");
-  config.opcode_embedding = get_int(json, "opcode_embedding", 1, 1024);
-  config.config_embedding = get_int(json, "config_embedding", 1, 64);
-  config.hidden = get_int(json, "hidden", 1, 4096);
-  config.layers = get_int(json, "layers", 0, 64);
-  config.hops = get_int(json, "hops", -1, 64);
-  if (json.contains("cross_config_attention") && !json["cross_config_attention"].is_boolean()) {
-    throw InputError("", "model config.cross_config_attention", "true or false", json["cross_config_attention"].dump());
-  }
-  config.cross_config_attention = json.value("cross_config_attention", false);  // absent in older files
-  if (json.contains("relative_configs") && !json["relative_configs"].is_boolean()) {
-    throw InputError("", "model config.relative_configs", "true or false", json["relative_configs"].dump());
-  }
-  config.relative_configs = json.value("relative_configs", false);  // absent in older files
-  config.seed = json.value("seed", uint64_t(0));
-  return config;
-}
-
-std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config) {
-  const int64_t input = config.opcode_embedding + kNodeFeatureCount + config_width(config);
-  const int64_t h = config.hidden;
-  std::vector<std::tuple<std::string, int64_t, int64_t>> shapes = {{"opcode_embedding", kOpcodeCount, config.opcode_embedding}};
-  if (config.kind == GraphKind::Layout) shapes.emplace_back("layout_value_embedding", layout_value_rows(config), config.config_embedding);
-  shapes.emplace_back("input.weight", input, h);
-  shapes.emplace_back("input.bias", 1, h);
-  for (int l = 0; l < config.layers; ++l) {
-    const std::string prefix = "sage" + std::to_string(l) + ".";
-    for (const char* name : {"self", "producers", "consumers"}) shapes.emplace_back(prefix + name, h, h);
-    for (const char* name : {"bias", "norm.gain", "norm.bias"}) shapes.emplace_back(prefix + name, 1, h);
-    if (config.cross_config_attention) {
-      shapes.emplace_back(prefix + "attention.weight", 2 * h, h);
-      shapes.emplace_back(prefix + "attention.inverse_temperature", 1, 1);
-    }
-  }
-  shapes.emplace_back("head.weight", 2 * h, h);
-  shapes.emplace_back("head.bias", 1, h);
-  shapes.emplace_back("out.weight", h, 1);
-  shapes.emplace_back("out.bias", 1, 1);
-  return shapes;
-}
-
-CostModel::CostModel(ModelConfig config, FeatureStatistics statistics) : config_(std::move(config)), statistics_(std::move(statistics)) {
-  // Embeddings start at unit scale, weights at 1/sqrt(fan-in), biases at 0, norm gains at 1.
-  for (const auto& [name, rows, cols] : parameter_shapes(config_)) {
-    const bool embedding = name.find("embedding") != std::string::npos;
-    const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
-    const float scale = embedding ? 1.0f : bias ? 0.0f : 1.0f / std::sqrt(static_cast<float>(rows));
-    nn::Parameter& parameter = add_parameter(name, static_cast<int>(rows), static_cast<int>(cols), scale);
-    if (name.find("norm.gain") != std::string::npos) parameter.value.setOnes();
-    if (name.find("inverse_temperature") != std::string::npos) parameter.value.setConstant(2.0f);  // T = 0.5
+CostModel::CostModel(ModelConfig config, FeatureStatistics statistics)
+    : config_(std::move(config)), statistics_(std::move(statistics)), architecture_(describe_architecture(config_)) {
+  for (const ParameterSpec& spec : architecture_.parameters) {
+    // Uniform draws scaled by the init (a zero scale still draws: the seeds stay by position).
+    const float scale = spec.init == ParameterInit::Embedding ? 1.0f
+                        : spec.init == ParameterInit::Zero    ? 0.0f
+                                                              : 1.0f / std::sqrt(static_cast<float>(spec.rows));
+    nn::Parameter& parameter = add_parameter(spec.name, static_cast<int>(spec.rows), static_cast<int>(spec.cols), scale);
+    if (spec.init == ParameterInit::One) parameter.value.setOnes();
+    if (spec.init == ParameterInit::Temperature) parameter.value.setConstant(2.0f);  // T = 0.5
   }
 }
 
@@ -198,8 +122,9 @@ nn::Var CostModel::forward(nn::Tape& tape, const PreparedGraph& prepared, const 
 nn::Var CostModel::head(nn::Tape& tape, nn::Var node_sum, double node_count) {
   using namespace nn;
   const Var pooled = concat_columns({node_sum, scale(node_sum, static_cast<float>(1.0 / std::max(1.0, node_count)))});
-  const Var hidden = gelu(add_row(matmul(pooled, tape.parameter(find("head.weight"))), tape.parameter(find("head.bias"))));
-  return add_row(matmul(hidden, tape.parameter(find("out.weight"))), tape.parameter(find("out.bias")));
+  const HeadSpec& spec = architecture_.head;
+  const Var hidden = gelu(add_row(matmul(pooled, tape.parameter(find(spec.weight))), tape.parameter(find(spec.bias))));
+  return add_row(matmul(hidden, tape.parameter(find(spec.out_weight))), tape.parameter(find(spec.out_bias)));
 }
 
 CostModel::LayoutBatch CostModel::layout_batch(const PreparedGraph& prepared, const std::vector<int32_t>& configs) const {
@@ -227,7 +152,7 @@ CostModel::LayoutBatch CostModel::layout_batch(const PreparedGraph& prepared, co
 
 nn::Var CostModel::layout_config_term(nn::Tape& tape, const std::vector<int32_t>& ids, const std::vector<float>& changed, nn::Var weight) {
   using namespace nn;
-  const Var value_table = tape.parameter(find("layout_value_embedding"));
+  const Var value_table = tape.parameter(find(architecture_.input.layout_value_embedding));
   Var embedded = embedding(value_table, ids);  // (rows*18) x e
   if (config_.relative_configs) {
     // Changed nodes add the "changed" row to each of their embedded values: mask (rows*18 x 1)
@@ -250,9 +175,9 @@ CostModel::InputLayer CostModel::input_layer(nn::Tape& tape, const PreparedGraph
   // The input layer, split by rows of input.weight (the same function as one product of the
   // concatenated input, with less work): the node part [opcode embedding | features] times its
   // rows once per graph; the config part times the remaining rows, per row that has one.
-  const Var node_part =
-      concat_columns({embedding(tape.parameter(find("opcode_embedding")), opcodes), tape.constant(prepared.node_features)});
-  const Var input_weight = tape.parameter(find("input.weight"));
+  const Var node_part = concat_columns(
+      {embedding(tape.parameter(find(architecture_.input.opcode_embedding)), opcodes), tape.constant(prepared.node_features)});
+  const Var input_weight = tape.parameter(find(architecture_.input.weight));
   const Eigen::Index node_columns = node_part.cols();
   return {matmul(node_part, slice_rows(input_weight, 0, node_columns)),
           slice_rows(input_weight, node_columns, input_weight.rows() - node_columns)};
@@ -266,7 +191,7 @@ nn::Var CostModel::node_sums(nn::Tape& tape, const PreparedGraph& prepared, cons
   using namespace nn;
   // Cross-config attention mixes every (config, node) row with the others of its node, and a tile
   // config changes every row: both run on all rows.
-  if (config_.kind != GraphKind::Layout || config_.cross_config_attention)
+  if (config_.kind != GraphKind::Layout || architecture_.couples_configs())
     return segment_pool(node_states(tape, prepared, configs), prepared.view.size(), Pool::Sum);
   // Layout: each distinct row of each layer once (model/distinct_rows.h), the same values as
   // node_states' rows. Rows are grouped by the node's values alone: relative_configs' changed mask
@@ -288,13 +213,13 @@ nn::Var CostModel::node_sums(nn::Tape& tape, const PreparedGraph& prepared, cons
   const InputLayer input = input_layer(tape, prepared);
   Var h =
       gelu_of_gathered_and_sparse(input.node_term, std::move(plan.input_nodes), layout_config_term(tape, ids, changed, input.config_weight),
-                                  target_rows, tape.parameter(find("input.bias")));
-  for (int l = 0; l < config_.layers; ++l) {
-    const std::string prefix = "sage" + std::to_string(l) + ".";
-    const std::shared_ptr<const RowSources>& sources = plan.layers[static_cast<size_t>(l)];
-    const Var updated = sage_message(h, sources, tape.parameter(find(prefix + "self")), tape.parameter(find(prefix + "producers")),
-                                     tape.parameter(find(prefix + "consumers")), tape.parameter(find(prefix + "bias")));
-    h = add_layer_norm(h, sources->self, updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias")));
+                                  target_rows, tape.parameter(find(architecture_.input.bias)));
+  for (size_t l = 0; l < architecture_.layers.size(); ++l) {
+    const MessageLayerSpec& layer = architecture_.layers[l];
+    const std::shared_ptr<const RowSources>& sources = plan.layers[l];
+    const Var updated = sage_message(h, sources, layer.aggregation, tape.parameter(find(layer.self)), tape.parameter(find(layer.producers)),
+                                     tape.parameter(find(layer.consumers)), tape.parameter(find(layer.bias)));
+    h = add_layer_norm(h, sources->self, updated, tape.parameter(find(layer.norm_gain)), tape.parameter(find(layer.norm_bias)));
   }
   return pool_rows(h, std::move(plan.final_rows), static_cast<int>(configs.size()));
 }
@@ -330,17 +255,16 @@ nn::Var CostModel::node_states(nn::Tape& tape, const PreparedGraph& prepared, co
   // Fused ops (nn/ops.h): gelu(repeat(node term) + scattered config term + bias), then per layer
   // gelu([h | producer means | consumer means] W + b) and h + layer_norm(...), each one pass over
   // the batch's rows instead of one per elementary op.
-  Var h = gelu_of_shared_and_sparse(input.node_term, batch, config_term, target_rows, tape.parameter(find("input.bias")));
-  for (int l = 0; l < config_.layers; ++l) {
-    const std::string prefix = "sage" + std::to_string(l) + ".";
+  Var h = gelu_of_shared_and_sparse(input.node_term, batch, config_term, target_rows, tape.parameter(find(architecture_.input.bias)));
+  for (const MessageLayerSpec& layer : architecture_.layers) {
     Var updated =
-        sage_message(h, view.producers, view.consumers, tape.parameter(find(prefix + "self")), tape.parameter(find(prefix + "producers")),
-                     tape.parameter(find(prefix + "consumers")), tape.parameter(find(prefix + "bias")));
-    if (config_.cross_config_attention) {
-      const Var weights = group_softmax(scale_by(updated, tape.parameter(find(prefix + "attention.inverse_temperature"))), batch);
-      updated = matmul(concat_columns({updated, mul(updated, weights)}), tape.parameter(find(prefix + "attention.weight")));
+        sage_message(h, view.producers, view.consumers, layer.aggregation, tape.parameter(find(layer.self)),
+                     tape.parameter(find(layer.producers)), tape.parameter(find(layer.consumers)), tape.parameter(find(layer.bias)));
+    if (layer.attention) {
+      const Var weights = group_softmax(scale_by(updated, tape.parameter(find(layer.attention_inverse_temperature))), batch);
+      updated = matmul(concat_columns({updated, mul(updated, weights)}), tape.parameter(find(layer.attention_weight)));
     }
-    h = add_layer_norm(h, updated, tape.parameter(find(prefix + "norm.gain")), tape.parameter(find(prefix + "norm.bias")));
+    h = add_layer_norm(h, updated, tape.parameter(find(layer.norm_gain)), tape.parameter(find(layer.norm_bias)));
   }
   return h;
 }
@@ -382,7 +306,7 @@ void CostModel::save(const std::string& path) const { save(path, {}); }
 
 void CostModel::save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const {
   nlohmann::json meta = {{"format", "graphcost-model"},
-                         {"version", kFormatVersion},
+                         {"version", config_.aggregation == nn::Aggregation::Mean ? kFormatVersion : kAggregationFormatVersion},
                          {"config", config_.to_json()},
                          {"feature_statistics", statistics_.to_json()}};
   if (calibration_.fitted()) {
@@ -420,8 +344,10 @@ CostModel CostModel::load(const ByteSource& source) {
     if (meta.is_discarded() || !meta.is_object()) throw InputError("", "model_json", "a JSON object", "unparsable text");
     if (meta.value("format", "") != "graphcost-model")
       throw InputError("", "model_json.format", "\"graphcost-model\"", meta.value("format", "missing"));
-    if (meta.value("version", 0) != kFormatVersion) {
-      throw InputError("", "model_json.version", std::to_string(kFormatVersion), std::to_string(meta.value("version", 0)));
+    const int version = meta.value("version", 0);
+    if (version != kFormatVersion && version != kAggregationFormatVersion) {
+      throw InputError("", "model_json.version", std::to_string(kFormatVersion) + " or " + std::to_string(kAggregationFormatVersion),
+                       std::to_string(version));
     }
     const ModelConfig config = ModelConfig::from_json(meta.at("config"));
     // Only the parameters the config implies are inflated, each after its npy header shows the

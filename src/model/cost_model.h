@@ -25,6 +25,7 @@
 #include "data/tpu_graph.h"
 #include "io/byte_source.h"
 #include "io/npy_array.h"
+#include "model/architecture.h"
 #include "model/distinct_rows.h"
 #include "model/feature_encoder.h"
 #include "model/graph_view.h"
@@ -32,31 +33,6 @@
 
 namespace graphcost {
 
-struct ModelConfig {
-  GraphKind kind = GraphKind::Layout;  // written "tile" or "layout" in model files
-  std::string collection;              // the collection it was trained on (e.g. layout:xla:random)
-  int opcode_embedding = 16;
-  int config_embedding = 4;  // per layout value
-  int hidden = 64;
-  int layers = 2;
-  int hops = 1;  // layout graph pruning (-1: whole graph)
-  bool cross_config_attention = false;
-  // Layout values read relative to the file's most common configuration: a configurable node whose
-  // 18 values differ from its most common row (over the file's configs: the node's choice in most
-  // of a compiler's search) adds an 8th embedding row, "changed", to each of its 18 embedded
-  // values, so "changed from the usual" is an input (most_common_layout_values,
-  // data/graph_summary.h). The value rows stay shared by changed and unchanged nodes.
-  bool relative_configs = false;
-  uint64_t seed = 0;
-
-  nlohmann::json to_json() const;
-  static ModelConfig from_json(const nlohmann::json& json);  // InputError on bad fields
-};
-
-// Rows of the layout value embedding: the 7 values (-1..5), and the "changed" row (id 7) for
-// relative_configs models.
-int layout_value_rows(const ModelConfig& config);
-constexpr int kChangedRow = kLayoutValueCount;
 // relative_configs: `ids` holds a config's embedding ids (value + 1, configurable x 18, as
 // layout_config_ids); returns 1 for every id of a node whose row differs from its row in
 // `usual_values`, else 0.
@@ -76,9 +52,6 @@ struct PreparedGraph {
 // The rows of `prepared` for `kept` (ascending view indices) only, with the edges among them
 // (induced_view): a segment for Graph Segment Training. Shares the graph and tile configs.
 PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector<int32_t>& kept);
-
-// Name, rows and cols of every parameter a config implies, in creation order.
-std::vector<std::tuple<std::string, int64_t, int64_t>> parameter_shapes(const ModelConfig& config);
 
 // How predicted costs map to runtimes. The model is trained to rank, so its cost is a score, not
 // a time; a least-squares fit of log runtime on the score within each labelled graph (pooled over
@@ -127,7 +100,9 @@ class CostModel {
   nn::Var head(nn::Tape& tape, nn::Var node_sum, double node_count);
   // Whether predictions of a config depend on the others in its batch (cross-config attention):
   // such models rank in fixed chunks of kAttentionChunk configs, without LayoutInference.
-  bool couples_configs() const { return config_.cross_config_attention; }
+  bool couples_configs() const { return architecture_.couples_configs(); }
+  // The model described once (model/architecture.h): what every executor runs.
+  const Architecture& architecture() const { return architecture_; }
   static constexpr int kAttentionChunk = 128;
   // Predicted costs of every config (no gradients kept). Layout graphs go through LayoutInference
   // (shared work once, per-config increments; `threads` workers; identical configs computed once);
@@ -169,6 +144,7 @@ class CostModel {
 
   ModelConfig config_;
   FeatureStatistics statistics_;
+  Architecture architecture_;
   RuntimeCalibration calibration_;
   std::vector<std::unique_ptr<nn::Parameter>> parameters_;
 };

@@ -130,7 +130,8 @@ struct LayoutInference::Scratch {
   std::vector<int32_t> key, fresh;  // a key being looked up; positions whose state is new
   nn::Matrix stacked, message;
   nn::Matrix deltas, delta_products;
-  std::vector<const float*> in_rows;  // finish_layer's operands
+  std::vector<const float*> neighbour_rows;  // one side's neighbours of a row, for nn::aggregate_rows
+  std::vector<const float*> in_rows;         // finish_layer's operands
   std::vector<float*> out_rows;
   std::vector<double> recomputed;  // summed row counts per layer
 };
@@ -151,8 +152,9 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   const int node_columns = config.opcode_embedding + kNodeFeatureCount;
 
   // Input layer, node part: [opcode embedding | features] . W[0 : node_columns] + bias.
-  const nn::Matrix& input_weight = model.parameter("input.weight").value;
-  const nn::Matrix& opcode_table = model.parameter("opcode_embedding").value;
+  const Architecture& architecture = model.architecture();
+  const nn::Matrix& input_weight = model.parameter(architecture.input.weight).value;
+  const nn::Matrix& opcode_table = model.parameter(architecture.input.opcode_embedding).value;
   nn::Matrix node_part(view_rows_, node_columns);
   for (int32_t v = 0; v < view_rows_; ++v) {
     const int opcode = tpu.node_opcodes[static_cast<size_t>(graph.view.nodes[static_cast<size_t>(v)])];
@@ -160,12 +162,12 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
     node_part.row(v).tail(kNodeFeatureCount) = graph.node_features.row(v);
   }
   input_node_part_.noalias() = node_part * input_weight.topRows(node_columns);
-  input_node_part_.rowwise() += model.parameter("input.bias").value.row(0);
+  input_node_part_.rowwise() += model.parameter(architecture.input.bias).value.row(0);
 
   // Input layer, config part: value v in column k contributes embedding(v) . W[block k]. For
   // relative_configs models a node whose row differs from the base (its most common row, the
   // model's "usual" row) also adds embedding(changed) . W[block k] in every column.
-  const nn::Matrix& value_embedding = model.parameter("layout_value_embedding").value;
+  const nn::Matrix& value_embedding = model.parameter(architecture.input.layout_value_embedding).value;
   const int e = config.config_embedding;
   value_rows_ = layout_value_rows(config);
   relative_ = config.relative_configs;
@@ -174,20 +176,20 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
     value_table_.middleRows(k * value_rows_, value_rows_).noalias() = value_embedding * input_weight.middleRows(node_columns + k * e, e);
   }
 
-  for (int l = 0; l < layers_; ++l) {
-    const std::string prefix = "sage" + std::to_string(l) + ".";
+  for (const MessageLayerSpec& layer : architecture.layers) {
     nn::Matrix stacked(3 * h, h);
-    stacked.topRows(h) = model.parameter(prefix + "self").value;
-    stacked.middleRows(h, h) = model.parameter(prefix + "producers").value;
-    stacked.bottomRows(h) = model.parameter(prefix + "consumers").value;
+    stacked.topRows(h) = model.parameter(layer.self).value;
+    stacked.middleRows(h, h) = model.parameter(layer.producers).value;
+    stacked.bottomRows(h) = model.parameter(layer.consumers).value;
     nn::Matrix wide(h, 3 * h);  // [Ws | Wp | Wc]: the delta form's product (see run_layer_delta)
     wide.leftCols(h) = stacked.topRows(h);
     wide.middleCols(h, h) = stacked.middleRows(h, h);
     wide.rightCols(h) = stacked.bottomRows(h);
     layer_weights_.push_back(std::move(stacked));
     wide_weights_.push_back(std::move(wide));
-    layer_vectors_.push_back({model.parameter(prefix + "bias").value.row(0), model.parameter(prefix + "norm.gain").value.row(0),
-                              model.parameter(prefix + "norm.bias").value.row(0)});
+    layer_vectors_.push_back({model.parameter(layer.bias).value.row(0), model.parameter(layer.norm_gain).value.row(0),
+                              model.parameter(layer.norm_bias).value.row(0)});
+    aggregations_.push_back(layer.aggregation);
   }
 
   // Base configuration: per configurable node, the most common row of 18 values.
@@ -217,28 +219,29 @@ LayoutInference::LayoutInference(const CostModel& model, const PreparedGraph& gr
   }
   base_sum_ = base_.back().colwise().sum();
   // The head's parameters, looked up once (not per config).
-  head_weight_ = model.parameter("head.weight").value;
-  head_bias_ = model.parameter("head.bias").value.row(0);
-  out_weight_ = model.parameter("out.weight").value.col(0);
-  out_bias_ = model.parameter("out.bias").value(0, 0);
+  head_weight_ = model.parameter(architecture.head.weight).value;
+  head_bias_ = model.parameter(architecture.head.bias).value.row(0);
+  out_weight_ = model.parameter(architecture.head.out_weight).value.col(0);
+  out_bias_ = model.parameter(architecture.head.out_bias).value(0, 0);
 }
 
 void LayoutInference::run_layer(int layer, const std::vector<int32_t>& rows, const nn::Matrix& in, nn::Matrix& out, Scratch& scratch,
                                 nn::Matrix* raw_messages) const {
-  // out[v] = in[v] + layer_norm(gelu([in[v] | mean in[producers] | mean in[consumers]] . W + b)).
+  // out[v] = in[v] + layer_norm(gelu([in[v] | agg in[producers] | agg in[consumers]] . W + b)).
   const int h = hidden_;
   const Eigen::Index count = static_cast<Eigen::Index>(rows.size());
   scratch.stacked.resize(count, 3 * h);
   for (Eigen::Index i = 0; i < count; ++i) {
     const int32_t v = rows[static_cast<size_t>(i)];
-    scratch.stacked.row(i).head(h) = in.row(v);
+    nn::copy_into(scratch.stacked.row(i).data(), in.row(v).data(), h);
     for (int side = 0; side < 2; ++side) {
       const nn::Adjacency& adjacency = side == 0 ? graph_.view.producers : graph_.view.consumers;
-      auto target = scratch.stacked.row(i).segment((side + 1) * h, h);
-      target.setZero();
-      const int32_t begin = adjacency.offsets[static_cast<size_t>(v)], end = adjacency.offsets[static_cast<size_t>(v) + 1];
-      for (int32_t k = begin; k < end; ++k) target += in.row(adjacency.neighbours[static_cast<size_t>(k)]);
-      if (end > begin) target /= static_cast<float>(end - begin);
+      scratch.neighbour_rows.clear();
+      for (int32_t k = adjacency.offsets[static_cast<size_t>(v)]; k < adjacency.offsets[static_cast<size_t>(v) + 1]; ++k) {
+        scratch.neighbour_rows.push_back(in.row(adjacency.neighbours[static_cast<size_t>(k)]).data());
+      }
+      nn::aggregate_rows(aggregations_[static_cast<size_t>(layer)], scratch.neighbour_rows.data(),
+                         static_cast<int>(scratch.neighbour_rows.size()), scratch.stacked.row(i).data() + (side + 1) * h, h);
     }
   }
   nn::multiply_into(scratch.stacked, layer_weights_[static_cast<size_t>(layer)], scratch.message);
@@ -287,25 +290,33 @@ void LayoutInference::run_layer_delta(int layer, Scratch& scratch) const {
   }
 
   if (!scratch.fresh.empty()) {
-    const bool last = layer + 1 == layers_;
+    // The next layer's delta products are needed only when it aggregates linearly.
+    const bool next_products = layer + 1 < layers_ && nn::is_linear(aggregations_[l + 1]);
     out_states.values.resize(out_states.ids.size() * static_cast<size_t>(h));
-    if (!last) out_states.products.resize(out_states.ids.size() * 3 * static_cast<size_t>(h));
+    if (next_products) out_states.products.resize(out_states.ids.size() * 3 * static_cast<size_t>(h));
     const nn::Matrix& base_message = base_messages_[l];
     const nn::Matrix& base_in = base_[l];
     scratch.message.resize(static_cast<Eigen::Index>(scratch.fresh.size()), h);
     scratch.in_rows.clear();
     scratch.out_rows.clear();
+    const bool linear = nn::is_linear(aggregations_[l]);
+    if (!linear) recompute_messages(layer, scratch);  // every fresh row's message from its rows' states
     for (size_t j = 0; j < scratch.fresh.size(); ++j) {
       const size_t i = static_cast<size_t>(scratch.fresh[j]);
       const int32_t v = rows[i];
-      float* message = scratch.message.row(static_cast<Eigen::Index>(j)).data();
-      nn::copy_into(message, base_message.row(v).data(), h);
       const int32_t self = scratch.index[static_cast<size_t>(v)];
-      if (self >= 0) nn::add_into(message, in_states.products.data() + static_cast<size_t>(self) * 3 * h, h);
-      for (int side = 0; side < 2; ++side) {
+      float* message = scratch.message.row(static_cast<Eigen::Index>(j)).data();
+      for (int side = linear ? 0 : 2; side < 2; ++side) {
+        if (side == 0) {
+          nn::copy_into(message, base_message.row(v).data(), h);
+          if (self >= 0) nn::add_into(message, in_states.products.data() + static_cast<size_t>(self) * 3 * h, h);
+        }
         const nn::Adjacency& adjacency = side == 0 ? graph_.view.producers : graph_.view.consumers;
         const int32_t begin = adjacency.offsets[static_cast<size_t>(v)], end = adjacency.offsets[static_cast<size_t>(v) + 1];
-        const float inverse_degree = end > begin ? 1.0f / static_cast<float>(end - begin) : 0.0f;
+        // Linear aggregations: each changed neighbour adds its delta product, over the count for Mean.
+        const float inverse_degree = aggregations_[l] == nn::Aggregation::Sum ? 1.0f
+                                     : end > begin                            ? 1.0f / static_cast<float>(end - begin)
+                                                                              : 0.0f;
         for (int32_t k = begin; k < end; ++k) {
           const int32_t u = scratch.index[static_cast<size_t>(adjacency.neighbours[static_cast<size_t>(k)])];
           if (u >= 0)
@@ -317,9 +328,41 @@ void LayoutInference::run_layer_delta(int layer, Scratch& scratch) const {
       scratch.out_rows.push_back(out_states.values.data() + static_cast<size_t>(ids[i]) * h);
     }
     finish_layer(layer, scratch.in_rows, scratch.out_rows, scratch);
-    if (!last) store_products(layer + 1, scratch.fresh, rows, ids, scratch);
+    if (next_products) store_products(layer + 1, scratch.fresh, rows, ids, scratch);
   }
   for (int32_t v : scratch.rows[l]) scratch.index[static_cast<size_t>(v)] = -1;
+}
+
+void LayoutInference::recompute_messages(int layer, Scratch& scratch) const {
+  // A non-linear aggregation (max): a changed neighbour's delta says nothing about the others, so
+  // each fresh row's [own row | aggregate of producers | aggregate of consumers] is gathered anew,
+  // every row read from its state where it changed, else from the base's activations, and
+  // multiplied by the stacked weights: the base run's computation on these rows.
+  const int h = hidden_;
+  const size_t l = static_cast<size_t>(layer);
+  const StateTable& in_states = scratch.states[l];
+  const nn::Matrix& base_in = base_[l];
+  const std::vector<int32_t>& rows = scratch.rows[l + 1];
+  auto row_of = [&](int32_t v) -> const float* {
+    const int32_t state = scratch.index[static_cast<size_t>(v)];
+    return state >= 0 ? in_states.values.data() + static_cast<size_t>(state) * h : base_in.row(v).data();
+  };
+  scratch.stacked.resize(static_cast<Eigen::Index>(scratch.fresh.size()), 3 * h);
+  for (size_t j = 0; j < scratch.fresh.size(); ++j) {
+    const int32_t v = rows[static_cast<size_t>(scratch.fresh[j])];
+    float* stacked = scratch.stacked.row(static_cast<Eigen::Index>(j)).data();
+    nn::copy_into(stacked, row_of(v), h);
+    for (int side = 0; side < 2; ++side) {
+      const nn::Adjacency& adjacency = side == 0 ? graph_.view.producers : graph_.view.consumers;
+      scratch.neighbour_rows.clear();
+      for (int32_t k = adjacency.offsets[static_cast<size_t>(v)]; k < adjacency.offsets[static_cast<size_t>(v) + 1]; ++k) {
+        scratch.neighbour_rows.push_back(row_of(adjacency.neighbours[static_cast<size_t>(k)]));
+      }
+      nn::aggregate_rows(aggregations_[l], scratch.neighbour_rows.data(), static_cast<int>(scratch.neighbour_rows.size()),
+                         stacked + (side + 1) * h, h);
+    }
+  }
+  nn::multiply_into(scratch.stacked, layer_weights_[l], scratch.message);
 }
 
 void LayoutInference::store_products(int layer, const std::vector<int32_t>& positions, const std::vector<int32_t>& rows,
@@ -398,7 +441,7 @@ float LayoutInference::predict_one(const int8_t* values, Scratch& scratch) const
     first.push_back(v);
     first_ids.push_back(id);
   }
-  if (!scratch.fresh.empty() && layers_ > 0) {
+  if (!scratch.fresh.empty() && layers_ > 0 && nn::is_linear(aggregations_[0])) {
     inputs.products.resize(inputs.ids.size() * 3 * static_cast<size_t>(h));
     store_products(0, scratch.fresh, first, first_ids, scratch);
   }

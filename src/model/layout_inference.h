@@ -73,6 +73,9 @@ class LayoutInference {
   // whose messages change), computing only states not seen before: base messages plus the
   // stored delta products.
   void run_layer_delta(int layer, Scratch& scratch) const;
+  // A non-linear layer's messages for the fresh rows of run_layer_delta, recomputed from the
+  // rows' states (a max cannot be updated by deltas).
+  void recompute_messages(int layer, Scratch& scratch) const;
   // For the new states of `layer` at `positions` of rows / ids: their delta products.
   void store_products(int layer, const std::vector<int32_t>& positions, const std::vector<int32_t>& rows, const std::vector<int32_t>& ids,
                       Scratch& scratch) const;
@@ -98,6 +101,7 @@ class LayoutInference {
   std::vector<nn::Matrix> wide_weights_;   // per layer: [W_self | W_producers | W_consumers] (h x 3h)
   std::vector<nn::Matrix> base_messages_;  // per layer: every row's message under the base, before bias
   std::vector<LayerVectors> layer_vectors_;
+  std::vector<nn::Aggregation> aggregations_;  // per layer, from the model's Architecture
   nn::Matrix head_weight_;
   Eigen::RowVectorXf head_bias_;
   Eigen::VectorXf out_weight_;

@@ -138,6 +138,35 @@ void add_scaled_into(float* target, const float* source, float factor, Eigen::In
   Eigen::Map<Eigen::ArrayXf>(target + done, count - done) += factor * Eigen::Map<const Eigen::ArrayXf>(source + done, count - done);
 }
 
+void aggregate_rows(Aggregation kind, const float* const* rows, int count, float* out, Eigen::Index m, int32_t* argmax) {
+  if (count == 0) {
+    std::fill(out, out + m, 0.0f);
+    if (argmax != nullptr) std::fill(argmax, argmax + m, -1);
+    return;
+  }
+  copy_into(out, rows[0], m);
+  if (kind != Aggregation::Max) {
+    for (int k = 1; k < count; ++k) add_into(out, rows[k], m);
+    if (kind == Aggregation::Mean && count > 1) Eigen::Map<Eigen::ArrayXf>(out, m) /= static_cast<float>(count);
+    return;
+  }
+  if (argmax == nullptr) {
+    Eigen::Map<Eigen::ArrayXf> best(out, m);
+    for (int k = 1; k < count; ++k) best = best.max(Eigen::Map<const Eigen::ArrayXf>(rows[k], m));
+    return;
+  }
+  std::fill(argmax, argmax + m, 0);
+  for (int k = 1; k < count; ++k) {
+    const float* row = rows[k];
+    for (Eigen::Index c = 0; c < m; ++c) {
+      if (row[c] > out[c]) {  // strictly greater: ties keep the first row
+        out[c] = row[c];
+        argmax[c] = k;
+      }
+    }
+  }
+}
+
 void residual_layer_norm(const float* message, const float* in, const float* gain, const float* shift, float epsilon, float* out,
                          Eigen::Index count) {
 #ifdef __wasm_simd128__

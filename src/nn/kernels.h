@@ -25,6 +25,18 @@ void copy_into(float* target, const float* source, Eigen::Index count);
 void add_into(float* target, const float* source, Eigen::Index count);
 void add_scaled_into(float* target, const float* source, float factor, Eigen::Index count);
 
+// How a node combines its neighbours' rows in a message layer. Sum and Mean are linear (a change
+// of one neighbour changes the result by its own delta: the incremental inference's shortcut);
+// Max is not (elementwise, so a node can keep the strongest signal of any neighbour).
+enum class Aggregation { Sum, Mean, Max };
+inline bool is_linear(Aggregation kind) { return kind != Aggregation::Max; }
+
+// out = the aggregation of `count` rows of `m` values (zeros when count is 0). Mean adds the rows
+// in order and divides by count. Max also writes, per column, the position
+// (0..count-1) of the first row holding the maximum to `argmax` when given: a tape op's backward
+// sends each column's gradient there.
+void aggregate_rows(Aggregation kind, const float* const* rows, int count, float* out, Eigen::Index m, int32_t* argmax = nullptr);
+
 // One row of a residual block's end: out = in + layer_norm(message) * gain + shift, with the
 // norm's mean and variance over the row's `count` values (epsilon added to the variance).
 void residual_layer_norm(const float* message, const float* in, const float* gain, const float* shift, float epsilon, float* out,

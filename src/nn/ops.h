@@ -41,8 +41,8 @@ struct Adjacency {
   std::vector<int32_t> offsets;  // nodes + 1
   std::vector<int32_t> neighbours;
 };
-enum class Aggregation { Sum, Mean };
-// out[b*n + i] = sum (or mean) over j in neighbours(i) of x[b*n + j], for every stacked block b
+// (Aggregation, nn/kernels.h: Sum, Mean, Max.)
+// out[b*n + i] = sum (mean, elementwise max) over j in neighbours(i) of x[b*n + j], for every stacked block b
 // (x.rows() must be a multiple of adjacency.nodes). Nodes without neighbours get zeros.
 // `adjacency` is referenced, not copied: it must outlive the tape's backward pass.
 Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind);
@@ -68,10 +68,12 @@ Var group_softmax(Var x, int groups);
 // input layer whose config-independent part is computed once per graph and whose config part
 // touches only the listed rows (a row may be listed more than once: its parts add).
 Var gelu_of_shared_and_sparse(Var shared, int times, Var sparse, const std::vector<int32_t>& rows, Var bias);
-// gelu(x w_self + aggregate(x, producers, Mean) w_producers + aggregate(x, consumers, Mean)
-// w_consumers + bias), as one product of [x | producer means | consumer means] with the stacked
-// weights. Both adjacencies are referenced, not copied (they must outlive the backward pass).
-Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Var w_self, Var w_producers, Var w_consumers, Var bias);
+// gelu(x w_self + aggregate(x, producers, kind) w_producers + aggregate(x, consumers, kind)
+// w_consumers + bias), as one product of [x | producer aggregates | consumer aggregates] with the
+// stacked weights (aggregates by nn::aggregate_rows). Both adjacencies are referenced, not copied
+// (they must outlive the backward pass).
+Var sage_message(Var x, const Adjacency& producers, const Adjacency& consumers, Aggregation kind, Var w_self, Var w_producers,
+                 Var w_consumers, Var bias);
 // x + layer_norm(update, gain, shift): a residual block's end.
 Var add_layer_norm(Var x, Var update, Var gain, Var shift, float epsilon = 1e-5f);
 
@@ -86,9 +88,10 @@ struct RowSources {
 // gelu(shared[shared_rows[r]] + (sparse rows listed at r) + bias) for every row r: the input layer
 // with each row's config-independent part picked from a per-node `shared`.
 Var gelu_of_gathered_and_sparse(Var shared, std::vector<int32_t> shared_rows, Var sparse, const std::vector<int32_t>& rows, Var bias);
-// sage_message where row r is gelu(x[self[r]] w_self + mean of x[producers of r] w_producers +
-// mean of x[consumers of r] w_consumers + bias). The op shares ownership of `sources`.
-Var sage_message(Var x, std::shared_ptr<const RowSources> sources, Var w_self, Var w_producers, Var w_consumers, Var bias);
+// sage_message where row r is gelu(x[self[r]] w_self + aggregate of x[producers of r] w_producers +
+// aggregate of x[consumers of r] w_consumers + bias). The op shares ownership of `sources`.
+Var sage_message(Var x, std::shared_ptr<const RowSources> sources, Aggregation kind, Var w_self, Var w_producers, Var w_consumers,
+                 Var bias);
 // x[x_rows[r]] + layer_norm(update, gain, shift)[r] (the residual's rows picked from the layer below).
 Var add_layer_norm(Var x, std::vector<int32_t> x_rows, Var update, Var gain, Var shift, float epsilon = 1e-5f);
 // Sum pooling of picked rows: out[s] = sum of x[rows[k]] over k in [s * per_segment, (s + 1) *
