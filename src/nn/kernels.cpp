@@ -52,6 +52,16 @@ void gelu_in_place(float* values, Eigen::Index count) {
   x = 0.5f * x * (1.0f + (kGeluScale * (x + kGeluCubic * x.cube())).tanh());
 }
 
+Matrix gelu_backward(const Matrix& pre, const Matrix& upstream) {
+  const auto x = Eigen::Map<const Eigen::ArrayXf>(pre.data(), pre.size());
+  const Eigen::ArrayXf t = (kGeluScale * (x + kGeluCubic * x.cube())).tanh();
+  Matrix out(pre.rows(), pre.cols());
+  Eigen::Map<Eigen::ArrayXf>(out.data(), out.size()) =
+      Eigen::Map<const Eigen::ArrayXf>(upstream.data(), upstream.size()) *
+      (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t.square()) * kGeluScale * (1.0f + 3 * kGeluCubic * x.square()));
+  return out;
+}
+
 void multiply_into(const Matrix& a, const Matrix& b, Matrix& out) {
   assert(a.cols() == b.rows());
 #ifdef __wasm_simd128__

@@ -16,6 +16,10 @@ inline constexpr float kGeluCubic = 0.044715f;
 // polynomial in both builds): what gelu() applies, so the tape and the inference agree.
 void gelu_in_place(float* values, Eigen::Index count);
 
+// GELU's derivative at `pre` times `upstream`, elementwise (the tanh approximation's exact
+// derivative, as gelu_in_place computes GELU): the backward of every op that applies GELU.
+Matrix gelu_backward(const Matrix& pre, const Matrix& upstream);
+
 // out = a * b (inference: no tape). Eigen's product natively.
 void multiply_into(const Matrix& a, const Matrix& b, Matrix& out);
 
