@@ -4,12 +4,28 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
+#include <unordered_map>
 
 #include "common/internal_error.h"
 #include "metrics/ranking_metrics.h"
 
 namespace graphcost {
 namespace {
+
+// The configs a validation or calibration uses of a graph with `total`: all when `limit` is 0 or
+// not below it, else a sample seeded by `seed` (the same every epoch), ascending.
+std::vector<int32_t> limited_configs(int32_t total, int limit, uint64_t seed) {
+  if (limit <= 0 || total <= limit) {
+    std::vector<int32_t> all(static_cast<size_t>(total));
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
+  std::mt19937_64 random(seed);
+  std::vector<int32_t> sample = sample_indices(total, static_cast<size_t>(limit), random);
+  std::sort(sample.begin(), sample.end());
+  return sample;
+}
 
 std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& configs) {
   if (!configs.empty()) return configs;
@@ -19,6 +35,24 @@ std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& c
 }
 
 }  // namespace
+
+std::vector<int32_t> sample_indices(int32_t total, size_t count, std::mt19937_64& random) {
+  const size_t k = std::min(count, static_cast<size_t>(std::max(total, 0)));
+  std::unordered_map<int32_t, int32_t> moved;  // position -> the index now there, where it differs
+  auto at = [&](int32_t position) {
+    const auto found = moved.find(position);
+    return found == moved.end() ? position : found->second;
+  };
+  std::vector<int32_t> drawn;
+  drawn.reserve(k);
+  for (size_t i = 0; i < k; ++i) {
+    const int32_t position = static_cast<int32_t>(i), other = static_cast<int32_t>(i + random() % static_cast<uint64_t>(total - position));
+    const int32_t here = at(position);
+    drawn.push_back(at(other));
+    moved[other] = here;
+  }
+  return drawn;
+}
 
 std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs) {
   std::vector<GraphConfigs> all;
@@ -67,5 +101,15 @@ double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs)
 }
 
 double evaluate_model(CostModel& model, const std::vector<const TpuGraph*>& graphs) { return evaluate_model(model, whole_graphs(graphs)); }
+
+std::vector<GraphConfigs> with_config_limit(std::vector<GraphConfigs> items, int limit) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    GraphConfigs& item = items[i];
+    if (!item.configs.empty()) continue;
+    const int32_t total = item.stored != nullptr ? item.stored->config_count() : item.graph->config_count;
+    if (item.stored != nullptr || (limit > 0 && total > limit)) item.configs = limited_configs(total, limit, 1000003ull + i);
+  }
+  return items;
+}
 
 }  // namespace graphcost

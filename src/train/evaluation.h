@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,12 @@ std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graph
 // The graph an evaluation reads and the configs it uses: a stored graph's selected rows (then
 // numbered 0..k-1), or the graph itself with its listed configs (all when none are listed).
 std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const GraphConfigs& item);
+// `items` with each graph's configs cut to at most `limit` (0: no limit), a seeded sample the same
+// every time (stored graphs always get a list).
+std::vector<GraphConfigs> with_config_limit(std::vector<GraphConfigs> items, int limit);
+// `count` of `total` configs drawn without replacement (a partial Fisher-Yates shuffle that keeps
+// only the swapped positions: memory and time grow with `count`, not `total`), in draw order.
+std::vector<int32_t> sample_indices(int32_t total, size_t count, std::mt19937_64& random);
 
 // Mean Kendall tau-b (layout) or mean tile score (tile) of `model` over `graphs` (labelled; the
 // listed configs only). Graphs whose runtimes are hidden or all equal are skipped.
