@@ -118,4 +118,51 @@ MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, c
   return estimate;
 }
 
+void enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache) {
+  // Validation's state tables (interned row states, layout_inference.cpp) get what the budget
+  // leaves after everything else, at most their usual 128 MiB and at least a 24th of the budget;
+  // with the slack of growing vectors they can take 3 times that (counted in the estimate). A
+  // smaller table recomputes more, never changes a result.
+  // A resumed run trains the checkpoint's model: its widths and hops size the step.
+  TrainOptions sized = options;
+  if (options.resume) sized.model = CostModel::load(options.out).config();
+  const size_t usual_tables = layout_state_memory();
+  set_layout_state_memory(0);
+  MemoryEstimate estimate;
+  try {
+    estimate = estimate_training_memory(held, sized);  // without the tables
+  } catch (...) {
+    set_layout_state_memory(usual_tables);
+    throw;
+  }
+  const uint64_t left = options.memory_budget > estimate.total() ? (options.memory_budget - estimate.total()) / 3 : 0;
+  set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(usual_tables, std::max(options.memory_budget / 24, left))));
+  estimate.validation += 3 * layout_state_memory();  // as estimate_training_memory counts them
+  if (estimate.total() > options.memory_budget) {
+    // Fewer configs per step shrink the step: propose the most that fit (a binary search over
+    // the estimate, which grows with them), so the user need not guess.
+    std::string proposal;
+    int low = 1, high = sized.configs_per_step;  // low fits (or is the floor), high does not
+    while (high - low > 1) {
+      const int middle = (low + high) / 2;
+      TrainOptions fewer = sized;
+      fewer.configs_per_step = middle;
+      (estimate_training_memory(held, fewer).total() <= options.memory_budget ? low : high) = middle;
+    }
+    if (low >= 2) {
+      TrainOptions fewer = sized;
+      fewer.configs_per_step = low;
+      if (estimate_training_memory(held, fewer).total() <= options.memory_budget) {
+        proposal = "; --configs-per-step " + std::to_string(low) + " fits";
+      }
+    }
+    set_layout_state_memory(usual_tables);
+    throw InputError(options.data, "memory budget",
+                     "at least " + format_byte_size(estimate.total()) + " for this run (" + estimate.text() +
+                         (use_cache ? "" : "; a config store holds no configs") + proposal + ")",
+                     format_byte_size(options.memory_budget));
+  }
+  set_input_memory_limit(options.memory_budget);
+}
+
 }  // namespace graphcost

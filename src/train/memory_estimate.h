@@ -21,6 +21,11 @@ struct MemoryEstimate {
 };
 MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options);
 
+// Refuses up front (InputError naming the parts, and the configs per step that would fit) a run on
+// `held` files whose estimate exceeds options.memory_budget; else sizes validation's state tables
+// (model/layout_inference.h) to what the budget leaves and bounds input files by the budget.
+void enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache);
+
 // The rows a training step of `file` runs on per config: the model's view of the graph (layout
 // graphs pruned to the configurable nodes and everything within `hops` edges of one), read through
 // the npz reader's selective load (edge_index and node_config_ids only); 0 when the file cannot be

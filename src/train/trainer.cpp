@@ -76,10 +76,10 @@ double step_size_rank(uint64_t seed, int step) {
   return static_cast<double>(x >> 11) * 0x1.0p-53;
 }
 
-TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
-  const DataParallel& world = DataParallel::world();
-  const int shards = training_shards(options);
-  const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
+namespace {
+
+// Options that cannot combine, refused before any file is read.
+void check_combinations(const TrainOptions& options, bool use_cache) {
   if (use_cache && options.segments.segment_nodes > 0) {
     throw InputError(options.cache, "graph segment training", "configs held in memory", "a config store (its configs are read per step)");
   }
@@ -91,13 +91,20 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
                      "configs held in memory (each file's most common config is found over all of them)",
                      "a config store (not supported yet)");
   }
-  // This rank's training files: file i of the collection belongs to shard i % shards, and rank r
-  // loads the shards s with s % ranks == r. Rank 0 alone loads the validation files. With several
-  // shards and balanced draws the files are first ordered by the rows a step runs on (fewest
-  // first), so every shard holds the same spread of sizes and the step's size rank finds a graph of
-  // about the same size in each.
-  std::vector<std::string> train_files, valid_files;
-  std::vector<int> train_shard;
+}
+
+struct DealtFiles {
+  std::vector<std::string> files;  // this rank's training files
+  std::vector<int> shards;         // the shard of each
+};
+
+// This rank's training files: file i of the collection belongs to shard i % shards, and rank r
+// loads the shards s with s % ranks == r. Rank 0 alone loads the validation files. With several
+// shards and balanced draws the files are first ordered by the rows a step runs on (fewest
+// first), so every shard holds the same spread of sizes and the step's size rank finds a graph of
+// about the same size in each.
+DealtFiles deal_training_files(const TrainOptions& options, int shards) {
+  const DataParallel& world = DataParallel::world();
   std::vector<std::string> all_train_files = collection_files(options.data, options.collection, options.train_split);
   if (shards > 1 && options.balance_graph_sizes && all_train_files.size() > static_cast<size_t>(shards)) {
     // Rank 0 reads the sizes and every rank receives them (a sum with zeros elsewhere): the ranks
@@ -117,60 +124,32 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
     for (size_t i : order) sorted.push_back(all_train_files[i]);
     all_train_files = std::move(sorted);
   }
+  DealtFiles dealt;
   for (size_t i = 0; i < all_train_files.size(); ++i) {
     const int shard = static_cast<int>(i % static_cast<size_t>(shards));
     if (shard % world.ranks() != world.rank()) continue;
-    train_files.push_back(all_train_files[i]);
-    train_shard.push_back(shard);
+    dealt.files.push_back(all_train_files[i]);
+    dealt.shards.push_back(shard);
   }
+  return dealt;
+}
+
+}  // namespace
+
+TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
+  const DataParallel& world = DataParallel::world();
+  const int shards = training_shards(options);
+  const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
+  check_combinations(options, use_cache);
+  const DealtFiles dealt = deal_training_files(options, shards);
+  const std::vector<std::string>& train_files = dealt.files;
+  const std::vector<int>& train_shard = dealt.shards;
+  std::vector<std::string> valid_files;
   if (world.root()) valid_files = collection_files(options.data, options.collection, options.valid_split);
   if (options.memory_budget > 0) {
-    // Validation's state tables (interned row states, layout_inference.cpp) get what the budget
-    // leaves after everything else, at most their usual 128 MiB and at least a 24th of the budget;
-    // with the slack of growing vectors they can take 3 times that (counted in the estimate). A
-    // smaller table recomputes more, never changes a result.
     std::vector<std::string> held = train_files;
     held.insert(held.end(), valid_files.begin(), valid_files.end());
-    // A resumed run trains the checkpoint's model: its widths and hops size the step.
-    TrainOptions sized = options;
-    if (options.resume) sized.model = CostModel::load(options.out).config();
-    const size_t usual_tables = layout_state_memory();
-    set_layout_state_memory(0);
-    MemoryEstimate estimate;
-    try {
-      estimate = estimate_training_memory(held, sized);  // without the tables
-    } catch (...) {
-      set_layout_state_memory(usual_tables);
-      throw;
-    }
-    const uint64_t left = options.memory_budget > estimate.total() ? (options.memory_budget - estimate.total()) / 3 : 0;
-    set_layout_state_memory(static_cast<size_t>(std::min<uint64_t>(usual_tables, std::max(options.memory_budget / 24, left))));
-    estimate.validation += 3 * layout_state_memory();  // as estimate_training_memory counts them
-    if (estimate.total() > options.memory_budget) {
-      // Fewer configs per step shrink the step: propose the most that fit (a binary search over
-      // the estimate, which grows with them), so the user need not guess.
-      std::string proposal;
-      int low = 1, high = sized.configs_per_step;  // low fits (or is the floor), high does not
-      while (high - low > 1) {
-        const int middle = (low + high) / 2;
-        TrainOptions fewer = sized;
-        fewer.configs_per_step = middle;
-        (estimate_training_memory(held, fewer).total() <= options.memory_budget ? low : high) = middle;
-      }
-      if (low >= 2) {
-        TrainOptions fewer = sized;
-        fewer.configs_per_step = low;
-        if (estimate_training_memory(held, fewer).total() <= options.memory_budget) {
-          proposal = "; --configs-per-step " + std::to_string(low) + " fits";
-        }
-      }
-      set_layout_state_memory(usual_tables);
-      throw InputError(options.data, "memory budget",
-                       "at least " + format_byte_size(estimate.total()) + " for this run (" + estimate.text() +
-                           (use_cache ? "" : "; a config store holds no configs") + proposal + ")",
-                       format_byte_size(options.memory_budget));
-    }
-    set_input_memory_limit(options.memory_budget);
+    enforce_memory_budget(options, held, use_cache);
   }
   // Each file: loaded whole, or prepared into the cache (when not current there) and opened.
   std::vector<TpuGraph> loaded;
