@@ -29,6 +29,20 @@ void add_solution_options(CLI::App* command, graphcost::SolutionSource& source, 
       ->check(CLI::Range(0.0, 1.0));
 }
 
+CLI::App* add_leaderboard_command(CLI::App& app, graphcost::LeaderboardCommandOptions& leaderboard) {
+  CLI::App* leaderboard_command = app.add_subcommand("leaderboard", "Score every team's submissions into leaderboard JSON for site/");
+  add_solution_options(leaderboard_command, leaderboard.solution, "--solution");
+  auto* dir_option = leaderboard_command->add_option("--submissions", leaderboard.submissions_dir, "folder of <team>/<UTC timestamp>.csv");
+  auto* manifest_option =
+      leaderboard_command->add_option("--manifest", leaderboard.manifest, "CSV team,timestamp,path instead of a folder");
+  dir_option->excludes(manifest_option);
+  leaderboard_command->add_option("--out", leaderboard.out, "output folder (leaderboard.json, details/)")->required();
+  leaderboard_command->add_flag("--final", leaderboard.final_board, "the private board (end of competition)");
+  leaderboard_command->add_option("--daily-cap", leaderboard.daily_cap, "scored submissions per team and UTC day")
+      ->check(CLI::PositiveNumber);
+  return leaderboard_command;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,16 +61,7 @@ int main(int argc, char** argv) {
   score_command->add_option("--json", score.json_out, "also write the scores (or the errors) as JSON");
 
   graphcost::LeaderboardCommandOptions leaderboard;
-  CLI::App* leaderboard_command = app.add_subcommand("leaderboard", "Score every team's submissions into leaderboard JSON for site/");
-  add_solution_options(leaderboard_command, leaderboard.solution, "--solution");
-  auto* dir_option = leaderboard_command->add_option("--submissions", leaderboard.submissions_dir, "folder of <team>/<UTC timestamp>.csv");
-  auto* manifest_option =
-      leaderboard_command->add_option("--manifest", leaderboard.manifest, "CSV team,timestamp,path instead of a folder");
-  dir_option->excludes(manifest_option);
-  leaderboard_command->add_option("--out", leaderboard.out, "output folder (leaderboard.json, details/)")->required();
-  leaderboard_command->add_flag("--final", leaderboard.final_board, "the private board (end of competition)");
-  leaderboard_command->add_option("--daily-cap", leaderboard.daily_cap, "scored submissions per team and UTC day")
-      ->check(CLI::PositiveNumber);
+  CLI::App* leaderboard_command = add_leaderboard_command(app, leaderboard);
 
   graphcost::BaselineOptions baseline;
   CLI::App* baseline_command = app.add_subcommand("baseline", "Write a valid submission from a model-free strategy");

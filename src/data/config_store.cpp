@@ -151,6 +151,76 @@ size_t config_store_piece_bytes(uint64_t memory_budget) {
   return static_cast<size_t>(memory_budget > 0 ? std::min<uint64_t>(kLargest, memory_budget / 16) : kLargest);
 }
 
+namespace {
+
+// node_config_feat's npy header, checked against the structure (c configs, nc configurable nodes)
+// before a byte of its data is read.
+NpyHeader checked_config_header(const ZipReader& zip, const ZipMember& member, const std::string& source, int64_t c, int64_t nc) {
+  const NpyHeader header = config_header(zip, member, source);
+  const std::vector<int64_t> expected_shape = {c, nc, kLayoutConfigFeatureCount};
+  if (header.shape != expected_shape) {
+    throw InputError(source, "node_config_feat", "shape " + shape_text(expected_shape) + " (config_runtime's c, node_config_ids' nc, 18)",
+                     "shape " + shape_text(header.shape));
+  }
+  if (header.dtype != DType::Float32 && header.dtype != DType::Float64) {
+    throw InputError(source, "node_config_feat", "a float dtype (float32 on disk)", dtype_name(header.dtype));
+  }
+  if (header.fortran_order && c > 1 && nc > 0) throw InputError(source, "node_config_feat", "C order", "Fortran order");
+  if (member.uncompressed_size != header.total_bytes()) {
+    throw InputError(source, "node_config_feat", std::to_string(header.total_bytes()) + " bytes (header + data)",
+                     std::to_string(member.uncompressed_size) + " bytes in the archive");
+  }
+
+  return header;
+}
+
+// Each distinct config's runtime: the mean of its copies' (rounded to the nearest ns), with the
+// copy counts.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> averaged_runtimes(const TpuGraph& graph, const std::vector<int32_t>& distinct_of,
+                                                                        int64_t distinct, const std::string& source) {
+  const int64_t c = graph.config_count;
+  std::vector<int64_t> sums(static_cast<size_t>(distinct), 0), copies(static_cast<size_t>(distinct), 0);
+  for (int64_t r = 0; r < c; ++r) {
+    const size_t d = static_cast<size_t>(distinct_of[static_cast<size_t>(r)]);
+    sums[d] += graph.config_runtime_ns[static_cast<size_t>(r)];  // runtimes < 2^63 / 10^5 in practice; checked below
+    copies[d] += 1;
+  }
+  std::vector<int64_t> runtimes(static_cast<size_t>(distinct));
+  for (size_t d = 0; d < runtimes.size(); ++d) {
+    if (sums[d] < 0) throw InputError(source, "config_runtime", "runtimes whose sum fits in 64 bits", "an overflowing sum");
+    runtimes[d] = (sums[d] + copies[d] / 2) / copies[d];
+  }
+
+  return {runtimes, copies};
+}
+
+// structure.npz: the graph without its configs, and the distinct configs' runtimes and copies.
+void write_store_structure(const std::string& path, const TpuGraph& graph, const std::vector<int64_t>& runtimes,
+                           const std::vector<int64_t>& copies) {
+  const int64_t nc = graph.configurable_count(), distinct = static_cast<int64_t>(runtimes.size());
+  std::vector<int64_t> ids(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
+  std::vector<int64_t> edge_values;
+  for (const Edge& e : graph.edges) edge_values.push_back(e.consumer), edge_values.push_back(e.producer);
+  const NpyArray node_feat = NpyArray::from_values<float>({graph.node_count, kNodeFeatureCount}, graph.node_features);
+  const NpyArray node_opcode = NpyArray::from_values<uint8_t>({graph.node_count}, graph.node_opcodes);
+  const NpyArray edge_index = NpyArray::from_values<int64_t>({static_cast<int64_t>(graph.edges.size()), 2}, edge_values);
+  const NpyArray config_ids = NpyArray::from_values<int64_t>({nc}, ids);
+  const NpyArray splits = NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits);
+  const NpyArray runtime = NpyArray::from_values<int64_t>({distinct}, runtimes);
+  const NpyArray copy_counts = NpyArray::from_values<int64_t>({distinct}, copies);
+  write_npz(path,
+            {{"node_feat", &node_feat},
+             {"node_opcode", &node_opcode},
+             {"edge_index", &edge_index},
+             {"node_config_ids", &config_ids},
+             {"node_splits", &splits},
+             {"config_runtime", &runtime},
+             {"config_copies", &copy_counts}},
+            ZipCompression::Deflate);
+}
+
+}  // namespace
+
 PreparedStore prepare_config_store(const std::string& source, const std::string& folder, size_t piece_bytes) {
   PreparedStore result;
   if (const std::optional<ConfigStoreManifest> manifest = current_manifest(folder, source)) {
@@ -170,20 +240,7 @@ PreparedStore prepare_config_store(const std::string& source, const std::string&
   const ZipReader zip(ByteSource::open_file(source));
   const ZipMember* member = zip.find("node_config_feat.npy");
   if (member == nullptr) throw InputError(source, "key 'node_config_feat'", "present in a layout file", "missing");
-  const NpyHeader header = config_header(zip, *member, source);
-  const std::vector<int64_t> expected_shape = {c, nc, kLayoutConfigFeatureCount};
-  if (header.shape != expected_shape) {
-    throw InputError(source, "node_config_feat", "shape " + shape_text(expected_shape) + " (config_runtime's c, node_config_ids' nc, 18)",
-                     "shape " + shape_text(header.shape));
-  }
-  if (header.dtype != DType::Float32 && header.dtype != DType::Float64) {
-    throw InputError(source, "node_config_feat", "a float dtype (float32 on disk)", dtype_name(header.dtype));
-  }
-  if (header.fortran_order && c > 1 && nc > 0) throw InputError(source, "node_config_feat", "C order", "Fortran order");
-  if (member->uncompressed_size != header.total_bytes()) {
-    throw InputError(source, "node_config_feat", std::to_string(header.total_bytes()) + " bytes (header + data)",
-                     std::to_string(member->uncompressed_size) + " bytes in the archive");
-  }
+  const NpyHeader header = checked_config_header(zip, *member, source, c, nc);
 
   std::error_code created;
   std::filesystem::create_directories(folder, created);
@@ -236,19 +293,10 @@ PreparedStore prepare_config_store(const std::string& source, const std::string&
   }
   if (next_row != c) throw InternalError("prepare_config_store: " + std::to_string(next_row) + " rows of " + std::to_string(c));
 
-  // Runtimes: each distinct config's copies averaged (the mean, rounded to the nearest ns).
   const int64_t distinct = static_cast<int64_t>(distinct_of_hash.size());
-  std::vector<int64_t> sums(static_cast<size_t>(distinct), 0), copies(static_cast<size_t>(distinct), 0);
-  for (int64_t r = 0; r < c; ++r) {
-    const size_t d = static_cast<size_t>(distinct_of[static_cast<size_t>(r)]);
-    sums[d] += graph.config_runtime_ns[static_cast<size_t>(r)];  // runtimes < 2^63 / 10^5 in practice; checked below
-    copies[d] += 1;
-  }
-  std::vector<int64_t> runtimes(static_cast<size_t>(distinct));
-  for (size_t d = 0; d < runtimes.size(); ++d) {
-    if (sums[d] < 0) throw InputError(source, "config_runtime", "runtimes whose sum fits in 64 bits", "an overflowing sum");
-    runtimes[d] = (sums[d] + copies[d] / 2) / copies[d];
-  }
+  const std::pair<std::vector<int64_t>, std::vector<int64_t>> averaged = averaged_runtimes(graph, distinct_of, distinct, source);
+  const std::vector<int64_t>& runtimes = averaged.first;
+  const std::vector<int64_t>& copies = averaged.second;
 
   const std::vector<uint8_t> final_header =
       NpyArray::header_for(DType::Int8, {distinct, nc, kLayoutConfigFeatureCount}, false, kConfigsHeaderBytes);
@@ -257,25 +305,7 @@ PreparedStore prepare_config_store(const std::string& source, const std::string&
   result.store_bytes = configs_file.written();
   configs_file.commit();
 
-  std::vector<int64_t> ids(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
-  std::vector<int64_t> edge_values;
-  for (const Edge& e : graph.edges) edge_values.push_back(e.consumer), edge_values.push_back(e.producer);
-  const NpyArray node_feat = NpyArray::from_values<float>({graph.node_count, kNodeFeatureCount}, graph.node_features);
-  const NpyArray node_opcode = NpyArray::from_values<uint8_t>({graph.node_count}, graph.node_opcodes);
-  const NpyArray edge_index = NpyArray::from_values<int64_t>({static_cast<int64_t>(graph.edges.size()), 2}, edge_values);
-  const NpyArray config_ids = NpyArray::from_values<int64_t>({nc}, ids);
-  const NpyArray splits = NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits);
-  const NpyArray runtime = NpyArray::from_values<int64_t>({distinct}, runtimes);
-  const NpyArray copy_counts = NpyArray::from_values<int64_t>({distinct}, copies);
-  write_npz(folder + "/structure.npz",
-            {{"node_feat", &node_feat},
-             {"node_opcode", &node_opcode},
-             {"edge_index", &edge_index},
-             {"node_config_ids", &config_ids},
-             {"node_splits", &splits},
-             {"config_runtime", &runtime},
-             {"config_copies", &copy_counts}},
-            ZipCompression::Deflate);
+  write_store_structure(folder + "/structure.npz", graph, runtimes, copies);
 
   const nlohmann::json manifest = {{"format", kFormat},           {"source", source},
                                    {"source_bytes", stamp.bytes}, {"source_modified_ns", stamp.modified_ns},

@@ -69,21 +69,12 @@ struct Layer {
   void add_node(size_t rows) { offsets.push_back(offsets.back() + static_cast<int32_t>(rows)); }
 };
 
-}  // namespace
-
-DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::vector<int32_t>>& values, int values_per_node, int layers) {
-  DistinctRows plan;
-  const int configs = static_cast<int>(values.size());
-  const int32_t nodes = view.size();
-  plan.configs = configs;
-  plan.nodes = nodes;
-  const size_t per_config = view.configurable.size() * static_cast<size_t>(values_per_node);
-  for (const std::vector<int32_t>& v : values) {
-    if (v.size() != per_config) {
-      throw InternalError("plan_distinct_rows: " + std::to_string(v.size()) + " values for a config, expected " +
-                          std::to_string(per_config));
-    }
-  }
+// The input layer: each node's configs grouped by their values at the node's slots; the rows and
+// their config parts go to `plan`.
+Layer plan_input_layer(const GraphView& view, const std::vector<std::vector<int32_t>>& values, int values_per_node, ConfigGrouper& grouper,
+                       DistinctRows& plan) {
+  const int configs = plan.configs;
+  const int32_t nodes = plan.nodes;
   // The configurable slots of each view node (CSR).
   std::vector<int32_t> slot_offsets(static_cast<size_t>(nodes) + 1, 0), slots(view.configurable.size());
   for (int32_t v : view.configurable) ++slot_offsets[static_cast<size_t>(v) + 1];
@@ -95,9 +86,7 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
   }
 
   std::vector<int32_t> first;
-  ConfigGrouper grouper(configs);
   const size_t cells = static_cast<size_t>(nodes) * static_cast<size_t>(configs);
-  // The input layer: configs group by their values at the node's slots.
   Layer below;
   below.offsets.assign(1, 0);
   below.group.assign(cells, 0);
@@ -135,72 +124,101 @@ DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::ve
     below.add_node(first.size());
   }
 
-  // Message layers: configs group by the rows they gave the node and its neighbours below.
-  for (int l = 0; l < layers; ++l) {
-    Layer above;
-    above.offsets.assign(1, 0);
-    above.group.assign(cells, 0);
-    auto sources = std::make_shared<nn::RowSources>();
-    sources->producers.offsets.assign(1, 0);
-    sources->consumers.offsets.assign(1, 0);
-    for (int32_t v = 0; v < nodes; ++v) {
-      int32_t* group = above.group.data() + static_cast<size_t>(v) * static_cast<size_t>(configs);
-      const nn::Adjacency* sides[2] = {&view.producers, &view.consumers};
-      auto for_each_input = [&](auto&& visit) {  // v, then its producers, then its consumers
-        if (!visit(v)) return false;
-        for (const nn::Adjacency* side : sides) {
-          for (int32_t k = side->offsets[static_cast<size_t>(v)]; k < side->offsets[static_cast<size_t>(v) + 1]; ++k)
-            if (!visit(side->neighbours[static_cast<size_t>(k)])) return false;
-        }
-        return true;
-      };
-      bool shared = true;
-      for_each_input([&](int32_t u) {
-        shared = below.offsets[static_cast<size_t>(u) + 1] - below.offsets[static_cast<size_t>(u)] == 1;
-        return shared;
-      });
-      if (shared) {
-        first.assign(1, 0);
-      } else {
-        grouper.group(
-            configs,
-            [&](int b) {
-              uint64_t h = 0;
-              for_each_input([&](int32_t u) {
-                h = mix(h,
-                        static_cast<uint64_t>(below.group[static_cast<size_t>(u) * static_cast<size_t>(configs) + static_cast<size_t>(b)]));
-                return true;
-              });
-              return h;
-            },
-            [&](int a, int b) {
-              return for_each_input([&](int32_t u) {
-                const size_t base = static_cast<size_t>(u) * static_cast<size_t>(configs);
-                return below.group[base + static_cast<size_t>(a)] == below.group[base + static_cast<size_t>(b)];
-              });
-            },
-            group, first);
+  return below;
+}
+
+// A message layer: each node's configs grouped by the rows they gave the node and its neighbours
+// one layer down; the layer's row sources go to `plan`.
+Layer plan_message_layer(const GraphView& view, const Layer& below, ConfigGrouper& grouper, DistinctRows& plan) {
+  const int configs = plan.configs;
+  const int32_t nodes = plan.nodes;
+  const size_t cells = static_cast<size_t>(nodes) * static_cast<size_t>(configs);
+  std::vector<int32_t> first;
+  Layer above;
+  above.offsets.assign(1, 0);
+  above.group.assign(cells, 0);
+  auto sources = std::make_shared<nn::RowSources>();
+  sources->producers.offsets.assign(1, 0);
+  sources->consumers.offsets.assign(1, 0);
+  for (int32_t v = 0; v < nodes; ++v) {
+    int32_t* group = above.group.data() + static_cast<size_t>(v) * static_cast<size_t>(configs);
+    const nn::Adjacency* sides[2] = {&view.producers, &view.consumers};
+    auto for_each_input = [&](auto&& visit) {  // v, then its producers, then its consumers
+      if (!visit(v)) return false;
+      for (const nn::Adjacency* side : sides) {
+        for (int32_t k = side->offsets[static_cast<size_t>(v)]; k < side->offsets[static_cast<size_t>(v) + 1]; ++k)
+          if (!visit(side->neighbours[static_cast<size_t>(k)])) return false;
       }
-      for (int32_t b : first) {
-        sources->self.push_back(below.row(configs, v, b));
-        nn::Adjacency* targets[2] = {&sources->producers, &sources->consumers};
-        for (int side = 0; side < 2; ++side) {
-          for (int32_t k = sides[side]->offsets[static_cast<size_t>(v)]; k < sides[side]->offsets[static_cast<size_t>(v) + 1]; ++k)
-            targets[side]->neighbours.push_back(below.row(configs, sides[side]->neighbours[static_cast<size_t>(k)], b));
-          targets[side]->offsets.push_back(static_cast<int32_t>(targets[side]->neighbours.size()));
-        }
+      return true;
+    };
+    bool shared = true;
+    for_each_input([&](int32_t u) {
+      shared = below.offsets[static_cast<size_t>(u) + 1] - below.offsets[static_cast<size_t>(u)] == 1;
+      return shared;
+    });
+    if (shared) {
+      first.assign(1, 0);
+    } else {
+      grouper.group(
+          configs,
+          [&](int b) {
+            uint64_t h = 0;
+            for_each_input([&](int32_t u) {
+              h = mix(h,
+                      static_cast<uint64_t>(below.group[static_cast<size_t>(u) * static_cast<size_t>(configs) + static_cast<size_t>(b)]));
+              return true;
+            });
+            return h;
+          },
+          [&](int a, int b) {
+            return for_each_input([&](int32_t u) {
+              const size_t base = static_cast<size_t>(u) * static_cast<size_t>(configs);
+              return below.group[base + static_cast<size_t>(a)] == below.group[base + static_cast<size_t>(b)];
+            });
+          },
+          group, first);
+    }
+    for (int32_t b : first) {
+      sources->self.push_back(below.row(configs, v, b));
+      nn::Adjacency* targets[2] = {&sources->producers, &sources->consumers};
+      for (int side = 0; side < 2; ++side) {
+        for (int32_t k = sides[side]->offsets[static_cast<size_t>(v)]; k < sides[side]->offsets[static_cast<size_t>(v) + 1]; ++k)
+          targets[side]->neighbours.push_back(below.row(configs, sides[side]->neighbours[static_cast<size_t>(k)], b));
+        targets[side]->offsets.push_back(static_cast<int32_t>(targets[side]->neighbours.size()));
       }
-      above.add_node(first.size());
     }
-    sources->producers.nodes = sources->consumers.nodes = static_cast<int32_t>(sources->self.size());
-    // Offsets are int32: a layer's neighbour lists hold at most configs x edges entries.
-    for (const nn::Adjacency* side : {&sources->producers, &sources->consumers}) {
-      check_invariant(side->offsets.back() >= 0 && side->neighbours.size() <= static_cast<size_t>(INT32_MAX),
-                      "plan_distinct_rows: a layer's neighbour lists exceed 2^31 entries");
-    }
-    plan.layers.push_back(std::move(sources));
-    below = std::move(above);
+    above.add_node(first.size());
   }
+  sources->producers.nodes = sources->consumers.nodes = static_cast<int32_t>(sources->self.size());
+  // Offsets are int32: a layer's neighbour lists hold at most configs x edges entries.
+  for (const nn::Adjacency* side : {&sources->producers, &sources->consumers}) {
+    check_invariant(side->offsets.back() >= 0 && side->neighbours.size() <= static_cast<size_t>(INT32_MAX),
+                    "plan_distinct_rows: a layer's neighbour lists exceed 2^31 entries");
+  }
+  plan.layers.push_back(std::move(sources));
+  return above;
+}
+
+}  // namespace
+
+DistinctRows plan_distinct_rows(const GraphView& view, const std::vector<std::vector<int32_t>>& values, int values_per_node, int layers) {
+  DistinctRows plan;
+  const int configs = static_cast<int>(values.size());
+  const int32_t nodes = view.size();
+  plan.configs = configs;
+  plan.nodes = nodes;
+  const size_t per_config = view.configurable.size() * static_cast<size_t>(values_per_node);
+  for (const std::vector<int32_t>& v : values) {
+    if (v.size() != per_config) {
+      throw InternalError("plan_distinct_rows: " + std::to_string(v.size()) + " values for a config, expected " +
+                          std::to_string(per_config));
+    }
+  }
+  ConfigGrouper grouper(configs);
+  Layer below = plan_input_layer(view, values, values_per_node, grouper, plan);
+  // Message layers: configs group by the rows they gave the node and its neighbours below.
+  for (int l = 0; l < layers; ++l) below = plan_message_layer(view, below, grouper, plan);
+  const size_t cells = static_cast<size_t>(nodes) * static_cast<size_t>(configs);
   plan.final_rows.resize(cells);
   for (int b = 0; b < configs; ++b)
     for (int32_t v = 0; v < nodes; ++v)
