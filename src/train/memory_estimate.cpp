@@ -19,52 +19,16 @@ std::string MemoryEstimate::text() const {
          format_byte_size(program);
 }
 
-namespace {
-
-// The rows a training step of `file` runs on per config: the model's view of the graph (layout
-// graphs pruned to the configurable nodes and everything within `hops` edges of one), found from
-// the file's edge_index and node_config_ids alone. The whole graph when those cannot be read or
-// are out of range: loading the file reports why.
-uint64_t view_rows(const std::string& file, uint64_t nodes, int hops) {
-  if (hops < 0 || nodes == 0 || nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) return nodes;
-  try {
-    NpzReadOptions only;
-    only.only = {"edge_index", "node_config_ids"};
-    const NpzFile npz = read_npz_file(file, only);
-    const NpyArray* edge_index = npz.find("edge_index");
-    const NpyArray* configurable = npz.find("node_config_ids");
-    if (edge_index == nullptr || configurable == nullptr || edge_index->shape().size() != 2 || edge_index->shape()[1] != 2) return nodes;
-    const std::vector<int64_t> ends = edge_index->to_vector<int64_t>(file, "edge_index");
-    const std::vector<int64_t> ids = configurable->to_vector<int64_t>(file, "node_config_ids");
-    TpuGraph graph;
-    graph.node_count = static_cast<int32_t>(nodes);
-    auto in_range = [&](int64_t id) { return id >= 0 && static_cast<uint64_t>(id) < nodes; };
-    for (size_t e = 0; e + 1 < ends.size(); e += 2) {
-      if (!in_range(ends[e]) || !in_range(ends[e + 1])) return nodes;
-      graph.edges.push_back({static_cast<int32_t>(ends[e]), static_cast<int32_t>(ends[e + 1])});
-    }
-    for (int64_t id : ids) {
-      if (!in_range(id)) return nodes;
-      graph.configurable_nodes.push_back(static_cast<int32_t>(id));
-    }
-    std::sort(graph.configurable_nodes.begin(), graph.configurable_nodes.end());
-    graph.configurable_nodes.erase(std::unique(graph.configurable_nodes.begin(), graph.configurable_nodes.end()),
-                                   graph.configurable_nodes.end());
-    return static_cast<uint64_t>(make_graph_view(graph, hops).size());
-  } catch (const InputError&) {
-    return nodes;
-  } catch (const IoError&) {
-    return nodes;
-  }
-}
-
-}  // namespace
-
 uint64_t step_rows(const std::string& file, int hops) {
   try {
-    const ZipReader zip(ByteSource::open_file(file));
-    const ZipMember* features = zip.find("node_feat.npy");
-    return view_rows(file, features != nullptr ? features->uncompressed_size / (kNodeFeatureCount * sizeof(float)) : 0, hops);
+    // The graph's structure through the one schema reader (data/tpu_graph.h), its configs left
+    // in the file: the same checks as any load, without the largest array.
+    NpzReadOptions only;
+    only.only = {"node_feat",      "node_opcode", "edge_index",  "node_config_ids",
+                 "config_runtime", "node_splits", "config_feat", "config_runtime_normalizers"};
+    const TpuGraph graph = tpu_graph_from_npz(read_npz_file(file, only), file, LayoutConfigs::Elsewhere);
+    if (graph.kind != GraphKind::Layout || hops < 0) return static_cast<uint64_t>(graph.node_count);
+    return static_cast<uint64_t>(make_graph_view(graph, hops).size());
   } catch (const InputError&) {
     return 0;
   } catch (const IoError&) {
@@ -95,7 +59,9 @@ MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, c
       estimate.configs += config_bytes / sizeof(float);         // int8 in memory
       largest_load = std::max(largest_load, 2 * config_bytes);  // while loading: float32 as read + converted
     }
-    largest_rows = std::max(largest_rows, layout ? view_rows(file, nodes, options.model.hops) : nodes);
+    // A file whose structure cannot be read counts whole (loading it will say why).
+    const uint64_t view = layout ? step_rows(file, options.model.hops) : 0;
+    largest_rows = std::max(largest_rows, view > 0 ? view : nodes);
     const uint64_t configs = runtime_bytes / sizeof(int64_t), row_bytes = config_bytes / std::max<uint64_t>(configs, 1) / sizeof(float);
     const int limit = validation_limit(options);
     largest_valid_rows =

@@ -27,9 +27,9 @@ MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, c
 void enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache);
 
 // The rows a training step of `file` runs on per config: the model's view of the graph (layout
-// graphs pruned to the configurable nodes and everything within `hops` edges of one), read through
-// the npz reader's selective load (edge_index and node_config_ids only); 0 when the file cannot be
-// read (loading it reports why).
+// graphs pruned to the configurable nodes and everything within `hops` edges of one), from its
+// structure read through the one schema reader (tpu_graph_from_npz, node_config_feat left in the
+// file); 0 when the file cannot be read (loading it reports why).
 uint64_t step_rows(const std::string& file, int hops);
 
 }  // namespace graphcost
