@@ -443,17 +443,22 @@ NpyArray NpyArray::parse(ByteBuffer buffer, const std::string& name) {
   return array;
 }
 
-template <typename T>
-NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>& values, bool fortran_order) {
+NpyArray NpyArray::with_room(DType dtype, std::vector<int64_t> shape, size_t count, bool fortran_order) {
   NpyArray array;
-  array.dtype_ = dtype_of<T>();
+  array.dtype_ = dtype;
   array.shape_ = std::move(shape);
   array.fortran_order_ = fortran_order;
-  if (array.element_count() != static_cast<int64_t>(values.size())) {
-    throw InternalError("NpyArray::from_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
-                        " values, got " + std::to_string(values.size()));
+  if (array.element_count() != static_cast<int64_t>(count)) {
+    throw InternalError("NpyArray: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) + " values, got " +
+                        std::to_string(count));
   }
-  array.storage_.resize(values.size() * sizeof(T));
+  array.storage_.resize(count * dtype_size(dtype));
+  return array;
+}
+
+template <typename T>
+NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>& values, bool fortran_order) {
+  NpyArray array = with_room(dtype_of<T>(), std::move(shape), values.size(), fortran_order);
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < values.size(); ++i) array.storage_.data()[i] = values[i] ? 1 : 0;
   } else if (!values.empty()) {
@@ -464,15 +469,7 @@ NpyArray NpyArray::from_values(std::vector<int64_t> shape, const std::vector<T>&
 
 template <typename T, typename Source>
 NpyArray NpyArray::from_converted_values(std::vector<int64_t> shape, const std::vector<Source>& values, bool fortran_order) {
-  NpyArray array;
-  array.dtype_ = dtype_of<T>();
-  array.shape_ = std::move(shape);
-  array.fortran_order_ = fortran_order;
-  if (array.element_count() != static_cast<int64_t>(values.size())) {
-    throw InternalError("NpyArray::from_converted_values: shape " + array.shape_text() + " needs " + std::to_string(array.element_count()) +
-                        " values, got " + std::to_string(values.size()));
-  }
-  array.storage_.resize(values.size() * sizeof(T));
+  NpyArray array = with_room(dtype_of<T>(), std::move(shape), values.size(), fortran_order);
   T* out = reinterpret_cast<T*>(array.storage_.data());
   for (size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
   return array;

@@ -91,6 +91,9 @@ class NpyArray {
   static std::vector<uint8_t> header_for(DType dtype, const std::vector<int64_t>& shape, bool fortran_order, size_t at_least = 0);
 
  private:
+  // An array of `dtype` and `shape` with room for its `count` elements (InternalError when the
+  // shape holds another count), the values still to be written.
+  static NpyArray with_room(DType dtype, std::vector<int64_t> shape, size_t count, bool fortran_order);
   DType dtype_ = DType::Float32;
   std::vector<int64_t> shape_;
   bool fortran_order_ = false;

@@ -80,16 +80,21 @@ double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs
   return graph.kind == GraphKind::Tile ? tile_score(y, order) : layout_kendall_tau(y, order);
 }
 
+std::optional<LabelledConfigs> labelled_configs(const GraphConfigs& item) {
+  if (item.graph->runtimes_hidden) return std::nullopt;
+  const auto [graph, used] = resolve_graph_configs(item);
+  return LabelledConfigs{graph, used, config_ranking_targets(*graph)};
+}
+
 double evaluate_model(CostModel& model, const std::vector<GraphConfigs>& graphs) {
   double total = 0;
   int counted = 0;
   for (const GraphConfigs& item : graphs) {
-    if (item.graph->runtimes_hidden) continue;
-    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved =
-        resolve_graph_configs(item);  // no structured binding: lambdas use them
-    const TpuGraph& graph = *resolved.first;
-    const std::vector<int32_t>& used = resolved.second;
-    const std::vector<double> y = config_ranking_targets(graph);
+    const std::optional<LabelledConfigs> labelled = labelled_configs(item);
+    if (!labelled) continue;
+    const TpuGraph& graph = *labelled->graph;
+    const std::vector<int32_t>& used = labelled->used;
+    const std::vector<double>& y = labelled->targets;
     if (used.size() < 2 || std::all_of(used.begin(), used.end(),
                                        [&](int32_t c) { return y[static_cast<size_t>(c)] == y[static_cast<size_t>(used.front())]; })) {
       continue;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -28,6 +29,14 @@ std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graph
 // The graph an evaluation reads and the configs it uses: a stored graph's selected rows (then
 // numbered 0..k-1), or the graph itself with its listed configs (all when none are listed).
 std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const GraphConfigs& item);
+// A labelled graph's configs as an evaluation reads them (resolve_graph_configs) with every config's
+// ranking target; none for a graph whose runtimes are hidden.
+struct LabelledConfigs {
+  const TpuGraph* graph = nullptr;
+  std::vector<int32_t> used;
+  std::vector<double> targets;  // config_ranking_targets(*graph), every config of the graph
+};
+std::optional<LabelledConfigs> labelled_configs(const GraphConfigs& item);
 // `items` with each graph's configs cut to at most `limit` (0: no limit), a seeded sample the same
 // every time (stored graphs always get a list).
 std::vector<GraphConfigs> with_config_limit(std::vector<GraphConfigs> items, int limit);

@@ -9,16 +9,16 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<G
   double cross = 0, cost_square = 0, runtime_square = 0;
   RuntimeCalibration calibration;
   for (const GraphConfigs& item : graphs) {
-    if (item.graph->runtimes_hidden) continue;
-    const std::pair<const TpuGraph*, std::vector<int32_t>> resolved =
-        resolve_graph_configs(item);  // no structured binding: lambdas use them
-    const TpuGraph& graph = *resolved.first;
-    const std::vector<int32_t>& used = resolved.second;
-    const std::vector<double> y = config_ranking_targets(graph);
-    std::vector<double> log_runtime;
-    for (int32_t c : used) log_runtime.push_back(y[static_cast<size_t>(c)] > 0 ? std::log(y[static_cast<size_t>(c)]) : std::nan(""));
+    const std::optional<LabelledConfigs> labelled = labelled_configs(item);  // none: runtimes hidden
+    if (!labelled) continue;
+    const std::vector<int32_t>& used = labelled->used;
+    std::vector<double> log_runtime;  // of the used configs' ranking targets
+    for (int32_t c : used) {
+      const double target = labelled->targets[static_cast<size_t>(c)];
+      log_runtime.push_back(target > 0 ? std::log(target) : std::nan(""));
+    }
     if (used.size() < 2 || std::any_of(log_runtime.begin(), log_runtime.end(), [](double v) { return !std::isfinite(v); })) continue;
-    const std::vector<float> cost = model.predict(model.prepare(graph), used);
+    const std::vector<float> cost = model.predict(model.prepare(*labelled->graph), used);
     double mean_cost = 0, mean_runtime = 0;
     for (size_t i = 0; i < used.size(); ++i) mean_cost += cost[i], mean_runtime += log_runtime[i];
     mean_cost /= static_cast<double>(used.size());
