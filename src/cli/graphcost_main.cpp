@@ -141,6 +141,8 @@ CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train
   train_command->add_option("--cache", train.train.cache,
                             "config store folder: layout files are prepared there on first use and their configs read per step "
                             "(graphcost prepare; bounded memory)");
+  train_command->add_flag("--fit-configs-per-step", train.train.fit_configs_per_step,
+                          "with --memory-budget: lower --configs-per-step to the most that fit instead of refusing");
   train_command->add_option("--memory-budget", train_budget,
                             "peak memory to stay under, e.g. 256MiB or 4GiB: refused up front when the estimate exceeds it");
   train_command

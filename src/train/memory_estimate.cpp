@@ -84,7 +84,7 @@ MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, c
   return estimate;
 }
 
-void enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache) {
+int enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache) {
   // Validation's state tables (interned row states, layout_inference.cpp) get what the budget
   // leaves after everything else, at most their usual 128 MiB and at least a 24th of the budget;
   // with the slack of growing vectors they can take 3 times that (counted in the estimate). A
@@ -119,6 +119,10 @@ void enforce_memory_budget(const TrainOptions& options, const std::vector<std::s
       TrainOptions fewer = sized;
       fewer.configs_per_step = low;
       if (estimate_training_memory(held, fewer).total() <= options.memory_budget) {
+        if (options.fit_configs_per_step) {
+          set_input_memory_limit(options.memory_budget);
+          return low;
+        }
         proposal = "; --configs-per-step " + std::to_string(low) + " fits";
       }
     }
@@ -129,6 +133,7 @@ void enforce_memory_budget(const TrainOptions& options, const std::vector<std::s
                      format_byte_size(options.memory_budget));
   }
   set_input_memory_limit(options.memory_budget);
+  return options.configs_per_step;
 }
 
 }  // namespace graphcost

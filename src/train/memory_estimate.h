@@ -22,9 +22,10 @@ struct MemoryEstimate {
 MemoryEstimate estimate_training_memory(const std::vector<std::string>& files, const TrainOptions& options);
 
 // Refuses up front (InputError naming the parts, and the configs per step that would fit) a run on
-// `held` files whose estimate exceeds options.memory_budget; else sizes validation's state tables
-// (model/layout_inference.h) to what the budget leaves and bounds input files by the budget.
-void enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache);
+// `held` files whose estimate exceeds options.memory_budget, unless options.fit_configs_per_step
+// and fewer configs per step fit; sizes validation's state tables (model/layout_inference.h) to
+// what the budget leaves and bounds input files by the budget. Returns the configs per step to use.
+int enforce_memory_budget(const TrainOptions& options, const std::vector<std::string>& held, bool use_cache);
 
 // The rows a training step of `file` runs on per config: the model's view of the graph (layout
 // graphs pruned to the configurable nodes and everything within `hops` edges of one), from its

@@ -136,7 +136,8 @@ DealtFiles deal_training_files(const TrainOptions& options, int shards) {
 
 }  // namespace
 
-TrainResult train_model(const TrainOptions& options, const TrainProgress& progress) {
+TrainResult train_model(const TrainOptions& requested, const TrainProgress& progress) {
+  TrainOptions options = requested;  // --fit-configs-per-step may lower configs_per_step
   const DataParallel& world = DataParallel::world();
   const int shards = training_shards(options);
   const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
@@ -149,7 +150,11 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
   if (options.memory_budget > 0) {
     std::vector<std::string> held = train_files;
     held.insert(held.end(), valid_files.begin(), valid_files.end());
-    enforce_memory_budget(options, held, use_cache);
+    // Every rank's estimate of its own files: the steps use the smallest fit.
+    std::vector<double> fits(static_cast<size_t>(world.ranks()), 0.0);
+    fits[static_cast<size_t>(world.rank())] = enforce_memory_budget(options, held, use_cache);
+    world.sum(fits);
+    options.configs_per_step = static_cast<int>(*std::min_element(fits.begin(), fits.end()));
   }
   // Each file: loaded whole, or prepared into the cache (when not current there) and opened.
   std::vector<TpuGraph> loaded;
@@ -196,13 +201,17 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
     if (model.config().collection != config.collection) {
       throw InputError(options.out, "model config.collection", config.collection, model.config().collection);
     }
-    return fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
+    TrainResult result = fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
+    result.configs_per_step = options.configs_per_step;
+    return result;
   }
   // The feature statistics of every training graph, whichever rank holds it.
   std::vector<double> sums = feature_sums(train_graphs);
   world.sum(sums);
   CostModel model(config, feature_statistics_from_sums(sums));
-  return fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
+  TrainResult result = fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
+  result.configs_per_step = options.configs_per_step;
+  return result;
 }
 
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,

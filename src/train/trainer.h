@@ -58,6 +58,9 @@ struct TrainOptions {
   // when its estimate of the graphs' structure, a step and the program exceeds it; files are then
   // read with at most this much inflated at once.
   uint64_t memory_budget = 0;
+  // With a memory budget: lower configs_per_step to the most whose step fits instead of refusing
+  // (TrainResult::configs_per_step says what was used).
+  bool fit_configs_per_step = false;
   // Called as each file is prepared into the cache (or found current there).
   std::function<void(size_t done, size_t total, const std::string& file, int64_t configs, int64_t distinct, bool reused)> on_prepare;
 };
@@ -93,6 +96,7 @@ struct TrainResult {
   int64_t cut_edges = 0;
   SegmentCounters segment_counters;
   RuntimeCalibration calibration;  // fitted after the last epoch (not when stopped early)
+  int configs_per_step = 0;        // what the steps drew: options' own, or lower to fit the memory budget
 };
 
 // Loads the collection's train and valid splits, fits feature statistics, builds a model from

@@ -49,6 +49,10 @@ check "  ...validates (a tau is reported)" grep -q "^final: loss [0-9.]*, valid 
 proposed=$(sed -n 's/.*--configs-per-step \([0-9]*\) fits.*/\1/p' "$out/greedy.txt")
 echo "  4096 configs per step refused; proposed: ${proposed:-none}"
 check "too many configs per step are refused, proposing the most that fit" test "$status" = 1 -a "${proposed:-0}" -ge 4 -a "${proposed:-0}" -lt 4096
+"$graphcost" train --data "$out/tree" --collection layout:nlp:random --out "$out/fitted.npz" --epochs 1 --steps-per-epoch 2 \
+  --configs-per-step 4096 --seed 3 --quiet --cache "$out/cache" --memory-budget ${budget_mib}MiB --fit-configs-per-step >"$out/fitted.txt" 2>&1; status=$?
+fitted_peak=$(sed -n 's/^peak resident memory \([0-9]*\) MiB (budget .*/\1/p' "$out/fitted.txt")
+check "  ...or, asked to fit, trains with them under the budget" bash -c "test $status = 0 && grep -q 'configs per step: ${proposed:-x} (lowered from 4096' '$out/fitted.txt' && test '${fitted_peak:-999999}' -lt $budget_mib"
 train "$out/whole.npz" --memory-budget ${budget_mib}MiB >"$out/whole.txt" 2>&1; status=$?
 check "the same budget without a cache is refused" test "$status" = 1
 check "  ...up front, naming the parts and the cache" grep -q "memory budget: expected at least .* configs .*a config store holds no configs), got 80 MiB" "$out/whole.txt"
