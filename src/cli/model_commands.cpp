@@ -73,7 +73,8 @@ int run_train_command(const TrainCommandOptions& options) {
   if (!world.root()) return 0;  // rank 0 reports and has written the model
   std::printf("trained on %zu graphs (%zu validation) -> %s\n", result.train_graphs, result.valid_graphs, options.train.out.c_str());
   if (result.configs_per_step > 0 && result.configs_per_step != options.train.configs_per_step) {
-    std::printf("configs per step: %d (lowered from %d to fit the memory budget)\n", result.configs_per_step, options.train.configs_per_step);
+    std::printf("configs per step: %d (lowered from %d to fit the memory budget)\n", result.configs_per_step,
+                options.train.configs_per_step);
   }
   if (result.segments > 0) {
     const SegmentCounters& c = result.segment_counters;
