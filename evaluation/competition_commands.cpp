@@ -113,6 +113,10 @@ int run_competition_status(const std::string& db) {
               static_cast<long long>(counts.active_tokens));
   std::printf("submissions  %lld queued, %lld scoring, %lld scored, %lld failed\n", static_cast<long long>(counts.queued),
               static_cast<long long>(counts.scoring), static_cast<long long>(counts.scored), static_cast<long long>(counts.failed));
+  if (!counts.scoring_since.empty()) {
+    std::printf("             scoring since %s: a server that cannot store the outcome puts it back and retries (see its log)\n",
+                counts.scoring_since.c_str());
+  }
   std::printf("schema       version %d\n", store.schema_version());
   return 0;
 }

@@ -26,9 +26,11 @@
 #include "competition_commands.h"
 #include "competition_store.h"
 #include "embedded_site.h"
+#include "guarded_http_server.h"
 #include "scoring/leaderboard.h"
 #include "scoring/solution.h"
 #include "scoring/submission.h"
+#include "scoring_worker.h"
 
 namespace graphcost {
 namespace {
@@ -129,18 +131,24 @@ class ConnectionPerThread {
   std::map<std::thread::id, std::unique_ptr<CompetitionStore>> stores_;
 };
 
-// One server per database: an exclusive flock on "<db>.serve-lock", released by the kernel when the
-// process ends, however it ends. Two workers on one queue would take each other's submissions.
+// One server per database: an exclusive flock on the database file itself, so any name of it (a
+// symlink, a hard link, another relative path) meets the same lock; released by the kernel when
+// the process ends, however it ends. Two workers on one queue would take each other's
+// submissions. flock locks are apart from the POSIX locks SQLite takes, and the descriptor stays
+// open until every SQLite connection has closed (closing it earlier would not drop SQLite's locks,
+// but a POSIX lock held through it would be).
 class ServerLock {
  public:
-  explicit ServerLock(const std::string& db) : path_(db + ".serve-lock") {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  explicit ServerLock(const std::string& db) : path_(db) {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0 && errno == ENOENT)
+      throw InputError(db, "", "a competition database (graphcost-eval competition init creates one)", "no such file");
     if (fd_ < 0) throw IoError(path_, "open", errno);
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       ::close(fd_);
       if (error == EWOULDBLOCK)
-        throw InputError(db, "", "a database no other graphcost-eval serve is running on", "one is (" + path_ + " is locked)");
+        throw InputError(db, "", "a database no other graphcost-eval serve is running on", "one is (the file is locked by another server)");
       throw IoError(path_, "lock", error);
     }
   }
@@ -163,19 +171,12 @@ class CompetitionServer {
         solution_(parse_solution(stores_.get().solution_csv(), options.db + " (solution)")),
         ids_csv_(id_list_csv(solution_)),
         limiter_(options.requests_per_minute),
-        address_limiter_(options.requests_per_minute * kAddressAllowance) {}
+        address_limiter_(options.requests_per_minute * kAddressAllowance),
+        bad_token_limiter_(kBadTokensPerMinute),
+        server_(http_limits(options)) {}
 
-  int run() {
-    // Signals go to one thread that stops the server; every other thread blocks them.
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-    const int requeued = stores_.get().requeue_interrupted();
-    if (requeued > 0)
-      std::printf("serve: %d submission%s left being scored by a stopped server: queued again\n", requeued, requeued == 1 ? "" : "s");
+  // `signals` (SIGINT, SIGTERM) are blocked in every thread: the server's own thread waits for them.
+  int run(const sigset_t& signals) {
     rebuild_board(stores_.get());
     routes();
     // The listening socket: SO_REUSEADDR (a restart right after a stop binds again) but not
@@ -208,6 +209,7 @@ class CompetitionServer {
     std::fflush(stdout);
     server_.listen_after_bind();
     stop();
+    server_.shut_down();
     pthread_kill(signal_thread.native_handle(), SIGTERM);  // wakes sigwait when the server ended on its own
     signal_thread.join();
     worker.join();
@@ -225,47 +227,84 @@ class CompetitionServer {
   }
 
   bool closed(const std::string& now = utc_now()) const { return now >= settings_.deadline; }
+
+  static HttpLimits http_limits(const ServeOptions& options) {
+    HttpLimits limits;
+    limits.threads = static_cast<size_t>(options.threads);
+    limits.io_timeout = limits.head_timeout = std::chrono::seconds(options.timeout_seconds);
+    limits.idle_timeout = std::min(limits.idle_timeout, limits.io_timeout);
+    limits.trusted_proxy = options.trusted_proxy;
+    limits.max_connections_per_address = static_cast<size_t>(options.connections_per_address);
+    // Bodies only where a route reads one: an upload, and final picks.
+    limits.body_limit = [max_upload = options.max_upload_bytes](const std::string& method, const std::string& path) -> size_t {
+      if (method == "POST" && path == "/api/submissions") return max_upload;
+      if (method == "PUT" && path == "/api/finals") return kMaxFinalsBody;
+      return 0;
+    };
+    return limits;
+  }
+
+  // The client a request is from: its peer address, or behind the trusted proxy the address the
+  // proxy put last in X-Forwarded-For (the proxy sets the header: a client cannot choose it).
+  std::string client_address(const httplib::Request& request) const {
+    if (options_.trusted_proxy.empty() || request.remote_addr != options_.trusted_proxy) return request.remote_addr;
+    std::string forwarded = request.get_header_value("X-Forwarded-For");
+    forwarded = forwarded.substr(forwarded.rfind(',') == std::string::npos ? 0 : forwarded.rfind(',') + 1);
+    forwarded.erase(0, forwarded.find_first_not_of(' '));
+    forwarded.erase(forwarded.find_last_not_of(' ') + 1);
+    const bool plausible =
+        !forwarded.empty() && forwarded.size() <= 45 && forwarded.find_first_not_of("0123456789abcdefABCDEF.:") == std::string::npos;
+    return plausible ? forwarded : request.remote_addr;
+  }
   // An address may send this many times a token's requests: pages, polls and the public routes
   // of everyone behind one address (a reverse proxy: say so in the README) share its bucket.
   static constexpr int kAddressAllowance = 10;
+  // Requests with a wrong token an address may send a minute: guessing is slow, and a flood of
+  // them does not touch the buckets of the teams behind the same address.
+  static constexpr int kBadTokensPerMinute = 60;
 
   // ---- the scoring worker ------------------------------------------------------------------
 
   void work() {
-    std::optional<CompetitionStore> store;
+    ScoringWorker worker(options_.db, solution_);
     int64_t seen_version = -1;
     bool seen_closed = false, board_stale = true;
     Clock::time_point built = Clock::now();
     while (!stopping_) {
-      bool queue_empty = true;
-      try {
-        if (!store) store.emplace(CompetitionStore::open(options_.db, false));
-        queue_empty = score_queued(*store, solution_, 1) == 0;
-        // The board after a scored submission (at most once a second while a queue drains: a
-        // rebuild reads every stored outcome); after another connection's change (an upload, a
-        // final pick, an organiser's command); and when the deadline passes.
-        const int64_t version = store->data_version();
-        board_stale = board_stale || !queue_empty || version != seen_version || closed() != seen_closed;
-        if (board_stale && (queue_empty || Clock::now() - built >= std::chrono::seconds(1))) {
-          seen_closed = rebuild_board(*store);
-          seen_version = version;  // read before the rebuild: a change during it is seen next time
-          board_stale = false;
-          built = Clock::now();
-        }
-      } catch (const std::exception& error) {
-        // A busy or failing database, or a scorer bug: say so, put back what this worker held,
-        // and try again in a second rather than leave the competition without a scorer.
-        std::fprintf(stderr, "serve: scoring worker: %s (retrying in 1 s)\n", error_message(error).c_str());
+      const ScoringWorker::Step step = worker.step();
+      if (step.put_back > 0)
+        std::printf("serve: %d submission%s left in scoring (a stopped server, or a failed store): queued again\n", step.put_back,
+                    step.put_back == 1 ? "" : "s");
+      std::chrono::milliseconds wait = step.finished > 0 ? std::chrono::milliseconds(0) : std::chrono::milliseconds(1000);
+      if (!step.error.empty()) {
+        // A busy or failing database, or a scorer bug: the worker puts back what it held before it
+        // claims anything else, and retries with backoff rather than leave the competition without a scorer.
+        std::fprintf(stderr, "serve: scoring worker: %s (retrying in %lld s)\n", step.error.c_str(),
+                     static_cast<long long>(step.retry_in.count() / 1000));
+        wait = step.retry_in;
+      } else {
         try {
-          if (store) store->requeue_interrupted();
-        } catch (const std::exception&) {
-          store.reset();  // a new connection next time
+          // The board after a scored submission (at most once a second while a queue drains: a
+          // rebuild reads every stored outcome); after another connection's change (an upload, a
+          // final pick, an organiser's command); and when the deadline passes.
+          const int64_t version = worker.store()->data_version();
+          board_stale = board_stale || step.finished > 0 || version != seen_version || closed() != seen_closed;
+          if (board_stale && (step.finished == 0 || Clock::now() - built >= std::chrono::seconds(1))) {
+            seen_closed = rebuild_board(*worker.store());
+            seen_version = version;  // read before the rebuild: a change during it is seen next time
+            board_stale = false;
+            built = Clock::now();
+          }
+        } catch (const std::exception& error) {
+          std::fprintf(stderr, "serve: rebuilding the board: %s (retrying in 1 s)\n", error_message(error).c_str());
+          wait = std::chrono::milliseconds(1000);
         }
-        queue_empty = true;
       }
-      if (!queue_empty) continue;
+      std::fflush(stdout), std::fflush(stderr);
+      if (wait.count() == 0) continue;
       std::unique_lock<std::mutex> lock(queue_mutex_);
-      queue_changed_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || uploads_waiting_ > 0; });
+      // An upload wakes an idle worker at once; a recovering one keeps its backoff.
+      queue_changed_.wait_for(lock, wait, [this, &step] { return stopping_ || (step.error.empty() && uploads_waiting_ > 0); });
       uploads_waiting_ = 0;
     }
   }
@@ -299,6 +338,12 @@ class CompetitionServer {
       return std::nullopt;
     }
     const std::optional<int64_t> team = stores_.get().team_for_token(token);
+    if (!team && !bad_token_limiter_.allow(client_address(request))) {
+      response.set_header("Retry-After", "60");
+      send_error(response, 429,
+                 "too many unrecognised tokens from your address: at most " + std::to_string(kBadTokensPerMinute) + " a minute");
+      return std::nullopt;
+    }
     if (!team) {
       response.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       send_error(response, 401, "token not recognised: unknown, mistyped or revoked (ask the organiser for a new one)");
@@ -323,12 +368,8 @@ class CompetitionServer {
   }
 
   void configure_http() {
-    server_.new_task_queue = [threads = options_.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+    // Connections, heads, bodies and their deadlines: GuardedHttpServer (http_limits above).
     server_.set_payload_max_length(options_.max_upload_bytes);
-    server_.set_read_timeout(options_.timeout_seconds, 0);
-    server_.set_write_timeout(options_.timeout_seconds, 0);
-    server_.set_keep_alive_timeout(5);
-    server_.set_keep_alive_max_count(100);
     server_.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
     for (const auto& [extension, type] : std::map<std::string, std::string>{{"wasm", "application/wasm"},
                                                                             {"js", "text/javascript"},
@@ -345,8 +386,11 @@ class CompetitionServer {
   // Rate limits and the pages' security policy, before any route; errors answered as JSON.
   void route_guards() {
     server_.set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
-      if (request.path.rfind("/api/", 0) == 0 || request.path.rfind("/data/", 0) == 0) {
-        if (!address_limiter_.allow(request.remote_addr)) {
+      // Requests with a token are limited per team once the token is checked (team_of), so a flood
+      // from a team's address (or its proxy) cannot lock the team out.
+      const bool public_api = request.path.rfind("/api/", 0) == 0 || request.path.rfind("/data/", 0) == 0;
+      if (public_api && !request.has_header("Authorization")) {
+        if (!address_limiter_.allow(client_address(request))) {
           response.set_header("Retry-After", "10");
           send_error(response, 429,
                      "too many requests: at most " + std::to_string(options_.requests_per_minute * kAddressAllowance) +
@@ -354,23 +398,40 @@ class CompetitionServer {
           return httplib::Server::HandlerResponse::Handled;
         }
       }
-      if (request.path.rfind("/app/", 0) != 0) {
-        response.set_header("Content-Security-Policy",
-                            "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-                            "img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'");
-      }
+      // The same policy on the site and the app: scripts from this server only (WebAssembly
+      // compiled by the browser), no plugins, no framing. The app adds blob: images (its
+      // screenshots) and workers.
+      response.set_header(
+          "Content-Security-Policy",
+          "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+          "img-src 'self' data: blob:; worker-src 'self' blob:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'");
       return httplib::Server::HandlerResponse::Unhandled;
     });
-    server_.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr error) {
-      std::string message = "internal error";
+    // The details of a failure (SQL, the database's path) go to the log; the client gets a number to quote.
+    server_.set_exception_handler([this](const httplib::Request& request, httplib::Response& response, std::exception_ptr error) {
+      std::string message = "unknown exception";
+      bool store_failed = false;
       try {
         std::rethrow_exception(error);
+      } catch (const IoError& e) {
+        message = error_message(e);
+        store_failed = true;
       } catch (const std::exception& e) {
         message = error_message(e);
       } catch (...) {
       }
-      std::fprintf(stderr, "serve: %s\n", message.c_str());
-      send_error(response, 500, "internal error, please report: " + message);
+      const long long incident = ++incidents_;
+      std::fprintf(stderr, "serve: incident %lld: %s %s: %s\n", incident, request.method.c_str(), printable(request.path).c_str(),
+                   message.c_str());
+      std::fflush(stderr);
+      if (store_failed) {
+        response.set_header("Retry-After", "30");
+        send_error(response, 503,
+                   "the competition's database is busy or failing (incident " + std::to_string(incident) +
+                       ", logged): nothing was changed, try again shortly");
+        return;
+      }
+      send_error(response, 500, "internal error (incident " + std::to_string(incident) + ", logged): please report the number");
     });
     server_.set_error_handler([](const httplib::Request&, httplib::Response& response) {
       if (!response.body.empty()) return;
@@ -547,6 +608,10 @@ class CompetitionServer {
           send_error(response, 400, std::string("final picks: expected submission ids (integers), got a JSON ") + id.type_name());
           return;
         }
+        if (id.is_number_unsigned() && id.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+          send_error(response, 400, "final picks: no submission has the id " + id.dump());
+          return;
+        }
         ids.push_back(id.get<int64_t>());
       }
       if (closed()) {
@@ -571,10 +636,12 @@ class CompetitionServer {
   const CompetitionSettings settings_;
   const Solution solution_;
   const std::string ids_csv_;
-  RateLimiter limiter_;          // per team, after its token is checked
-  RateLimiter address_limiter_;  // per address, before anything else
+  RateLimiter limiter_;            // per team, after its token is checked
+  RateLimiter address_limiter_;    // per client address, requests without a token
+  RateLimiter bad_token_limiter_;  // per client address, requests whose token is not recognised
+  std::atomic<long long> incidents_{0};
   LiveBoard board_;
-  httplib::Server server_;
+  GuardedHttpServer server_;
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;
   int uploads_waiting_ = 0;
@@ -584,8 +651,18 @@ class CompetitionServer {
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
+  // Signals go to one thread that stops the server; every other thread blocks them, including
+  // the request threads the server starts as it is built.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A file-size limit (RLIMIT_FSIZE) reached by the database is a write error to handle, not a
+  // reason to die.
+  signal(SIGXFSZ, SIG_IGN);
   CompetitionServer server(options);
-  return server.run();
+  return server.run(signals);
 }
 
 }  // namespace graphcost

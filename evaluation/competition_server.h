@@ -15,10 +15,15 @@
 //   GET  /api/submissions[/<id>]     (Bearer token) the team's own submissions
 //   PUT  /api/finals                 (Bearer token) body {"submissions": [ids]}
 //   GET  /app/...                    the browser app and the in-browser validator (--app DIR)
-// Hostile traffic: body size limit (413), read/write timeouts, a token bucket per token (or per
-// address without one; 429), bad or revoked tokens 401, user data only ever inside JSON or text
-// nodes, no file-system path built from a request except under --app (cpp-httplib refuses "..").
-// Plain HTTP on 127.0.0.1 by default: TLS and public exposure belong to a reverse proxy.
+// Hostile traffic: every connection, head, body and response is bounded in bytes and time before
+// cpp-httplib parses it (guarded_http_server.h: 431/411/415/413/408, idle connections parked
+// without a thread, per-address connection caps); a token bucket per team (after its token is
+// checked), per client address for requests without a token, and per address for unrecognised
+// tokens (429); bad or revoked tokens 401; failures logged with an incident number, never quoted
+// to the client; user data only ever inside JSON or text nodes; no file-system path built from a
+// request except under --app (cpp-httplib refuses "..", the guard control bytes).
+// Plain HTTP on 127.0.0.1 by default: TLS and public exposure belong to a reverse proxy
+// (docs/deploy.md: nginx in front, --trusted-proxy so limits key on the real client).
 #pragma once
 
 #include <cstddef>
@@ -33,8 +38,10 @@ struct ServeOptions {
   std::string app_dir;                    // the WebAssembly build's web/ folder (app + validator); "" = none
   size_t max_upload_bytes = 32ull << 20;  // a full TpuGraphs submission is ~5 MB
   int requests_per_minute = 120;          // per token, or per address for requests without one
-  int threads = 32;                       // request threads: each serves one connection at a time
-  int timeout_seconds = 10;               // per read or write on a connection
+  int threads = 32;                       // request threads (a connection waiting for bytes holds none)
+  int timeout_seconds = 10;               // a body or response with no progress for this long is cut off
+  std::string trusted_proxy;              // a reverse proxy's address: its X-Forwarded-For names the client
+  int connections_per_address = 32;       // open connections from one client address (the proxy is exempt)
 };
 
 // Serves until SIGINT or SIGTERM; returns the exit code. Prints the address when listening.

@@ -5,6 +5,9 @@
 #include <openssl/rand.h>
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include "common/internal_error.h"
 #include "common/io_error.h"
 #include "scoring/leaderboard.h"
+#include "team_names.h"
 
 namespace graphcost {
 namespace {
@@ -144,6 +148,8 @@ const char* const kMigrations[] = {
     "ALTER TABLE scores ADD COLUMN boards_json TEXT;"
     "UPDATE scores SET boards_json = json_object('public', json_extract(report_json, '$.public'),"
     "  'private', json_extract(report_json, '$.private'));",
+    // 3: when a submission was claimed for scoring, so that `status` shows one stuck in scoring.
+    "ALTER TABLE submissions ADD COLUMN claimed_at TEXT;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == CompetitionStore::kSchemaVersion, "one migration per schema version");
 
@@ -172,14 +178,6 @@ std::string sha256(const std::string& salt, const std::string& secret) {
   EVP_MD_CTX_free(context);
   if (!ok) throw InternalError("OpenSSL SHA-256 failed");
   return std::string(reinterpret_cast<const char*>(digest), length);
-}
-
-void check_team_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) throw InputError("", "team name", "1 to 64 bytes", std::to_string(name.size()) + " bytes");
-  for (const char c : name) {
-    const unsigned char byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) throw InputError("", "team name", "printable characters", "'" + printable(name) + "'");
-  }
 }
 
 StoredSubmission read_submission(const Statement& row, bool with_csv) {
@@ -228,16 +226,29 @@ CompetitionStore::~CompetitionStore() {
   if (db_ != nullptr) sqlite3_close_v2(db_);
 }
 
-CompetitionStore CompetitionStore::open(const std::string& path, bool create) {
+CompetitionStore CompetitionStore::open(const std::string& path, bool create, std::chrono::milliseconds busy_timeout) {
   CompetitionStore store(path);
   std::error_code error;
   if (!create && !std::filesystem::is_regular_file(path, error)) {
     throw InputError(path, "", "a competition database (graphcost-eval competition init creates one)", "no such file");
   }
+  // Only `init` may give an empty file a schema: anything else would turn a mistyped path into a
+  // database that then fails as "no competition".
+  if (!create && std::filesystem::file_size(path, error) == 0 && !error) {
+    throw InputError(path, "", "a competition database (graphcost-eval competition init creates one)", "an empty file");
+  }
+  // SQLite keeps its write-ahead log beside the name it was opened by: two names of one file
+  // (hard links) are two logs, and writes through one are lost to the other.
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && status.st_nlink > 1) {
+    throw InputError(
+        path, "", "a database file with one name",
+        std::to_string(status.st_nlink) + " hard links (SQLite would keep one log per name and lose writes): remove the others");
+  }
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   const int code = sqlite3_open_v2(path.c_str(), &store.db_, flags, nullptr);
   if (code != SQLITE_OK) fail(store.db_, code, path, "opening the database");
-  sqlite3_busy_timeout(store.db_, 5000);
+  sqlite3_busy_timeout(store.db_, static_cast<int>(busy_timeout.count()));
   store.execute("PRAGMA foreign_keys = ON");
   Statement(store.db_, store.path_, "PRAGMA journal_mode = WAL").run();
   store.execute("PRAGMA synchronous = FULL");  // a 2xx answer means the submission is on disk
@@ -339,10 +350,19 @@ std::string CompetitionStore::new_token(int64_t team_id) {
   return "gc_" + std::to_string(sqlite3_last_insert_rowid(db_)) + "_" + secret;
 }
 
-std::string CompetitionStore::add_team(const std::string& name) {
-  check_team_name(name);
+std::string CompetitionStore::add_team(const std::string& requested_name) {
+  const std::string name = normalized_team_name(requested_name);
+  const std::string key = team_name_key(name);
   Transaction transaction(db_, path_, true);
-  if (team_id(name)) throw InputError(path_, "team '" + printable(name) + "'", "a new team name", "a team of that name exists");
+  Statement names(db_, path_, "SELECT name FROM teams");
+  while (names.step()) {
+    const std::string existing = names.text(0);
+    if (existing == name) throw InputError(path_, "team '" + printable(name) + "'", "a new team name", "a team of that name exists");
+    if (team_name_key(existing) == key) {
+      throw InputError(path_, "team name '" + printable(name) + "'", "a name that does not read as another team's",
+                       "it reads as the existing team '" + printable(existing) + "' (same letters after Unicode NFKC and case folding)");
+    }
+  }
   Statement(db_, path_, "INSERT INTO teams (name, created_at) VALUES (?, ?)").bind(1, name).bind(2, utc_now()).run();
   const std::string token = new_token(sqlite3_last_insert_rowid(db_));
   transaction.commit();
@@ -376,6 +396,7 @@ std::optional<int64_t> CompetitionStore::team_for_token(const std::string& token
   if (token.size() < 3 + 1 + 1 + 32 || token.compare(0, 3, "gc_") != 0) return std::nullopt;
   const size_t separator = token.find('_', 3);
   if (separator == std::string::npos || separator == 3 || separator > 3 + 18 || token.size() - separator - 1 != 32) return std::nullopt;
+  if (token[3] == '0') return std::nullopt;  // ids are written without leading zeros: one token, one spelling
   int64_t id = 0;
   for (size_t i = 3; i < separator; ++i) {
     if (token[i] < '0' || token[i] > '9') return std::nullopt;
@@ -391,8 +412,13 @@ std::optional<int64_t> CompetitionStore::team_for_token(const std::string& token
 }
 
 std::optional<int64_t> CompetitionStore::team_id(const std::string& name) const {
+  std::string stored = name;  // names are stored in NFC: a name typed decomposed finds its team
+  try {
+    stored = normalized_team_name(name);
+  } catch (const InputError&) {
+  }
   Statement query(db_, path_, "SELECT id FROM teams WHERE name = ?");
-  query.bind(1, name);
+  query.bind(1, stored);
   if (!query.step()) return std::nullopt;
   return query.integer(0);
 }
@@ -428,7 +454,7 @@ std::optional<int64_t> CompetitionStore::claim_next() {
   Statement next(db_, path_, "SELECT id FROM submissions WHERE status = 'queued' ORDER BY id LIMIT 1");
   if (!next.step()) return std::nullopt;
   const int64_t id = next.integer(0);
-  Statement(db_, path_, "UPDATE submissions SET status = 'scoring' WHERE id = ?").bind(1, id).run();
+  Statement(db_, path_, "UPDATE submissions SET status = 'scoring', claimed_at = ? WHERE id = ?").bind(1, utc_now()).bind(2, id).run();
   transaction.commit();
   return id;
 }
@@ -465,7 +491,7 @@ void CompetitionStore::finish_failed(int64_t id, const std::string& error) {
 
 int CompetitionStore::requeue_interrupted() {
   Transaction transaction(db_, path_, true);
-  Statement(db_, path_, "UPDATE submissions SET status = 'queued' WHERE status = 'scoring'").run();
+  Statement(db_, path_, "UPDATE submissions SET status = 'queued', claimed_at = NULL WHERE status = 'scoring'").run();
   const int count = sqlite3_changes(db_);
   transaction.commit();
   return count;
@@ -519,6 +545,8 @@ StoreCounts CompetitionStore::counts() const {
      : status == SubmissionStatus::Scored  ? counts.scored
                                            : counts.failed) = statuses.integer(1);
   }
+  Statement claimed(db_, path_, "SELECT min(claimed_at) FROM submissions WHERE status = 'scoring'");
+  if (claimed.step() && !claimed.is_null(0)) counts.scoring_since = claimed.text(0);
   return counts;
 }
 
@@ -527,6 +555,11 @@ void CompetitionStore::set_finals(int64_t team_id, const std::vector<int64_t>& s
   const CompetitionSettings rules = settings();
   if (static_cast<int>(submission_ids.size()) > rules.finals) {
     throw InputError("", "final picks", "at most " + std::to_string(rules.finals), std::to_string(submission_ids.size()));
+  }
+  for (size_t i = 0; i < submission_ids.size(); ++i) {
+    if (std::count(submission_ids.begin(), submission_ids.begin() + static_cast<long>(i), submission_ids[i]) > 0) {
+      throw InputError("", "final picks", "distinct submission ids", std::to_string(submission_ids[i]) + " twice");
+    }
   }
   Statement(db_, path_, "DELETE FROM finals WHERE team_id = ?").bind(1, team_id).run();
   for (const int64_t id : submission_ids) {

@@ -2,14 +2,15 @@
 // change is one transaction, so a process killed at any point leaves the file consistent: a
 // submission is either stored whole with its CSV bytes or not at all.
 //
-// Schema (version 2; PRAGMA user_version, migrations applied in order on open; PRAGMA
+// Schema (version 3; PRAGMA user_version, migrations applied in order on open; PRAGMA
 // application_id marks the file as graphcost's):
 //   competition  (one row) title, deadline (UTC, "2026-12-31T23:59:59Z"), daily_cap, finals,
 //                solution_csv (the hidden truth as make-solution writes it; never served)
 //   teams        id, name (unique), created_at
 //   tokens       id, team_id, salt, hash = SHA-256(salt || secret), created_at, revoked_at
 //   submissions  id, team_id, submitted_at, day (UTC date), csv (the uploaded bytes), status
-//                (queued -> scoring -> scored | failed), error, counts_toward_cap
+//                (queued -> scoring -> scored | failed), error, counts_toward_cap, claimed_at
+//                (when scoring began; version 3)
 //   scores       submission_id, public_score, private_score, report_json, boards_json (the two
 //                boards alone: what a live board ranks by; version 2), scored_at
 //   finals       team_id, submission_id (a team's picks for the private board)
@@ -18,6 +19,7 @@
 // secret is stored; a check recomputes it and compares in constant time (OpenSSL).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,20 +60,23 @@ struct StoredSubmission {
 struct StoreCounts {
   int64_t teams = 0, active_tokens = 0;
   int64_t queued = 0, scoring = 0, scored = 0, failed = 0;
+  std::string scoring_since;  // when the oldest submission being scored was claimed ("" = none)
 };
 
 class CompetitionStore {
  public:
   // Opens the database at `path`, creating the file when `create` (else InputError if missing),
-  // sets WAL mode and a 5 s busy timeout, and migrates to the current schema. A database written
-  // by a newer graphcost (a higher schema version) is refused (InputError).
-  static CompetitionStore open(const std::string& path, bool create);
+  // sets WAL mode and a busy timeout (how long a write waits for another's lock), and migrates to
+  // the current schema. Refused (InputError): a database written by a newer graphcost (a higher
+  // schema version), an empty file unless `create`, a file with several hard links.
+  static CompetitionStore open(const std::string& path, bool create,
+                               std::chrono::milliseconds busy_timeout = std::chrono::milliseconds(5000));
   ~CompetitionStore();
   CompetitionStore(CompetitionStore&& other) noexcept;
   CompetitionStore& operator=(CompetitionStore&&) = delete;
   CompetitionStore(const CompetitionStore&) = delete;
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schema_version() const;
   const std::string& path() const { return path_; }
 
@@ -81,7 +86,8 @@ class CompetitionStore {
   CompetitionSettings settings() const;  // InputError when not initialized
   std::string solution_csv() const;
 
-  // Teams and tokens. Names: 1-64 bytes of printable UTF-8 without control bytes (InputError).
+  // Teams and tokens. Names follow team_names.h: stored in NFC, visible characters only, none
+  // that reads as an existing team's name (InputError).
   // add_team returns the new token; a team may hold several (team_token adds one more).
   std::string add_team(const std::string& name);
   std::string add_token(const std::string& team_name);

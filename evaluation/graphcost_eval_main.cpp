@@ -122,8 +122,14 @@ int main(int argc, char** argv) {
   serve_command->add_option("--max-upload-mib", max_upload_mib, "largest accepted upload in MiB (default 32)")->check(CLI::Range(1, 1024));
   serve_command->add_option("--rate-limit", serve.requests_per_minute, "API requests a minute per token or address (default 120)")
       ->check(CLI::Range(1, 1000000));
-  serve_command->add_option("--threads", serve.threads, "request threads, each serving one connection at a time (default 32)")
+  serve_command->add_option("--threads", serve.threads, "request threads (default 32; a connection waiting for bytes holds none)")
       ->check(CLI::Range(1, 256));
+  serve_command->add_option("--trusted-proxy", serve.trusted_proxy,
+                            "address of the reverse proxy in front (e.g. 127.0.0.1): its X-Forwarded-For names the client");
+  serve_command
+      ->add_option("--connections-per-address", serve.connections_per_address,
+                   "open connections one client address may hold (default 32; the proxy is exempt)")
+      ->check(CLI::Range(1, 100000));
   serve_command->add_option("--timeout", serve.timeout_seconds, "seconds a connection may stall in a read or write (default 10)")
       ->check(CLI::Range(1, 600));
 

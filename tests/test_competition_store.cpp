@@ -18,6 +18,8 @@
 #include "scoring/leaderboard.h"
 #include "scoring/scorer.h"
 #include "scoring/submission.h"
+#include "scoring_worker.h"
+#include "team_names.h"
 #include "test_support.h"
 
 using namespace graphcost;
@@ -94,7 +96,9 @@ TEST_CASE("tokens are shown once, stored hashed, and refused when wrong or revok
   CHECK_FALSE(store.team_for_token(token));
   CHECK_FALSE(store.team_for_token(second));
   CHECK_THROWS_WITH(store.add_team("alpha"), Catch::Contains("a team of that name exists"));
-  CHECK_THROWS_WITH(store.add_team("bad\x1b[31m"), Catch::Contains("printable characters"));
+  CHECK_THROWS_WITH(store.add_team("bad\x1b[31m"), Catch::Contains("visible characters"));
+  // One token, one spelling: the id with a leading zero is another (refused) token.
+  CHECK_FALSE(store.team_for_token("gc_0" + second.substr(3)));
   CHECK_THROWS_WITH(store.add_team(std::string(65, 'x')), Catch::Contains("1 to 64 bytes"));
   // The secret is nowhere in the file: only its salted hash.
   const std::string bytes = read_text(c.db) + (fs::exists(c.db + "-wal") ? read_text(c.db + "-wal") : "");
@@ -315,11 +319,13 @@ TEST_CASE("a version 1 database is migrated: its scores gain their boards", "[co
     score_queued(store, c.solution);
   }
   // Back to schema 1, as a graphcost of session 6 wrote it: no boards_json column.
-  REQUIRE(std::system(("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + c.db +
-                       "'); c.execute('ALTER TABLE scores DROP COLUMN boards_json'); c.execute('PRAGMA user_version = 1'); c.commit()\"")
-                          .c_str()) == 0);
+  REQUIRE(std::system(
+              ("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + c.db +
+               "'); c.execute('ALTER TABLE scores DROP COLUMN boards_json'); c.execute('ALTER TABLE submissions DROP COLUMN claimed_at');"
+               " c.execute('PRAGMA user_version = 1'); c.commit()\"")
+                  .c_str()) == 0);
   CompetitionStore store = CompetitionStore::open(c.db, false);
-  CHECK(store.schema_version() == 2);
+  CHECK(store.schema_version() == CompetitionStore::kSchemaVersion);
   const StoredSubmission s = *store.submission(1);
   const ScoreReport boards = score_boards_from_json(nlohmann::json::parse(s.boards_json));
   CHECK(boards.public_board.overall == *s.public_score);
@@ -360,4 +366,97 @@ TEST_CASE("competition submit stores a valid file for a team and refuses invalid
   CompetitionStore store = CompetitionStore::open(c.db, false);
   CHECK(store.submissions().size() == 1);
   CHECK(store.submission(1)->status == SubmissionStatus::Queued);
+}
+
+TEST_CASE("team names that read alike, hide characters or are not UTF-8 are refused", "[competition]") {
+  Competition c = make_competition("competition_team_names");
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  store.add_team("alpha");
+  for (const std::string& alike : {std::string("ALPHA"), std::string("\xef\xbd\x81lpha") /* fullwidth a */, std::string("Alpha")}) {
+    CHECK_THROWS_WITH(store.add_team(alike), Catch::Contains("reads as the existing team 'alpha'"));
+  }
+  const std::pair<std::string, std::string> hidden[] = {
+      {"al\xe2\x80\xaepha", "visible characters"},  // U+202E right-to-left override
+      {"al\xe2\x80\x8bpha", "visible characters"},  // U+200B zero-width space
+      {"al\xc2\xa0pha", "visible characters"},      // U+00A0 no-break space
+      {"alpha\xff", "valid UTF-8"},
+      {"\xc0\xa0", "valid UTF-8"},  // an overlong encoding
+      {"beta ", "no trailing space"},
+      {" beta", "no leading space"},
+      {"be  ta", "two spaces in a row"},
+      {"", "1 to 64 bytes"},
+  };
+  for (const auto& [name, rule] : hidden) CHECK_THROWS_WITH(store.add_team(name), Catch::Contains(rule));
+  // Stored composed: "E" + U+0301 is the same team as U+00C9, found by either spelling.
+  store.add_team("E\xcc\x81quipe 7");
+  CHECK(store.team_name(*store.team_id("\xc3\x89quipe 7")) == "\xc3\x89quipe 7");
+  CHECK(store.team_id("E\xcc\x81quipe 7") == store.team_id("\xc3\x89quipe 7"));
+  CHECK_THROWS_WITH(store.add_team("\xc3\x89quipe 7"), Catch::Contains("a team of that name exists"));
+  CHECK_NOTHROW(store.add_team("\xe3\x83\x81\xe3\x83\xbc\xe3\x83\xa0"));  // チーム
+  CHECK(team_name_key("\xef\xbc\xa1lpha") == "alpha");
+}
+
+TEST_CASE("final picks name each submission once; empty files and hard links are not databases", "[competition]") {
+  Competition c = make_competition("competition_store_files", 10);
+  {
+    CompetitionStore store = CompetitionStore::open(c.db, false);
+    store.add_team("alpha");
+    const int64_t id = *store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T12:00:00Z");
+    score_queued(store, c.solution);
+    CHECK_THROWS_WITH(store.set_finals(*store.team_id("alpha"), {id, id}), Catch::Contains("distinct submission ids"));
+  }
+  testing::write_bytes(c.dir + "/empty.sqlite", {});
+  CHECK_THROWS_WITH(CompetitionStore::open(c.dir + "/empty.sqlite", false), Catch::Contains("an empty file"));
+  CHECK(fs::file_size(c.dir + "/empty.sqlite") == 0);  // nothing written into it
+  fs::remove(c.dir + "/linked.sqlite");
+  fs::create_hard_link(c.db, c.dir + "/linked.sqlite");
+  CHECK_THROWS_WITH(CompetitionStore::open(c.db, false), Catch::Contains("2 hard links"));
+  CHECK_THROWS_WITH(CompetitionStore::open(c.dir + "/linked.sqlite", false), Catch::Contains("2 hard links"));
+  fs::remove(c.dir + "/linked.sqlite");
+  CHECK_NOTHROW(CompetitionStore::open(c.db, false));
+}
+
+TEST_CASE("a scoring worker whose database fails puts back what it held before claiming more", "[competition]") {
+  Competition c = make_competition("competition_worker_recovery", 10);
+  const std::chrono::milliseconds short_wait(50);
+  CompetitionStore organiser = CompetitionStore::open(c.db, false, short_wait);
+  organiser.add_team("alpha");
+  const int64_t team = *organiser.team_id("alpha");
+  organiser.accept_submission(team, c.valid_csv, "2026-12-03T12:00:00Z");
+  organiser.accept_submission(team, c.valid_csv, "2026-12-03T12:00:01Z");
+
+  ScoringWorker worker(c.db, c.solution, short_wait);
+  CHECK(worker.step().finished == 1);  // the first, scored
+
+  // Another process holds the write lock while the worker scores the second: it claims it, but can
+  // neither store the outcome nor put it back.
+  {
+    CompetitionStore claimer = CompetitionStore::open(c.db, false, short_wait);
+    REQUIRE(claimer.claim_next() == 2);  // as the worker's claim, before the lock
+  }
+  REQUIRE(std::system(("/usr/bin/python3 -c \"import sqlite3, time; c = sqlite3.connect('" + c.db +
+                       "', isolation_level=None); c.execute('BEGIN IMMEDIATE'); open('" + c.dir +
+                       "/locked', 'w').close(); time.sleep(1.5); c.execute('ROLLBACK')\" &")
+                          .c_str()) == 0);
+  for (int i = 0; i < 100 && !fs::exists(c.dir + "/locked"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(fs::exists(c.dir + "/locked"));
+  ScoringWorker restarted(c.db, c.solution, short_wait);  // a worker recovering from a stop: must put back first
+  const ScoringWorker::Step failed = restarted.step();
+  CHECK_FALSE(failed.error.empty());
+  CHECK(failed.retry_in >= std::chrono::milliseconds(1000));
+  CHECK(restarted.recovering());
+  StoreCounts counts = organiser.counts();
+  CHECK(counts.scoring == 1);
+  CHECK_FALSE(counts.scoring_since.empty());           // `status` shows since when
+  const ScoringWorker::Step again = restarted.step();  // still locked: a longer wait
+  CHECK(again.retry_in > failed.retry_in);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1700));  // the lock is gone
+  const ScoringWorker::Step recovered = restarted.step();
+  CHECK(recovered.error.empty());
+  CHECK(recovered.put_back == 1);
+  CHECK(recovered.finished == 1);
+  counts = organiser.counts();
+  CHECK(counts.scoring == 0);
+  CHECK(counts.scored == 2);
+  CHECK(counts.scoring_since.empty());
 }
