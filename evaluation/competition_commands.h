@@ -6,6 +6,7 @@
 //   team token    one more token for a team      team revoke   every token of a team
 //   submit        a file on a team's behalf (validated, under the cap), queued for scoring
 //   status        the settings, teams and the queue
+//   backup        a consistent copy of the database, taken while the server runs
 //   rescore       every scored or failed submission scored again (after a scorer change), now
 //   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`);
 //                 queued submissions are scored first
@@ -41,6 +42,9 @@ struct CompetitionSubmitOptions {
 int run_competition_submit(const CompetitionSubmitOptions& options);
 
 int run_competition_status(const std::string& db);
+// backup: a consistent copy while the server runs (CompetitionStore::backup_to); restore = stop
+// the server, put the copy in the database's place, start it.
+int run_competition_backup(const std::string& db, const std::string& out);
 int run_competition_rescore(const std::string& db);
 
 struct CompetitionExportOptions {

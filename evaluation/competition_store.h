@@ -127,6 +127,13 @@ class CompetitionStore {
   std::vector<int64_t> finals(int64_t team_id) const;
   std::map<int64_t, std::vector<int64_t>> all_finals() const;  // team id -> its picks
 
+  // A consistent copy of the whole database at `out` (SQLite's online backup API, in one read
+  // transaction: in WAL mode the server's writes go on meanwhile), as one self-contained file
+  // (rollback journal mode) that `serve` and every command open as they open this one. Written to
+  // "<out>.partial", checked (PRAGMA quick_check) and renamed: an interrupted backup leaves no
+  // file at `out`. Refuses an `out` that exists (InputError): a backup never replaces anything.
+  void backup_to(const std::string& out) const;
+
   // SQLite's PRAGMA data_version: changes when another connection (another process, or the
   // server's other thread) commits to the file. A cache compares it to know when to rebuild.
   int64_t data_version() const;

@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
   std::string status_db, rescore_db;
   CLI::App* status_command = competition_command->add_subcommand("status", "Settings, teams and the scoring queue");
   status_command->add_option("--db", status_db, "competition database")->required();
+  std::string backup_db, backup_out;
+  CLI::App* backup_command = competition_command->add_subcommand("backup", "A consistent copy of the database, while the server runs");
+  backup_command->add_option("--db", backup_db, "competition database")->required();
+  backup_command->add_option("--out", backup_out, "the copy to write (a new file)")->required();
   CLI::App* rescore_command = competition_command->add_subcommand("rescore", "Score every submission again (after a scorer change)");
   rescore_command->add_option("--db", rescore_db, "competition database")->required();
   graphcost::CompetitionExportOptions export_options;
@@ -153,6 +157,7 @@ int main(int argc, char** argv) {
     if (team_revoke->parsed()) return graphcost::run_competition_team_revoke(team);
     if (submit_command->parsed()) return graphcost::run_competition_submit(submit);
     if (status_command->parsed()) return graphcost::run_competition_status(status_db);
+    if (backup_command->parsed()) return graphcost::run_competition_backup(backup_db, backup_out);
     if (rescore_command->parsed()) return graphcost::run_competition_rescore(rescore_db);
     if (export_command->parsed()) return graphcost::run_competition_export(export_options);
     if (serve_command->parsed()) {
