@@ -66,7 +66,7 @@ const drawOut = execFileSync(join(native, "src/graphcost"), ["draw", file, "--re
 const nativeDrawing = Number((drawOut.match(/drawn in ([0-9.]+) ms/) || [0, NaN])[1]);
 const benchOut = JSON.parse(execFileSync(join(native, "bench/bench_model"), [file]).toString());
 const size = (name) => statSync(join(appDir, name)).size;
-const download = size("graphcost_app.wasm") + size("graphcost_app.js") + size("graphcost_app.data") + size("index.html");
+const download = size("graphcost_app.wasm") + size("graphcost_app.js") + size("graphcost_app.data") + size("index.html") + size("app_page.js");
 
 const first = results[browsers[0]].s;
 console.log(execFileSync(join(native, "bench/bench_machine")).toString().trim());

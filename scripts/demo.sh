@@ -56,7 +56,7 @@ fi
 step "site: the app and its validator in build/www/app"
 www=build/www
 rm -rf "$www" && mkdir -p "$www/app/demos"
-cp build/web/web/index.html build/web/web/graphcost_app.js build/web/web/graphcost_app.wasm build/web/web/graphcost_app.data \
+cp build/web/web/index.html build/web/web/app_page.js build/web/web/graphcost_app.js build/web/web/graphcost_app.wasm build/web/web/graphcost_app.data \
    build/web/web/graphcost_validate.js build/web/web/graphcost_validate.wasm "$www/app/"
 # Demo graphs for the app: one generated file per collection, plus real files when present.
 demos="["

@@ -133,3 +133,14 @@ test("a valid file is uploaded, scored, listed, picked, and on the live board", 
   assert.deepEqual(board.problems, []);
   await board.page.close();
 });
+
+test("the app at /app/ runs under the server's Content-Security-Policy", async () => {
+  const response = await fetch(`${base}/app/index.html`);
+  assert.match(response.headers.get("content-security-policy") || "", /script-src 'self' 'wasm-unsafe-eval'/);
+  const app = await openPage("/app/index.html");
+  await app.page.waitForFunction(() => window.graphcost && window.graphcost.ready, null, { timeout: 60000 }).catch((error) => {
+    throw new Error(`${error.message}; page errors: ${JSON.stringify(app.problems)}`);
+  });
+  assert.deepEqual(app.problems.filter((text) => /Content Security Policy|Refused to/i.test(text)), []);
+  await app.page.close();
+});
