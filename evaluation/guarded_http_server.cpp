@@ -79,29 +79,16 @@ const char* reason_phrase(int status) {
   }
 }
 
-// A refusal written before the library saw the request, then a lingering close: the client's
-// unread bytes (up to 1 MiB, for up to a second) are drained so that closing does not reset the
-// connection before the client reads why.
-void refuse(int fd, int status, const std::string& message) {
+// A refusal written before the library saw the request: a small JSON answer into an empty send
+// buffer, so it never waits. The caller then closes, lingering (GuardedHttpServer::linger) when the
+// client may still be sending.
+void send_refusal(int fd, int status, const std::string& message) {
   const std::string body = nlohmann::json({{"error", message}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string response = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
                                "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
                                "\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n" +
                                (status == 503 ? "Retry-After: 10\r\n" : "") + "\r\n" + body;
-  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(1);
-  size_t sent = 0;
-  while (sent < response.size() && wait_for(fd, POLLOUT, deadline)) {
-    const ssize_t n = ::send(fd, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  ::shutdown(fd, SHUT_WR);
-  char sink[16384];
-  size_t drained = 0;
-  while (drained < (1u << 20) && wait_for(fd, POLLIN, deadline)) {
-    const ssize_t n = ::recv(fd, sink, sizeof sink, 0);
-    if (n <= 0) break;
-    drained += static_cast<size_t>(n);
+  if (::send(fd, response.data(), response.size(), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
   }
 }
 
@@ -217,6 +204,25 @@ struct GuardedHttpServer::Internals {
   std::map<int, Parked> parked;
   int epoll_fd = -1, wake_fd = -1;
   std::thread parking_thread;
+
+  // Holds `connection` without a thread until its socket is readable or `deadline` passes.
+  void park(std::shared_ptr<Connection> connection, Clock::time_point deadline) {
+    std::lock_guard<std::mutex> lock(parked_mutex);
+    park_locked(std::move(connection), deadline);
+  }
+  void park_locked(std::shared_ptr<Connection> connection, Clock::time_point deadline);
+  std::map<int, Parked>::iterator unpark(std::map<int, Parked>::iterator it) {
+    epoll_ctl(epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
+    return parked.erase(it);
+  }
+  // A refused connection whose client may still be sending: its sending side is shut, and what it
+  // sends (up to 1 MiB, for up to a second) is read and dropped before it closes. Closing at once
+  // would reset the connection, and a client still sending could lose the answer telling it why.
+  void linger(std::shared_ptr<Connection> connection) {
+    std::lock_guard<std::mutex> lock(parked_mutex);
+    linger_locked(std::move(connection));
+  }
+  void linger_locked(std::shared_ptr<Connection> connection);
 };
 
 struct GuardedHttpServer::Connection {
@@ -239,11 +245,43 @@ struct GuardedHttpServer::Connection {
   bool counted = false;
   std::string buffer;  // read, not yet used: the head being read, or pipelined requests
   size_t requests = 0;
+  size_t drained = 0;  // lingering after a refusal: bytes read and dropped so far
+  bool lingering = false;
   Clock::time_point last_activity;  // the end of the last response, or the connection's start
   Clock::time_point head_started;   // the first byte of the head being read
 };
 
+void GuardedHttpServer::Internals::park_locked(std::shared_ptr<Connection> connection, Clock::time_point deadline) {
+  if (stopping) return;  // the connection closes
+  epoll_event event{};
+  event.events = EPOLLIN | EPOLLRDHUP;
+  event.data.fd = connection->fd;
+  if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, connection->fd, &event) != 0) return;
+  const int fd = connection->fd;
+  parked[fd] = {std::move(connection), deadline};
+}
+
+void GuardedHttpServer::Internals::linger_locked(std::shared_ptr<Connection> connection) {
+  ::shutdown(connection->fd, SHUT_WR);
+  connection->lingering = true;
+  park_locked(std::move(connection), Clock::now() + std::chrono::seconds(1));
+}
+
 namespace {
+
+// Reads and drops what a lingering connection's client sent; false when it is time to close.
+bool drain(GuardedHttpServer::Connection& c) {
+  char sink[16384];
+  for (;;) {
+    const ssize_t n = ::recv(c.fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (n > 0) {
+      c.drained += static_cast<size_t>(n);
+      if (c.drained > (1u << 20)) return false;
+      continue;
+    }
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+  }
+}
 
 // The library's view of one request on a connection: the buffered bytes first, then the socket,
 // never past the request's end (head + Content-Length), so pipelined bytes stay for the next.
@@ -369,6 +407,9 @@ HeadState read_head(GuardedHttpServer::Connection& c, const HttpLimits& limits, 
 GuardedHttpServer::GuardedHttpServer(HttpLimits limits) : limits_(std::move(limits)), internals_(std::make_unique<Internals>(limits_)) {
   Internals& in = *internals_;
   new_task_queue = [&in] { return new ForwardingQueue(in.pool); };
+  // Only for the Keep-Alive header the library writes: this class enforces both.
+  set_keep_alive_max_count(limits_.max_requests_per_connection);
+  set_keep_alive_timeout(limits_.idle_timeout.count());
   in.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   in.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (in.epoll_fd < 0 || in.wake_fd < 0) throw IoError("epoll", "create", errno);
@@ -376,37 +417,39 @@ GuardedHttpServer::GuardedHttpServer(HttpLimits limits) : limits_(std::move(limi
   wake.events = EPOLLIN;
   wake.data.fd = in.wake_fd;
   epoll_ctl(in.epoll_fd, EPOLL_CTL_ADD, in.wake_fd, &wake);
-  // The parking thread: resumes readable connections on the pool, closes those past their deadline.
+  // The parking thread: resumes readable connections on the pool, drains lingering ones itself,
+  // and closes those past their deadline.
   in.parking_thread = std::thread([this, &in] {
     epoll_event events[64];
     while (!in.stopping) {
       const int ready = epoll_wait(in.epoll_fd, events, 64, 250);
-      std::vector<std::shared_ptr<Connection>> resume, expired;
-      {
-        std::lock_guard<std::mutex> lock(in.parked_mutex);
-        for (int i = 0; i < ready; ++i) {
-          auto it = in.parked.find(events[i].data.fd);
-          if (it == in.parked.end()) continue;
-          epoll_ctl(in.epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
-          resume.push_back(std::move(it->second.connection));
-          in.parked.erase(it);
+      std::vector<std::shared_ptr<Connection>> resume;
+      std::lock_guard<std::mutex> lock(in.parked_mutex);
+      for (int i = 0; i < ready; ++i) {
+        auto it = in.parked.find(events[i].data.fd);
+        if (it == in.parked.end()) continue;
+        if (it->second.connection->lingering) {
+          if (!drain(*it->second.connection)) in.unpark(it);
+          continue;
         }
-        const Clock::time_point now = Clock::now();
-        for (auto it = in.parked.begin(); it != in.parked.end();) {
-          if (it->second.deadline > now) {
-            ++it;
-            continue;
-          }
-          epoll_ctl(in.epoll_fd, EPOLL_CTL_DEL, it->first, nullptr);
-          expired.push_back(std::move(it->second.connection));
-          it = in.parked.erase(it);
+        resume.push_back(std::move(it->second.connection));
+        in.unpark(it);
+      }
+      const Clock::time_point now = Clock::now();
+      for (auto it = in.parked.begin(); it != in.parked.end();) {
+        if (it->second.deadline > now) {
+          ++it;
+          continue;
+        }
+        std::shared_ptr<Connection> c = std::move(it->second.connection);
+        it = in.unpark(it);
+        // A head begun but not finished in time hears why; an idle connection just closes.
+        if (!c->lingering && !c->buffer.empty()) {
+          send_refusal(c->fd, 408, "the request did not arrive in time");
+          in.linger_locked(std::move(c));
         }
       }
       for (std::shared_ptr<Connection>& c : resume) in.pool.enqueue([this, c]() mutable { serve(std::move(c)); });
-      for (std::shared_ptr<Connection>& c : expired) {
-        // A head begun but not finished in time hears why; an idle connection just closes.
-        if (!c->buffer.empty()) in.pool.enqueue([c] { refuse(c->fd, 408, "the request did not arrive in time"); });
-      }
     }
   });
 }
@@ -442,7 +485,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
       const std::string why = in.open >= limits_.max_connections ? "the server has too many open connections: try again shortly"
                                                                  : "too many open connections from your address (at most " +
                                                                        std::to_string(limits_.max_connections_per_address) + ")";
-      refuse(sock, 503, why);
+      send_refusal(sock, 503, why);
       return true;  // the connection closes as it goes out of scope
     }
     ++in.open, ++from_address;
@@ -460,37 +503,39 @@ void GuardedHttpServer::serve(std::shared_ptr<Connection> connection) {
       case HeadState::Closed:
         return;
       case HeadState::TooLarge:
-        refuse(connection->fd, 431,
-               "request head too large: at most " + std::to_string(limits_.max_head_bytes) + " bytes and " +
-                   std::to_string(limits_.max_header_lines) + " header lines");
+        send_refusal(connection->fd, 431,
+                     "request head too large: at most " + std::to_string(limits_.max_head_bytes) + " bytes and " +
+                         std::to_string(limits_.max_header_lines) + " header lines");
+        in.linger(std::move(connection));
         return;
       case HeadState::Waiting: {
         const Clock::time_point deadline =
             connection->buffer.empty() ? connection->last_activity + limits_.idle_timeout : connection->head_started + limits_.head_timeout;
-        std::lock_guard<std::mutex> lock(in.parked_mutex);
-        if (in.stopping) return;
-        epoll_event event{};
-        event.events = EPOLLIN | EPOLLRDHUP;
-        event.data.fd = connection->fd;
-        if (epoll_ctl(in.epoll_fd, EPOLL_CTL_ADD, connection->fd, &event) != 0) return;
-        const int fd = connection->fd;
-        in.parked[fd] = {std::move(connection), deadline};
+        in.park(std::move(connection), deadline);
         return;
       }
       case HeadState::Complete:
         break;
     }
-    if (!serve_one_request(*connection, head_size)) return;
-    connection->last_activity = Clock::now();
+    switch (serve_one_request(*connection, head_size)) {
+      case NextStep::KeepAlive:
+        connection->last_activity = Clock::now();
+        break;
+      case NextStep::Close:
+        return;
+      case NextStep::Linger:
+        in.linger(std::move(connection));
+        return;
+    }
   }
 }
 
-bool GuardedHttpServer::serve_one_request(Connection& connection, size_t head_size) {
+GuardedHttpServer::NextStep GuardedHttpServer::serve_one_request(Connection& connection, size_t head_size) {
   const RequestHead head = parse_head(connection.buffer.substr(0, head_size));
   size_t body_size = 0;
   if (const std::optional<Refusal> refusal = check_head(head, limits_, body_size)) {
-    refuse(connection.fd, refusal->status, refusal->message);
-    return false;
+    send_refusal(connection.fd, refusal->status, refusal->message);
+    return NextStep::Linger;
   }
   RequestStream stream(connection, head_size, body_size, limits_);
   const bool last = ++connection.requests >= limits_.max_requests_per_connection || internals_->stopping;
@@ -498,11 +543,15 @@ bool GuardedHttpServer::serve_one_request(Connection& connection, size_t head_si
   // Several byte ranges would make one response many times its file: they are ignored (RFC 9110
   // lets a server answer a range request with the whole representation).
   const bool answered = process_request(stream, last, client_closes, [](httplib::Request& request) {
-    if (request.ranges.size() > 1) request.ranges.clear();
+    if (request.ranges.size() > 1) {
+      request.ranges.clear();
+      request.headers.erase("Range");  // the file handler answers 206 to any Range header
+    }
   });
-  if (!answered || last || client_closes || !stream.whole_request_read()) return false;
+  if (!answered || last || client_closes) return NextStep::Close;
+  if (!stream.whole_request_read()) return NextStep::Linger;  // a body the handler refused to read
   stream.drop_request_bytes();
-  return true;
+  return NextStep::KeepAlive;
 }
 
 }  // namespace graphcost

@@ -66,7 +66,8 @@ class GuardedHttpServer : public httplib::Server {
  private:
   bool process_and_close_socket(socket_t sock) override;
   void serve(std::shared_ptr<Connection> connection);
-  bool serve_one_request(Connection& connection, size_t head_size);
+  enum class NextStep { KeepAlive, Close, Linger };
+  NextStep serve_one_request(Connection& connection, size_t head_size);
 
   struct Internals;  // the thread pool, the epoll set, the connection counts
   HttpLimits limits_;
