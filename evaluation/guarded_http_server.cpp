@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -216,7 +217,8 @@ struct GuardedHttpServer::Internals {
     return parked.erase(it);
   }
   // A refused connection whose client may still be sending: its sending side is shut, and what it
-  // sends (up to 1 MiB, for up to a second) is read and dropped before it closes. Closing at once
+  // sends (up to 1 MiB, for up to a second; from the trusted proxy all of it) is read and dropped
+  // before it closes. Closing at once
   // would reset the connection, and a client still sending could lose the answer telling it why.
   void linger(std::shared_ptr<Connection> connection) {
     std::lock_guard<std::mutex> lock(parked_mutex);
@@ -245,7 +247,7 @@ struct GuardedHttpServer::Connection {
   bool counted = false;
   std::string buffer;  // read, not yet used: the head being read, or pipelined requests
   size_t requests = 0;
-  size_t drained = 0;  // lingering after a refusal: bytes read and dropped so far
+  size_t drained = 0, drain_limit = 0;  // lingering after a refusal: bytes read and dropped so far, at most
   bool lingering = false;
   Clock::time_point last_activity;  // the end of the last response, or the connection's start
   Clock::time_point head_started;   // the first byte of the head being read
@@ -262,9 +264,13 @@ void GuardedHttpServer::Internals::park_locked(std::shared_ptr<Connection> conne
 }
 
 void GuardedHttpServer::Internals::linger_locked(std::shared_ptr<Connection> connection) {
-  ::shutdown(connection->fd, SHUT_WR);
   connection->lingering = true;
-  park_locked(std::move(connection), Clock::now() + std::chrono::seconds(1));
+  // The trusted proxy has the whole body already (it buffers requests) and reads the answer only
+  // once it has sent it: its bodies are read to the end, or it would answer its client 502.
+  const bool from_proxy = !limits.trusted_proxy.empty() && connection->address == limits.trusted_proxy;
+  connection->drain_limit = from_proxy ? std::numeric_limits<size_t>::max() : size_t{1} << 20;
+  if (!from_proxy) ::shutdown(connection->fd, SHUT_WR);
+  park_locked(std::move(connection), Clock::now() + (from_proxy ? limits.io_timeout : std::chrono::seconds(1)));
 }
 
 namespace {
@@ -276,7 +282,7 @@ bool drain(GuardedHttpServer::Connection& c) {
     const ssize_t n = ::recv(c.fd, sink, sizeof sink, MSG_DONTWAIT);
     if (n > 0) {
       c.drained += static_cast<size_t>(n);
-      if (c.drained > (1u << 20)) return false;
+      if (c.drained > c.drain_limit) return false;
       continue;
     }
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
@@ -548,8 +554,8 @@ GuardedHttpServer::NextStep GuardedHttpServer::serve_one_request(Connection& con
       request.headers.erase("Range");  // the file handler answers 206 to any Range header
     }
   });
-  if (!answered || last || client_closes) return NextStep::Close;
   if (!stream.whole_request_read()) return NextStep::Linger;  // a body the handler refused to read
+  if (!answered || last || client_closes) return NextStep::Close;
   stream.drop_request_bytes();
   return NextStep::KeepAlive;
 }

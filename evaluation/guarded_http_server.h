@@ -42,7 +42,7 @@ struct HttpLimits {
   std::chrono::seconds io_timeout{10};       // a body or response with no progress
   size_t min_bytes_per_second = 16 * 1024;   // bodies and responses: deadline = io_timeout + size / this
   size_t max_requests_per_connection = 100;  // keep-alive requests before the connection closes
-  size_t max_connections = 768;              // open at once (below the default 1,024 file limit)
+  size_t max_connections = 768;              // open at once: sockets stay below FD_SETSIZE (1,024), which the library checks
   size_t max_connections_per_address = 32;
   std::string trusted_proxy;  // address exempt from the per-address cap ("" = none)
   size_t threads = 32;        // request threads (parked connections hold none)

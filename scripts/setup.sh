@@ -26,6 +26,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev   # native + sanitizer + libFuzzer
   zlib1g-dev libeigen3-dev nlohmann-json3-dev catch2 libcli11-dev libmetis-dev
   libsqlite3-dev libssl-dev libcpp-httplib-dev libicu-dev                   # the live competition: store, token hashes, server, team names
+  nginx openssl                                                             # its front door (deploy/nginx/): test and benchmark
   libopenmpi-dev openmpi-bin                                                # data-parallel training (mpirun)
   libglfw3-dev libimgui-dev
   emscripten                                                                # WebAssembly build
@@ -55,6 +56,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_update
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   stage_done "apt packages installed"
+  # Debian's nginx package enables and starts its default site on port 80 where systemd runs. The
+  # tests run their own nginx on free ports; a machine that had no nginx before keeps none running.
+  if [[ " ${missing[*]} " == *" nginx "* ]] && [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now nginx >/dev/null 2>&1 && echo "setup: nginx installed for the tests; its default service disabled"
+  fi
 fi
 
 # Debian source packages (the WebAssembly build compiles ImGui and zlib with emcc) need deb-src

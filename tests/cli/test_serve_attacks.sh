@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `graphcost-eval serve` under hostile traffic and careless set-ups, on a generated tree (no shared
+# data needed): tests/hostile/serve_attacks.py against a live server (ranges, compressed and
+# announced bodies, header floods, /app/ paths, pipelining, forged tokens, slow and crowding
+# clients, peak RSS), and from the command line: team names that are invalid or look like another
+# (D7), serve on an empty file, and a second server on a hard link or symlink of the database (D5).
+# Usage: test_serve_attacks.sh GRAPHCOST GRAPHCOST_EVAL
+set -u
+graphcost=$1 eval_tool=$2
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/check.sh"
+out=$(mktemp -d)
+server_pid=
+# SIGTERM, then SIGKILL after 10 s: a server left busy by an attack must not hang the test.
+stop_server() {
+  [ -n "$server_pid" ] || return 0
+  kill "$server_pid" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$server_pid" 2>/dev/null
+  wait "$server_pid" 2>/dev/null
+  server_pid=
+}
+trap 'stop_server; rm -rf "$out"' EXIT
+
+"$graphcost" gen --out "$out/tree" --graphs 20 --seed 6 --layout-configs 60 --quiet
+new_competition() {  # database
+  "$eval_tool" competition init --db "$1" --solution "$out/tree/solution_test.csv" --deadline 2099-12-31T23:59:59Z \
+    --daily-cap 3 --finals 2 --title 'Serve attacks test' >/dev/null
+}
+db="$out/comp.sqlite"
+new_competition "$db"
+token() { "$eval_tool" competition team add --db "$db" "$1" | awk '{print $NF}'; }
+attacker=$(token attacker)  # no submissions: serve_attacks.py never uploads
+token alpha >/dev/null
+
+start_server() {  # database, extra serve flags; sets $server_pid and $url
+  local database=$1; shift
+  "$eval_tool" serve --db "$database" --port 0 "$@" >"$out/serve.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 100); do
+    url=$(grep -o 'http://127.0.0.1:[0-9]*' "$out/serve.log" | head -1)
+    [ -n "$url" ] && return 0
+    sleep 0.1
+  done
+  echo "serve did not start:"; cat "$out/serve.log"; exit 1
+}
+
+# ---- D7: team names ----
+# Each name is tried once; the check's line shows the exit code and the start of the message.
+team_add() {  # name; sets $added_status and $added_message
+  "$eval_tool" competition team add --db "$db" "$1" >"$out/name.txt" 2>&1; added_status=$?
+  # iconv -c drops invalid UTF-8 (the \xff name) so the log stays text
+  added_message=$(head -c 150 "$out/name.txt" | tr '\n' ' ' | iconv -c -f UTF-8 -t UTF-8 2>/dev/null)
+}
+refused_naming_team_name() { [ "$added_status" -ne 0 ] && grep -qi "team name" "$out/name.txt"; }
+expect_name_refused() {  # description name
+  team_add "$2"
+  check "$1 is refused, naming the team name (exit $added_status: $added_message)" refused_naming_team_name
+}
+expect_name_accepted() {  # description name
+  team_add "$2"
+  check "$1 is accepted (exit $added_status: $added_message)" test "$added_status" = 0
+}
+# Invisible and look-alike characters as bytes, so the test does not depend on the locale.
+right_to_left_override=$(printf '\xe2\x80\xae') zero_width_space=$(printf '\xe2\x80\x8b')
+fullwidth_alpha=$(printf '\xef\xbd\x81\xef\xbd\x8c\xef\xbd\x90\xef\xbd\x88\xef\xbd\x81')  # ａｌｐｈａ
+expect_name_refused "a team name with invalid UTF-8 (\\xff)" "$(printf 'bad\xffname')"
+expect_name_refused "a team name with U+202E (right-to-left override)" "evil${right_to_left_override}gpj.exe"
+expect_name_refused "a team name with U+200B (zero-width space)" "al${zero_width_space}pha"
+expect_name_refused "a team name with a trailing space" "beta "
+expect_name_refused "a team name with a leading space" " beta"
+expect_name_refused "a team name equal to 'alpha' after case folding (ALPHA)" "ALPHA"
+expect_name_refused "a team name equal to 'alpha' after NFKC (fullwidth ａｌｐｈａ)" "$fullwidth_alpha"
+expect_name_accepted "the team name 'Équipe 7'" "$(printf '\xc3\x89quipe 7')"
+expect_name_accepted "the team name 'チーム'" "$(printf '\xe3\x83\x81\xe3\x83\xbc\xe3\x83\xa0')"
+
+# ---- serve on an empty file: refused, and the file is not turned into a database ----
+: >"$out/empty.sqlite"
+timeout 10 "$eval_tool" serve --db "$out/empty.sqlite" --port 0 >"$out/empty.txt" 2>&1; status=$?
+check "serve --db on a 0-byte file exits non-zero (exit $status; 124: still serving after 10 s)" \
+  test "$status" -ne 0 -a "$status" -ne 124
+check "  ...and leaves it 0 bytes ($(stat -c %s "$out/empty.sqlite") bytes)" test "$(stat -c %s "$out/empty.sqlite")" = 0
+
+# ---- D5: one server per database, whatever path names it ----
+locked="$out/locked.sqlite"
+new_competition "$locked"
+start_server "$locked"
+# The links appear while it serves (a database with two names may be refused at open already).
+ln "$locked" "$out/hard-link.sqlite"
+ln -s "$locked" "$out/symlink.sqlite"
+for link in hard-link symlink; do
+  timeout 5 "$eval_tool" serve --db "$out/$link.sqlite" --port 0 >"$out/second.txt" 2>&1; status=$?
+  check "a second serve on a $link of a served database is refused (exit $status; 124: still serving after 5 s)" \
+    test "$status" -ne 0 -a "$status" -ne 124
+done
+stop_server
+
+# ---- hostile traffic against a live server ----
+mkdir -p "$out/app"
+echo '<!doctype html><title>app</title><p>graph viewer stand-in' >"$out/app/index.html"
+echo 'console.log("graph viewer stand-in");' >"$out/app/graphcost_app.js"
+head -c 3000000 /dev/urandom >"$out/app/graphcost_app.data"  # the largest /app/ file: ranges over 3 MB
+start_server "$db" --app "$out/app" --rate-limit 600
+check "serve_attacks.py: the server withstands every attack (lines above)" \
+  timeout 150 /usr/bin/python3 "$here/../hostile/serve_attacks.py" --url "$url" --pid "$server_pid" --token "$attacker"
+stop_server
+finish
