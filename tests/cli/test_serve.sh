@@ -241,7 +241,8 @@ done
 echo "kill -9 number $caught after the first left a submission being scored"
 check "a kill -9 caught a submission mid-scoring" test "$caught" -gt 0
 start_server --rate-limit 100000
-sleep 0.2
+# The worker's first step says so (within a second or two under the sanitizers).
+for _ in $(seq 1 100); do grep -q "queued again" "$out/serve.log" && break; sleep 0.1; done
 check "the restarted server put it back in the queue" grep -q "1 submission left in scoring (a stopped server, or a failed store): queued again" "$out/serve.log"
 for _ in $(seq 1 300); do
   "$eval_tool" competition status --db "$db" >"$out/status" 2>/dev/null

@@ -3,7 +3,9 @@
 # data needed): tests/hostile/serve_attacks.py against a live server (ranges, compressed and
 # announced bodies, header floods, /app/ paths, pipelining, forged tokens, slow and crowding
 # clients, peak RSS), and from the command line: team names that are invalid or look like another
-# (D7), serve on an empty file, and a second server on a hard link or symlink of the database (D5).
+# (D7), serve on an empty file, a second server on a hard link or symlink of the database (D5), and
+# the database on a full file system (D4, D9; the worker's own recovery is tested in
+# tests/test_competition_store.cpp, where a lock held by another process makes it fail on purpose).
 # Usage: test_serve_attacks.sh GRAPHCOST GRAPHCOST_EVAL
 set -u
 graphcost=$1 eval_tool=$2
@@ -20,7 +22,7 @@ stop_server() {
   wait "$server_pid" 2>/dev/null
   server_pid=
 }
-trap 'stop_server; rm -rf "$out"' EXIT
+trap 'stop_server; umount "$out/small-disk" 2>/dev/null; rm -rf "$out"' EXIT
 
 "$graphcost" gen --out "$out/tree" --graphs 20 --seed 6 --layout-configs 60 --quiet
 new_competition() {  # database
@@ -100,6 +102,40 @@ mkdir -p "$out/app"
 echo '<!doctype html><title>app</title><p>graph viewer stand-in' >"$out/app/index.html"
 echo 'console.log("graph viewer stand-in");' >"$out/app/graphcost_app.js"
 head -c 3000000 /dev/urandom >"$out/app/graphcost_app.data"  # the largest /app/ file: ranges over 3 MB
+# ---- D4 and D9: the database on a full file system ----
+# A 3 MiB tmpfs (mounting needs root: skipped, and said, without). Full: an upload is answered 503
+# with an incident number and nothing else (no SQL, no path), the server keeps running, nothing is
+# stored half; freed: uploads are accepted and scored again, nothing left in scoring.
+"$eval_tool" baseline --data "$out/tree" --split test --strategy fewest-changes --out "$out/valid.csv" >/dev/null
+disk="$out/small-disk"
+mkdir -p "$disk"
+if mount -t tmpfs -o size=3m tmpfs "$disk" 2>/dev/null; then
+  new_competition "$disk/comp.sqlite"
+  full_token=$("$eval_tool" competition team add --db "$disk/comp.sqlite" full | awk '{print $NF}')
+  start_server "$disk/comp.sqlite"
+  dd if=/dev/zero of="$disk/filler" bs=4k 2>/dev/null  # until the file system is full
+  code=$(curl -s -o "$out/full.json" -w '%{http_code}' -H "Authorization: Bearer $full_token" --data-binary @"$out/valid.csv" "$url/api/submissions")
+  check "an upload onto a full disk is answered 503 (got $code: $(head -c 160 "$out/full.json"))" test "$code" = 503
+  check "  ...quoting an incident number, not SQL or the database's path" \
+    /bin/bash -c "grep -q 'incident [0-9]' '$out/full.json' && ! grep -qiE 'sqlite|insert|select|$disk' '$out/full.json'"
+  check "  ...which the server's log explains" grep -q "incident 1: POST /api/submissions: .*$disk" "$out/serve.log"
+  check "  ...and the server keeps answering" test "$(curl -s -o /dev/null -w '%{http_code}' "$url/api/competition")" = 200
+  rm -f "$disk/filler"
+  code=$(curl -s -o "$out/freed.json" -w '%{http_code}' -H "Authorization: Bearer $full_token" --data-binary @"$out/valid.csv" "$url/api/submissions")
+  check "once space is free again, an upload is accepted (got $code)" test "$code" = 202
+  for _ in $(seq 1 100); do
+    "$eval_tool" competition status --db "$disk/comp.sqlite" >"$out/full-status.txt" 2>&1
+    grep -q "submissions  0 queued, 0 scoring, 1 scored" "$out/full-status.txt" && break
+    sleep 0.1
+  done
+  check "  ...and scored, with nothing stored of the refused one ($(grep submissions "$out/full-status.txt"))" \
+    grep -q "submissions  0 queued, 0 scoring, 1 scored, 0 failed" "$out/full-status.txt"
+  stop_server
+  umount "$disk"
+else
+  echo "skipped: the full-disk checks (mounting a small tmpfs needs root)"
+fi
+
 start_server "$db" --app "$out/app" --rate-limit 600
 check "serve_attacks.py: the server withstands every attack (lines above)" \
   timeout 150 /usr/bin/python3 "$here/../hostile/serve_attacks.py" --url "$url" --pid "$server_pid" --token "$attacker"
