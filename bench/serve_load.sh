@@ -37,7 +37,8 @@ if [ "$seconds" -gt 0 ]; then
   done
   offline_us=$(printf '%s\n' "${times[@]}" | sort -g | sed -n 3p)
 
-  "$eval_tool" serve --db "$db" --port 0 --rate-limit 1000000 --threads 64 >"$work/serve.log" 2>&1 &
+  # 50 clients on one address stand for 50 teams: the per-address connection cap is raised to match.
+  "$eval_tool" serve --db "$db" --port 0 --rate-limit 1000000 --threads 64 --connections-per-address 1000 >"$work/serve.log" 2>&1 &
   server=$!
   for _ in $(seq 1 100); do url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.log" || true); [ -n "$url" ] && break; sleep 0.1; done
   "$build/bench/bench_serve_load" --url "$url" --tokens "$work/tokens" --submission "$work/submission.csv" \
