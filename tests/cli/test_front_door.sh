@@ -26,18 +26,10 @@ graphcost=$1 eval_tool=$2
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 source "$here/check.sh"
+source "$here/serve_fixture.sh"
 source "$here/nginx_fixture.sh"
 out=$(mktemp -d)
-server_pid= helper_pid=
-# SIGTERM, then SIGKILL after 10 s: a server left busy by an attack must not hang the test.
-stop_server() {
-  [ -n "$server_pid" ] || return 0
-  kill "$server_pid" 2>/dev/null
-  for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=
-}
+helper_pid=
 stop_helper() { [ -n "$helper_pid" ] && kill "$helper_pid" 2>/dev/null && wait "$helper_pid" 2>/dev/null; helper_pid=; }
 trap 'stop_helper; stop_server; nginx_stop; rm -rf "$out"' EXIT
 
@@ -46,7 +38,7 @@ trap 'stop_helper; stop_server; nginx_stop; rm -rf "$out"' EXIT
 db="$out/comp.sqlite"
 "$eval_tool" competition init --db "$db" --solution "$out/tree/solution_test.csv" --deadline 2099-12-31T23:59:59Z \
   --daily-cap 1000 --finals 1 --title 'Front door test' >/dev/null
-token() { "$eval_tool" competition team add --db "$db" "$1" | awk '{print $NF}'; }
+token() { team_token "$db" "$1"; }
 alpha=$(token alpha) beta=$(token beta) loader=$(token loader) attacker=$(token attacker)
 
 # One backend port for the whole run: nginx keeps pointing at it while servers come and go.
@@ -76,8 +68,7 @@ if ! nginx_start "$out/nginx" "$backend_port"; then
 fi
 front=https://127.0.0.1:$nginx_https_port
 # status code of a request; the body goes to $out/body
-request() { curl -sk -o "$out/body" -w '%{http_code}' "$@"; }
-json() { /usr/bin/python3 -c "import json,sys; d=json.load(open('$out/body')); print($1)"; }
+curl_options=-k  # the test's self-signed certificate
 header() {  # name -> every value the backend received, one a line
   /usr/bin/python3 -c "import json; [print(v) for k, v in json.load(open('$out/body'))['headers'] if k == '$1']"
 }
@@ -108,15 +99,6 @@ start_server() {  # extra serve flags
   echo "serve did not start:"; cat "$out/serve.log"; server_pid=
   check "serve --trusted-proxy starts" false
   finish; exit
-}
-wait_scored() {  # token id -> prints the final status
-  for _ in $(seq 1 100); do
-    request -H "Authorization: Bearer $1" "$front/api/submissions/$2" >/dev/null
-    status=$(json "d['status']")
-    case $status in scored|failed) echo "$status"; return;; esac
-    sleep 0.1
-  done
-  echo "still $status"
 }
 # The access log line of the last request whose URI is $1: "status upstream_address uri".
 last_logged() { sleep 0.2; grep " $1\$" "$out/nginx/access.log" | tail -1; }
@@ -153,7 +135,7 @@ check "  ...and the board JSON" test "$(request "$front/api/leaderboard")" = 200
 code=$(request -H "Authorization: Bearer $alpha" --data-binary @"$out/valid.csv" "$front/api/submissions")
 check "an upload through the front door is accepted (202)" test "$code" = 202
 id=$(json "d.get('id')")
-check "  ...and scored" test "$(wait_scored "$alpha" "$id")" = scored
+check "  ...and scored" test "$(wait_scored "$front" "$alpha" "$id")" = scored
 code=$(request -H "Authorization: Bearer $alpha" -H "Transfer-Encoding: chunked" --data-binary @"$out/valid.csv" "$front/api/submissions")
 check "a chunked upload is accepted too (nginx gives the server a Content-Length)" test "$code" = 202
 check "an invalid upload gets the server's line/column errors through nginx (400)" \

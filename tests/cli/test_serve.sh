@@ -9,9 +9,8 @@
 set -u
 graphcost=$1 eval_tool=$2
 source "$(dirname "$0")/check.sh"
+source "$(dirname "$0")/serve_fixture.sh"
 out=$(mktemp -d)
-server_pid=
-stop_server() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null; server_pid=; }
 trap 'stop_server; rm -rf "$out"' EXIT
 
 "$graphcost" gen --out "$out/tree" --graphs 20 --seed 6 --layout-configs 60 --quiet
@@ -20,7 +19,7 @@ printf 'ID,TopConfigs\nlayout:xla:random:nope,0\n' >"$out/invalid.csv"
 db="$out/comp.sqlite"
 "$eval_tool" competition init --db "$db" --solution "$out/tree/solution_test.csv" --deadline 2099-12-31T23:59:59Z \
   --daily-cap 3 --finals 1 --title 'Serve <script>alert(1)</script> test' >/dev/null
-token() { "$eval_tool" competition team add --db "$db" "$1" | awk '{print $NF}'; }
+token() { team_token "$db" "$1"; }
 alpha=$(token alpha) beta=$(token beta) gone=$(token gone) hostile=$(token '<img src=x onerror=alert(1)>')
 "$eval_tool" competition team revoke --db "$db" gone >/dev/null
 mkdir -p "$out/app" && echo "app file" >"$out/app/hello.txt"
@@ -35,18 +34,6 @@ start_server() {  # extra serve flags; sets $url
   done
   echo "serve did not start:"; cat "$out/serve.log"; exit 1
 }
-# status code of a request; the body goes to $out/body
-request() { curl -s -o "$out/body" -w '%{http_code}' "$@"; }
-json() { /usr/bin/python3 -c "import json,sys; d=json.load(open('$out/body')); print($1)"; }
-wait_scored() {  # token id -> prints the final status
-  for _ in $(seq 1 100); do
-    request -H "Authorization: Bearer $1" "$url/api/submissions/$2" >/dev/null
-    status=$(json "d['status']")
-    case $status in scored|failed) echo "$status"; return;; esac
-    sleep 0.1
-  done
-  echo "still $status"
-}
 
 start_server --max-upload-mib 1 --timeout 2 --rate-limit 6000
 
@@ -55,7 +42,7 @@ code=$(request -H "Authorization: Bearer $alpha" --data-binary @"$out/valid.csv"
 check "a valid upload is accepted (202)" test "$code" = 202
 id=$(json "d['id']")
 check "  ...queued, with its row count" test "$(json "d['status'], d['rows']")" = "queued 5"
-check "  ...and scored within 10 s" test "$(wait_scored "$alpha" "$id")" = scored
+check "  ...and scored within 10 s" test "$(wait_scored "$url" "$alpha" "$id")" = scored
 "$eval_tool" score --solution "$out/tree/solution_test.csv" --submission "$out/valid.csv" --json "$out/offline.json" >/dev/null
 request -H "Authorization: Bearer $alpha" "$url/api/submissions/$id" >/dev/null
 check "  ...to the public score that graphcost-eval score gives" /usr/bin/python3 -c "

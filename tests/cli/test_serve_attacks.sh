@@ -11,17 +11,8 @@ set -u
 graphcost=$1 eval_tool=$2
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/check.sh"
+source "$here/serve_fixture.sh"
 out=$(mktemp -d)
-server_pid=
-# SIGTERM, then SIGKILL after 10 s: a server left busy by an attack must not hang the test.
-stop_server() {
-  [ -n "$server_pid" ] || return 0
-  kill "$server_pid" 2>/dev/null
-  for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=
-}
 trap 'stop_server; umount "$out/small-disk" 2>/dev/null; rm -rf "$out"' EXIT
 
 "$graphcost" gen --out "$out/tree" --graphs 20 --seed 6 --layout-configs 60 --quiet
@@ -31,7 +22,7 @@ new_competition() {  # database
 }
 db="$out/comp.sqlite"
 new_competition "$db"
-token() { "$eval_tool" competition team add --db "$db" "$1" | awk '{print $NF}'; }
+token() { team_token "$db" "$1"; }
 attacker=$(token attacker)  # no submissions: serve_attacks.py never uploads
 token alpha >/dev/null
 
@@ -111,7 +102,7 @@ disk="$out/small-disk"
 mkdir -p "$disk"
 if mount -t tmpfs -o size=3m tmpfs "$disk" 2>/dev/null; then
   new_competition "$disk/comp.sqlite"
-  full_token=$("$eval_tool" competition team add --db "$disk/comp.sqlite" full | awk '{print $NF}')
+  full_token=$(team_token "$disk/comp.sqlite" full)
   start_server "$disk/comp.sqlite"
   dd if=/dev/zero of="$disk/filler" bs=4k 2>/dev/null  # until the file system is full
   code=$(curl -s -o "$out/full.json" -w '%{http_code}' -H "Authorization: Bearer $full_token" --data-binary @"$out/valid.csv" "$url/api/submissions")

@@ -1,0 +1,31 @@
+# Sourced by the tests of `graphcost-eval serve` (test_serve.sh, test_serve_attacks.sh,
+# test_front_door.sh): the server's process and the requests they all make. Expects $eval_tool
+# and $out (the test's scratch folder).
+#   stop_server                 SIGTERM, then SIGKILL after 10 s: a server left busy must not hang a test
+#   team_token DB NAME          a new team's token (the last word `competition team add` prints)
+#   request CURL_ARGS...        prints the status code; the body goes to $out/body ($curl_options too, e.g. -k)
+#   json EXPR                   prints EXPR of the JSON body as d (python3)
+#   wait_scored BASE TOKEN ID   prints the submission's final status (scored, failed), or "still <status>" after 10 s
+server_pid=
+curl_options=
+stop_server() {
+  [ -n "$server_pid" ] || return 0
+  kill "$server_pid" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$server_pid" 2>/dev/null
+  wait "$server_pid" 2>/dev/null
+  server_pid=
+}
+team_token() { "$eval_tool" competition team add --db "$1" "$2" | awk '{print $NF}'; }
+request() { curl -s $curl_options -o "$out/body" -w '%{http_code}' "$@"; }
+json() { /usr/bin/python3 -c "import json,sys; d=json.load(open('$out/body')); print($1)"; }
+wait_scored() {
+  local base=$1 token=$2 id=$3 status=
+  for _ in $(seq 1 100); do
+    request -H "Authorization: Bearer $token" "$base/api/submissions/$id" >/dev/null
+    status=$(json "d['status']")
+    case $status in scored|failed) echo "$status"; return;; esac
+    sleep 0.1
+  done
+  echo "still $status"
+}
