@@ -24,16 +24,7 @@ alpha=$(token alpha) beta=$(token beta) gone=$(token gone) hostile=$(token '<img
 "$eval_tool" competition team revoke --db "$db" gone >/dev/null
 mkdir -p "$out/app" && echo "app file" >"$out/app/hello.txt"
 
-start_server() {  # extra serve flags; sets $url
-  "$eval_tool" serve --db "$db" --port 0 --app "$out/app" "$@" >"$out/serve.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 100); do
-    url=$(grep -o 'http://127.0.0.1:[0-9]*' "$out/serve.log" | head -1)
-    [ -n "$url" ] && return 0
-    sleep 0.1
-  done
-  echo "serve did not start:"; cat "$out/serve.log"; exit 1
-}
+start_server() { launch_server --db "$db" --app "$out/app" "$@"; }  # extra serve flags; sets $url
 
 start_server --max-upload-mib 1 --timeout 2 --rate-limit 6000
 

@@ -28,14 +28,7 @@ token alpha >/dev/null
 
 start_server() {  # database, extra serve flags; sets $server_pid and $url
   local database=$1; shift
-  "$eval_tool" serve --db "$database" --port 0 "$@" >"$out/serve.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 100); do
-    url=$(grep -o 'http://127.0.0.1:[0-9]*' "$out/serve.log" | head -1)
-    [ -n "$url" ] && return 0
-    sleep 0.1
-  done
-  echo "serve did not start:"; cat "$out/serve.log"; exit 1
+  launch_server --db "$database" "$@"
 }
 
 # ---- D7: team names ----
