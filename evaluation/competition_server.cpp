@@ -198,16 +198,19 @@ class CompetitionServer {
     }
     if (listening_socket >= 0 && ::listen(listening_socket, 1024) != 0) throw IoError(options_.bind, "listen (backlog 1024)", errno);
     std::thread worker([this] { work(); });
-    std::thread signal_thread([this, signals] {
+    std::thread signal_thread([this, signals, listening_socket] {
       int received = 0;
       sigwait(&signals, &received);
       if (received != 0 && !stopping_) std::printf("serve: %s received, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
       stop();
+      // The library's stop() does nothing before its listen loop has begun; a shut listening
+      // socket ends the loop whenever it runs (accept fails).
+      if (listening_socket >= 0) ::shutdown(listening_socket, SHUT_RDWR);
     });
     std::printf("serve: '%s' on http://%s:%d/ (board, submit.html, api/%s); Ctrl-C stops\n", printable(settings_.title).c_str(),
                 options_.bind.c_str(), port, options_.app_dir.empty() ? "" : ", app/");
     std::fflush(stdout);
-    server_.listen_after_bind();
+    if (!stopping_) server_.listen_after_bind();
     stop();
     server_.shut_down();
     pthread_kill(signal_thread.native_handle(), SIGTERM);  // wakes sigwait when the server ended on its own
@@ -641,11 +644,11 @@ class CompetitionServer {
   RateLimiter bad_token_limiter_;  // per client address, requests whose token is not recognised
   std::atomic<long long> incidents_{0};
   LiveBoard board_;
-  GuardedHttpServer server_;
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;
   int uploads_waiting_ = 0;
   std::atomic<bool> stopping_{false};
+  GuardedHttpServer server_;  // last: built after, and torn down before, everything its handlers use
 };
 
 }  // namespace

@@ -47,13 +47,14 @@ std::pair<std::string, int> peer_of(int fd) {
   return {ip, ntohs(v6->sin6_port)};
 }
 
-// Waits until `fd` is readable (POLLIN) or writable (POLLOUT), at most until `deadline`.
-bool wait_for(int fd, short events, Clock::time_point deadline) {
+// Waits until `fd` is readable (POLLIN) or writable (POLLOUT), at most until `deadline`, and not
+// past a server stop (`stopping`, looked at every quarter second).
+bool wait_for(int fd, short events, Clock::time_point deadline, const std::atomic<bool>* stopping = nullptr) {
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
+    if (left <= 0 || (stopping != nullptr && *stopping)) return false;
     pollfd entry{fd, events, 0};
-    const int ready = ::poll(&entry, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    const int ready = ::poll(&entry, 1, static_cast<int>(std::min<long long>(left, 250)));
     if (ready > 0) return true;
     if (ready < 0 && errno != EINTR) return false;
   }
@@ -185,11 +186,23 @@ std::optional<Refusal> check_head(const RequestHead& head, const HttpLimits& lim
 // ---- connections and their counts ---------------------------------------------------------------
 
 struct GuardedHttpServer::Internals {
-  explicit Internals(const HttpLimits& limits) : limits(limits), pool(limits.threads) {}
+  explicit Internals(const HttpLimits& limits) : limits(limits) {
+    epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (epoll_fd < 0 || wake_fd < 0) {
+      const int error = errno;
+      if (epoll_fd >= 0) ::close(epoll_fd);
+      if (wake_fd >= 0) ::close(wake_fd);
+      throw IoError("epoll", "create", error);
+    }
+    pool = std::make_unique<httplib::ThreadPool>(std::max<size_t>(1, limits.threads));  // once nothing can throw
+  }
 
   const HttpLimits& limits;
-  httplib::ThreadPool pool;
+  std::unique_ptr<httplib::ThreadPool> pool;
   std::atomic<bool> stopping{false};
+  std::mutex shutdown_mutex;
+  bool shut = false;
 
   // Open connections in all and per address.
   std::mutex counts_mutex;
@@ -217,8 +230,7 @@ struct GuardedHttpServer::Internals {
     return parked.erase(it);
   }
   // A refused connection whose client may still be sending: its sending side is shut, and what it
-  // sends (up to 1 MiB, for up to a second; from the trusted proxy all of it) is read and dropped
-  // before it closes. Closing at once
+  // sends (up to 1 MiB, for up to a second) is read and dropped before it closes. Closing at once
   // would reset the connection, and a client still sending could lose the answer telling it why.
   void linger(std::shared_ptr<Connection> connection) {
     std::lock_guard<std::mutex> lock(parked_mutex);
@@ -247,8 +259,13 @@ struct GuardedHttpServer::Connection {
   bool counted = false;
   std::string buffer;  // read, not yet used: the head being read, or pipelined requests
   size_t requests = 0;
-  size_t drained = 0, drain_limit = 0;  // lingering after a refusal: bytes read and dropped so far, at most
+  size_t drained = 0;  // lingering after a refusal: bytes read and dropped so far
   bool lingering = false;
+  // The trusted proxy's body that a handler did not read: read and dropped before the next request
+  // (the proxy sends it whole before it reads the answer; closing would make it answer 502).
+  size_t unread_body = 0;
+  bool close_after_unread_body = false;
+  bool continue_sent = false;       // "100 Continue" sent for the request being read
   Clock::time_point last_activity;  // the end of the last response, or the connection's start
   Clock::time_point head_started;   // the first byte of the head being read
 };
@@ -265,43 +282,85 @@ void GuardedHttpServer::Internals::park_locked(std::shared_ptr<Connection> conne
 
 void GuardedHttpServer::Internals::linger_locked(std::shared_ptr<Connection> connection) {
   connection->lingering = true;
-  // The trusted proxy has the whole body already (it buffers requests) and reads the answer only
-  // once it has sent it: its bodies are read to the end, or it would answer its client 502.
-  const bool from_proxy = !limits.trusted_proxy.empty() && connection->address == limits.trusted_proxy;
-  connection->drain_limit = from_proxy ? std::numeric_limits<size_t>::max() : size_t{1} << 20;
-  if (!from_proxy) ::shutdown(connection->fd, SHUT_WR);
-  park_locked(std::move(connection), Clock::now() + (from_proxy ? limits.io_timeout : std::chrono::seconds(1)));
+  ::shutdown(connection->fd, SHUT_WR);
+  park_locked(std::move(connection), Clock::now() + std::chrono::seconds(1));
 }
 
 namespace {
 
-// Reads and drops what a lingering connection's client sent; false when it is time to close.
+// Reads and drops what a lingering connection's client sent (at most 256 KiB a call, under the
+// parking lock); false when it is time to close.
 bool drain(GuardedHttpServer::Connection& c) {
   char sink[16384];
-  for (;;) {
+  for (size_t this_call = 0; this_call < (256u << 10);) {
     const ssize_t n = ::recv(c.fd, sink, sizeof sink, MSG_DONTWAIT);
     if (n > 0) {
-      c.drained += static_cast<size_t>(n);
-      if (c.drained > c.drain_limit) return false;
+      c.drained += static_cast<size_t>(n), this_call += static_cast<size_t>(n);
+      if (c.drained > (1u << 20)) return false;
       continue;
     }
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
   }
+  return true;
+}
+
+enum class ReadState { Done, Waiting, Closed };
+
+// Drops what arrives of the trusted proxy's unread body, without waiting.
+ReadState skip_unread_body(GuardedHttpServer::Connection& c) {
+  char sink[16384];
+  while (c.unread_body > 0) {
+    const ssize_t n = ::recv(c.fd, sink, std::min(sizeof sink, c.unread_body), MSG_DONTWAIT);
+    if (n > 0) {
+      c.unread_body -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return ReadState::Waiting;
+    if (n < 0 && errno == EINTR) continue;
+    return ReadState::Closed;
+  }
+  return ReadState::Done;
+}
+
+// Appends what the socket has, without waiting, until the buffer holds `size` bytes.
+ReadState buffer_until(GuardedHttpServer::Connection& c, size_t size) {
+  char chunk[16384];
+  while (c.buffer.size() < size) {
+    const ssize_t n = ::recv(c.fd, chunk, std::min(sizeof chunk, size - c.buffer.size()), MSG_DONTWAIT);
+    if (n > 0) {
+      c.buffer.append(chunk, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return ReadState::Waiting;
+    if (n < 0 && errno == EINTR) continue;
+    return ReadState::Closed;
+  }
+  return ReadState::Done;
 }
 
 // The library's view of one request on a connection: the buffered bytes first, then the socket,
 // never past the request's end (head + Content-Length), so pipelined bytes stay for the next.
 class RequestStream final : public httplib::Stream {
  public:
-  RequestStream(GuardedHttpServer::Connection& connection, size_t head_size, size_t body_size, const HttpLimits& limits)
-      : c_(connection), head_size_(head_size), end_(head_size + body_size), limits_(limits), started_(Clock::now()) {}
+  RequestStream(GuardedHttpServer::Connection& connection, size_t head_size, size_t body_size, const HttpLimits& limits,
+                const std::atomic<bool>& stopping)
+      : c_(connection),
+        head_size_(head_size),
+        end_(head_size + body_size),
+        limits_(limits),
+        stopping_(stopping),
+        started_(Clock::now()),
+        bytes_per_second_(std::max<size_t>(1, limits.min_bytes_per_second)) {}
 
   bool is_readable() const override { return position_ < c_.buffer.size() || wait_for(c_.fd, POLLIN, Clock::now() + limits_.io_timeout); }
-  bool is_writable() const override { return wait_for(c_.fd, POLLOUT, Clock::now() + limits_.io_timeout); }
+  bool is_writable() const override { return wait_for(c_.fd, POLLOUT, Clock::now() + limits_.io_timeout, &stopping_); }
 
   ssize_t read(char* data, size_t size) override {
     if (position_ >= end_) return 0;
     size = std::min(size, end_ - position_);
+    // Whatever was written before (an interim "100 Continue") is not the response: its clock
+    // starts after the request's last read.
+    written_ = 0;
     if (position_ < c_.buffer.size()) {
       const size_t n = std::min(size, c_.buffer.size() - position_);
       std::memcpy(data, c_.buffer.data() + position_, n);
@@ -310,25 +369,29 @@ class RequestStream final : public httplib::Stream {
     }
     // The body's deadline grows with what has arrived: a slow sender is cut off, a large upload is not.
     const size_t body_read = position_ - head_size_;
-    const Clock::time_point deadline = std::min(
-        Clock::now() + limits_.io_timeout, started_ + limits_.io_timeout + std::chrono::seconds(body_read / limits_.min_bytes_per_second));
-    if (!wait_for(c_.fd, POLLIN, deadline)) return -1;
+    const Clock::time_point deadline =
+        std::min(Clock::now() + limits_.io_timeout, started_ + limits_.io_timeout + std::chrono::seconds(body_read / bytes_per_second_));
+    if (!wait_for(c_.fd, POLLIN, deadline, &stopping_)) return -1;
     const ssize_t n = ::recv(c_.fd, data, size, 0);
     if (n <= 0) return -1;
     position_ += static_cast<size_t>(n);
     return n;
   }
 
+  // All of `size`, or -1: the library writes a whole response body in one call and takes any
+  // positive count as done. The deadline grows with what was written, as a body's does.
   ssize_t write(const char* data, size_t size) override {
     if (written_ == 0) response_started_ = Clock::now();
-    const Clock::time_point deadline =
-        std::min(Clock::now() + limits_.io_timeout,
-                 response_started_ + limits_.io_timeout + std::chrono::seconds(written_ / limits_.min_bytes_per_second));
-    if (!wait_for(c_.fd, POLLOUT, deadline)) return -1;
-    const ssize_t n = ::send(c_.fd, data, size, MSG_NOSIGNAL);
-    if (n < 0) return -1;
-    written_ += static_cast<size_t>(n);
-    return n;
+    for (size_t sent = 0; sent < size;) {
+      const Clock::time_point deadline = std::min(
+          Clock::now() + limits_.io_timeout, response_started_ + limits_.io_timeout + std::chrono::seconds(written_ / bytes_per_second_));
+      if (!wait_for(c_.fd, POLLOUT, deadline, &stopping_)) return -1;
+      const ssize_t n = ::send(c_.fd, data + sent, size - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+      if (n <= 0) return -1;
+      sent += static_cast<size_t>(n), written_ += static_cast<size_t>(n);
+    }
+    return static_cast<ssize_t>(size);
   }
 
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
@@ -354,6 +417,8 @@ class RequestStream final : public httplib::Stream {
 
   // Whether the whole request was taken (else its unread body is still in the socket).
   bool whole_request_read() const { return position_ >= end_ || end_ <= c_.buffer.size(); }
+  // The request's bytes still in the socket (a body the handler did not read).
+  size_t unread_in_socket() const { return end_ - std::min(end_, std::max(position_, c_.buffer.size())); }
   // Drops the request's bytes from the connection's buffer, keeping what follows it.
   void drop_request_bytes() { c_.buffer.erase(0, std::min(end_, c_.buffer.size())); }
 
@@ -361,21 +426,21 @@ class RequestStream final : public httplib::Stream {
   GuardedHttpServer::Connection& c_;
   const size_t head_size_, end_;
   const HttpLimits& limits_;
+  const std::atomic<bool>& stopping_;
   const Clock::time_point started_;
+  const size_t bytes_per_second_;
   Clock::time_point response_started_;
   size_t position_ = 0, written_ = 0;
 };
 
-// Forwards the library's accepted sockets to the server's own pool, which outlives the library's
-// listen loop (parked connections resume on it after the loop's queue would be gone).
-class ForwardingQueue final : public httplib::TaskQueue {
+// The library's listen loop hands each accepted socket to its task queue: this one runs the task
+// at once, on the listen thread. The task (process_and_close_socket) only counts the connection
+// and parks it, so an accepted socket is counted and capped at once instead of waiting, uncounted,
+// for a busy pool.
+class AdmitAtOnce final : public httplib::TaskQueue {
  public:
-  explicit ForwardingQueue(httplib::ThreadPool& pool) : pool_(pool) {}
-  void enqueue(std::function<void()> fn) override { pool_.enqueue(std::move(fn)); }
+  void enqueue(std::function<void()> fn) override { fn(); }
   void shutdown() override {}
-
- private:
-  httplib::ThreadPool& pool_;
 };
 
 enum class HeadState { Complete, Waiting, Closed, TooLarge };
@@ -412,13 +477,10 @@ HeadState read_head(GuardedHttpServer::Connection& c, const HttpLimits& limits, 
 
 GuardedHttpServer::GuardedHttpServer(HttpLimits limits) : limits_(std::move(limits)), internals_(std::make_unique<Internals>(limits_)) {
   Internals& in = *internals_;
-  new_task_queue = [&in] { return new ForwardingQueue(in.pool); };
+  new_task_queue = [] { return new AdmitAtOnce(); };
   // Only for the Keep-Alive header the library writes: this class enforces both.
   set_keep_alive_max_count(limits_.max_requests_per_connection);
   set_keep_alive_timeout(limits_.idle_timeout.count());
-  in.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  in.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (in.epoll_fd < 0 || in.wake_fd < 0) throw IoError("epoll", "create", errno);
   epoll_event wake{};
   wake.events = EPOLLIN;
   wake.data.fd = in.wake_fd;
@@ -455,7 +517,7 @@ GuardedHttpServer::GuardedHttpServer(HttpLimits limits) : limits_(std::move(limi
           in.linger_locked(std::move(c));
         }
       }
-      for (std::shared_ptr<Connection>& c : resume) in.pool.enqueue([this, c]() mutable { serve(std::move(c)); });
+      for (std::shared_ptr<Connection>& c : resume) in.pool->enqueue([this, c]() mutable { serve(std::move(c)); });
     }
   });
 }
@@ -465,7 +527,10 @@ GuardedHttpServer::~GuardedHttpServer() { shut_down(); }
 void GuardedHttpServer::shut_down() {
   Internals& in = *internals_;
   stop();
-  if (in.stopping.exchange(true)) return;
+  std::lock_guard<std::mutex> once(in.shutdown_mutex);  // a second caller returns when the first is done
+  if (in.shut) return;
+  in.shut = true;
+  in.stopping = true;  // requests in flight end at their next wait (a quarter second at most)
   const uint64_t one = 1;
   if (::write(in.wake_fd, &one, sizeof one) < 0) {
   }
@@ -474,14 +539,20 @@ void GuardedHttpServer::shut_down() {
     std::lock_guard<std::mutex> lock(in.parked_mutex);
     in.parked.clear();  // closes them
   }
-  in.pool.shutdown();  // runs what is queued (each sees `stopping` and closes) and joins
+  in.pool->shutdown();  // runs what is queued (each sees `stopping` and closes) and joins
   ::close(in.epoll_fd);
   ::close(in.wake_fd);
 }
 
+// On the listen thread (AdmitAtOnce): counts the connection against the caps and parks it until
+// it sends something. Never waits.
 bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   Internals& in = *internals_;
   auto connection = std::make_shared<Connection>(sock, in);
+  if (sock >= FD_SETSIZE) {  // the library refuses such sockets with a 500 (it checks them for select())
+    send_refusal(sock, 503, "the server has too many open files: try again shortly");
+    return true;
+  }
   {
     std::lock_guard<std::mutex> lock(in.counts_mutex);
     const bool exempt = !limits_.trusted_proxy.empty() && connection->address == limits_.trusted_proxy;
@@ -497,54 +568,74 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     ++in.open, ++from_address;
     connection->counted = true;
   }
-  serve(std::move(connection));
+  in.park(std::move(connection), Clock::now() + limits_.idle_timeout);
   return true;
 }
 
 void GuardedHttpServer::serve(std::shared_ptr<Connection> connection) {
   Internals& in = *internals_;
+  Connection& c = *connection;
+  auto park_until = [&](Clock::time_point deadline) { in.park(std::move(connection), deadline); };
   while (!in.stopping) {
+    if (c.unread_body > 0) {  // the rest of a body the trusted proxy sent, before its next request
+      const ReadState skipped = skip_unread_body(c);
+      if (skipped == ReadState::Closed) return;
+      if (skipped == ReadState::Waiting) return park_until(c.last_activity + limits_.io_timeout);
+      if (c.close_after_unread_body) return;
+    }
     size_t head_size = 0;
-    switch (read_head(*connection, limits_, head_size)) {
+    switch (read_head(c, limits_, head_size)) {
       case HeadState::Closed:
         return;
       case HeadState::TooLarge:
-        send_refusal(connection->fd, 431,
+        send_refusal(c.fd, 431,
                      "request head too large: at most " + std::to_string(limits_.max_head_bytes) + " bytes and " +
                          std::to_string(limits_.max_header_lines) + " header lines");
-        in.linger(std::move(connection));
-        return;
-      case HeadState::Waiting: {
-        const Clock::time_point deadline =
-            connection->buffer.empty() ? connection->last_activity + limits_.idle_timeout : connection->head_started + limits_.head_timeout;
-        in.park(std::move(connection), deadline);
-        return;
-      }
+        return in.linger(std::move(connection));
+      case HeadState::Waiting:
+        return park_until(c.buffer.empty() ? c.last_activity + limits_.idle_timeout : c.head_started + limits_.head_timeout);
       case HeadState::Complete:
         break;
     }
-    switch (serve_one_request(*connection, head_size)) {
+    const RequestHead head = parse_head(c.buffer.substr(0, head_size));
+    size_t body_size = 0;
+    if (const std::optional<Refusal> refusal = check_head(head, limits_, body_size)) {
+      send_refusal(c.fd, refusal->status, refusal->message);
+      return in.linger(std::move(connection));
+    }
+    // A small body (final picks, a small upload) arrives whole before the request takes a thread,
+    // so trickling it holds none; a large one (an upload) is read by its handler once the token is
+    // checked.
+    if (body_size <= kBufferedBodyBytes) {
+      // A client that asked may wait for "100 Continue" before it sends the body (the library
+      // answers it again later: several 1xx answers are allowed).
+      const std::vector<std::string> expect = head.values("expect");
+      if (!c.continue_sent && c.buffer.size() < head_size + body_size && !expect.empty() && lowercase(expect[0]) == "100-continue") {
+        static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        if (::send(c.fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) return;
+        c.continue_sent = true;
+      }
+      const ReadState body = buffer_until(c, head_size + body_size);
+      if (body == ReadState::Closed) return;
+      if (body == ReadState::Waiting) return park_until(c.head_started + limits_.head_timeout);
+    }
+    c.continue_sent = false;
+    switch (serve_one_request(c, head_size, body_size)) {
       case NextStep::KeepAlive:
-        connection->last_activity = Clock::now();
+        c.last_activity = Clock::now();
+        if (!c.buffer.empty()) c.head_started = c.last_activity;  // a pipelined head: its clock starts now
         break;
       case NextStep::Close:
         return;
       case NextStep::Linger:
-        in.linger(std::move(connection));
-        return;
+        return in.linger(std::move(connection));
     }
   }
 }
 
-GuardedHttpServer::NextStep GuardedHttpServer::serve_one_request(Connection& connection, size_t head_size) {
-  const RequestHead head = parse_head(connection.buffer.substr(0, head_size));
-  size_t body_size = 0;
-  if (const std::optional<Refusal> refusal = check_head(head, limits_, body_size)) {
-    send_refusal(connection.fd, refusal->status, refusal->message);
-    return NextStep::Linger;
-  }
-  RequestStream stream(connection, head_size, body_size, limits_);
-  const bool last = ++connection.requests >= limits_.max_requests_per_connection || internals_->stopping;
+GuardedHttpServer::NextStep GuardedHttpServer::serve_one_request(Connection& c, size_t head_size, size_t body_size) {
+  RequestStream stream(c, head_size, body_size, limits_, internals_->stopping);
+  const bool last = ++c.requests >= limits_.max_requests_per_connection || internals_->stopping;
   bool client_closes = false;
   // Several byte ranges would make one response many times its file: they are ignored (RFC 9110
   // lets a server answer a range request with the whole representation).
@@ -554,7 +645,16 @@ GuardedHttpServer::NextStep GuardedHttpServer::serve_one_request(Connection& con
       request.headers.erase("Range");  // the file handler answers 206 to any Range header
     }
   });
-  if (!stream.whole_request_read()) return NextStep::Linger;  // a body the handler refused to read
+  if (!stream.whole_request_read()) {  // a body the handler refused to read
+    const bool from_proxy = !limits_.trusted_proxy.empty() && c.address == limits_.trusted_proxy;
+    if (!answered || !from_proxy) return NextStep::Linger;
+    // The proxy sends the whole body before it reads the answer: take the rest, then go on.
+    c.unread_body = stream.unread_in_socket();
+    c.close_after_unread_body = last || client_closes;
+    c.buffer.clear();  // every buffered byte was this request's
+    c.last_activity = Clock::now();
+    return NextStep::KeepAlive;
+  }
   if (!answered || last || client_closes) return NextStep::Close;
   stream.drop_request_bytes();
   return NextStep::KeepAlive;

@@ -11,17 +11,24 @@
 //     that take no body) is refused (413). A target with an encoded or raw control byte (%00...) is
 //     refused (400). Multiple byte ranges are ignored (the whole file, 200): a response is never
 //     larger than its file.
-//   - Bodies arrive within a deadline that grows with their size (`min_bytes_per_second`), and so
-//     do responses. A body the handler did not read (a 401 before an upload) closes the
-//     connection: its bytes are never parsed as the next request.
-//   - A connection waiting for bytes (idle between requests, or a slow sender's partial head)
-//     holds no thread: it is parked in one epoll set and resumed on a request thread when readable,
-//     or closed at its deadline. So idle and slow clients cannot starve the request threads.
-//   - Connections are capped in all (`max_connections`) and per client address
-//     (`max_connections_per_address`; the trusted proxy is exempt: it carries many clients). Over
-//     a cap, the connection gets a 503 and is closed.
+//   - A body of at most 64 KiB (final picks, a small upload) is read whole before the request
+//     takes a request thread. Larger bodies (uploads) are read by their handler, after the token
+//     is checked, within a deadline that grows with their size (`min_bytes_per_second`); so are
+//     responses, written whole or not at all. A body the handler did not read closes the
+//     connection (lingering: its bytes are never parsed as the next request); from the trusted
+//     proxy, which sends whole bodies before it reads the answer, the rest is read and dropped
+//     and the connection goes on.
+//   - A connection waiting for bytes (new, idle between requests, a slow sender's partial head
+//     or small body) holds no thread: it is parked in one epoll set and resumed on a request thread
+//     when readable, or closed at its deadline. So idle and slow clients cannot starve the
+//     request threads.
+//   - Connections are counted on the listen thread as they are accepted, capped in all
+//     (`max_connections`) and per client address (`max_connections_per_address`; the trusted
+//     proxy is exempt: it carries many clients). Over a cap, the connection gets a 503 and is
+//     closed.
 //   - Pipelined requests are answered in order: bytes after one request stay in the buffer for the
 //     next.
+//   - shut_down() ends requests in flight at their next wait (a quarter second at most).
 #pragma once
 
 #include <httplib.h>
@@ -67,7 +74,8 @@ class GuardedHttpServer : public httplib::Server {
   bool process_and_close_socket(socket_t sock) override;
   void serve(std::shared_ptr<Connection> connection);
   enum class NextStep { KeepAlive, Close, Linger };
-  NextStep serve_one_request(Connection& connection, size_t head_size);
+  NextStep serve_one_request(Connection& connection, size_t head_size, size_t body_size);
+  static constexpr size_t kBufferedBodyBytes = 64 * 1024;  // bodies up to this arrive whole before a thread is taken
 
   struct Internals;  // the thread pool, the epoll set, the connection counts
   HttpLimits limits_;

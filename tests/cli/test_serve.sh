@@ -88,6 +88,23 @@ head -c 3000000 /dev/zero | tr '\0' 'x' >"$out/big.csv"
 check "an upload over --max-upload-mib: 413" test "$(request -H "Authorization: Bearer $hostile" --data-binary @"$out/big.csv" "$url/api/submissions")" = 413
 check "  ...and one without a Content-Length (chunked) is refused before its body is read (411)" \
   test "$(request -H "Authorization: Bearer $hostile" -H "Transfer-Encoding: chunked" --data-binary @"$out/big.csv" "$url/api/submissions")" = 411
+# An upload that waits for "100 Continue" and then takes longer than --timeout (2 s) in all, in
+# pieces that each arrive within it: answered (here 400, an invalid file: nothing stored). The
+# response's clock starts after the body, not at the interim "100 Continue".
+check "an upload sent after '100 Continue', slower than --timeout in all, is answered" /usr/bin/python3 - "${url##*:}" "$hostile" <<'PY'
+import socket, sys, time
+port, token = int(sys.argv[1]), sys.argv[2]
+body = b"ID,TopConfigs\n" + b"x" * 120000
+connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+connection.sendall(f"POST /api/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                   f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+assert connection.recv(64).startswith(b"HTTP/1.1 100"), "no 100 Continue"
+for start in range(0, len(body), 40000):
+    connection.sendall(body[start:start + 40000])
+    time.sleep(1.2)
+answer = connection.recv(200)
+assert answer.startswith(b"HTTP/1.1 400"), answer
+PY
 check "a path out of /app/ is not served" test "$(request --path-as-is "$url/app/../comp.sqlite")" = 404
 check "  ...nor an encoded one" test "$(request --path-as-is "$url/app/%2e%2e/comp.sqlite")" = 404
 check "/app/ serves its folder" test "$(request "$url/app/hello.txt")" = 200

@@ -555,6 +555,35 @@ def check_pipelining(target):
            "; ".join(f"{a}, {len(a.body)} of {a.declared_length} bytes" for a in answers))
 
 
+def check_slow_reader(target):
+    """A large response to a client that reads nothing for 6 s (longer than the kernel's 5 s send
+    timeout the library sets, shorter than the server's 10 s): it must arrive whole. A server that
+    takes a timed-out partial send for done cuts the body short and keeps the connection open."""
+    name = next((n for n in APP_FILE_CANDIDATES if (app_file_size(target, n) or 0) > MIB), None)
+    if name is None:
+        print("skip a slow reader of a large /app/ file: none served")
+        return
+    size = app_file_size(target, name)
+    # A small receive window, set before connecting (TCP agrees its window scale then), so that the
+    # server's sends block while the client does not read.
+    plain = socket.socket()
+    plain.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    plain.settimeout(5)
+    plain.connect((target.host, target.port))
+    connection = Connection.__new__(Connection)
+    connection.buffer = b""
+    connection.sock = target.tls_context.wrap_socket(plain, server_hostname=target.host) if target.tls else plain
+    try:
+        connection.send(f"GET /app/{name} HTTP/1.1\r\nHost: {target.host}\r\n\r\n".encode())
+        time.sleep(6)
+        answer = connection.read_response(20, body_limit=size + 1)
+    finally:
+        connection.close()
+    expect(answer.status == 200 and len(answer.body) == size,
+           f"/app/{name} ({size} bytes) to a client that reads nothing for 6 s arrives whole",
+           f"{answer}, {len(answer.body)} bytes")
+
+
 # ---- small API nits -------------------------------------------------------------------------------
 
 def put_finals(target, body):
@@ -761,6 +790,7 @@ def main():
     run_check("D6 NUL in an /app/ path", check_nul_in_app_path, memory, target)
     run_check("D6 /app/ security policy", check_app_policy, memory, target)
     run_check("D8 pipelining", check_pipelining, memory, target)
+    run_check("a slow reader", check_slow_reader, memory, target)
     run_check("bad-token flood", check_bad_token_flood, memory, target)
     run_check("slow clients", check_slow_clients, memory, target, baseline_ms)
     run_check("one-address crowd", check_one_address_crowd, memory, target, baseline_ms)
