@@ -243,6 +243,43 @@ TEST_CASE("the runtime calibration recovers a known law, round-trips, and refuse
   CHECK(fitted.configs == static_cast<int64_t>(cost.size()));
   CHECK(fitted.graphs == 1);
   CHECK(fitted.predicted_speedup(2.0f, 1.0f) == Approx(std::exp(0.5)));
+  // Where it holds: the costs' spread, the graph's size; an exact law leaves no residual.
+  const auto [lowest, highest] = std::minmax_element(cost.begin(), cost.end());
+  CHECK(fitted.cost_range == Approx(*highest - *lowest));
+  CHECK(fitted.nodes_min == graph.node_count);
+  CHECK(fitted.nodes_max == graph.node_count);
+  CHECK(fitted.residual_sd < 1e-3);
+  const SpeedupEstimate within = fitted.estimate_speedup(*highest, *lowest, graph.node_count);
+  REQUIRE(within.supported);
+  CHECK(within.value == Approx(std::exp(0.5 * (*highest - *lowest))));
+  CHECK((within.low <= within.value && within.value <= within.high));
+  const SpeedupEstimate beyond = fitted.estimate_speedup(*highest + 2 * (*highest - *lowest), *lowest, graph.node_count);
+  CHECK_FALSE(beyond.supported);
+  CHECK_THAT(beyond.reason, Catch::Contains("extrapolation"));
+  const SpeedupEstimate unlike = fitted.estimate_speedup(*highest, *lowest, 3 * graph.node_count);
+  CHECK_FALSE(unlike.supported);
+  CHECK_THAT(unlike.reason, Catch::Contains("unlike the graphs the calibration was fitted on"));
+  RuntimeCalibration older = fitted;  // a model calibrated before the range was recorded
+  older.cost_range = 0, older.nodes_min = older.nodes_max = 0;
+  CHECK_THAT(older.estimate_speedup(*highest, *lowest, graph.node_count).reason, Catch::Contains("recalibrate"));
+  // Noisy runtimes: a wider interval.
+  for (size_t c = 0; c < cost.size(); ++c)
+    graph.config_runtime_ns[c] = std::llround(1e9 * std::exp(0.5 * (cost[c] - mean) + (c % 2 == 0 ? 0.05 : -0.05)));
+  const RuntimeCalibration noisy = fit_runtime_calibration(model, std::vector<const TpuGraph*>{&graph});
+  REQUIRE(noisy.fitted());
+  CHECK(noisy.residual_sd > 0.01);
+  const SpeedupEstimate spread = noisy.estimate_speedup(*highest, *lowest, graph.node_count);
+  CHECK(spread.supported);
+  CHECK(spread.high / spread.low > within.high / within.low);
+  // Runtimes scattered by a factor of e^0.5 around the law: too wide to state a figure.
+  for (size_t c = 0; c < cost.size(); ++c)
+    graph.config_runtime_ns[c] = std::llround(1e9 * std::exp(0.5 * (cost[c] - mean) + (c % 2 == 0 ? 0.5 : -0.5)));
+  const RuntimeCalibration scattered = fit_runtime_calibration(model, std::vector<const TpuGraph*>{&graph});
+  if (scattered.fitted()) {
+    const SpeedupEstimate vague = scattered.estimate_speedup(*highest, *lowest, graph.node_count);
+    CHECK_FALSE(vague.supported);
+    CHECK_THAT(vague.reason, Catch::Contains("too wide to state a figure"));
+  }
   // Runtimes that fall as costs rise: no calibration (the model ranks backwards).
   for (size_t c = 0; c < cost.size(); ++c) graph.config_runtime_ns[c] = std::llround(1e9 * std::exp(-0.5 * (cost[c] - mean)));
   CHECK_FALSE(fit_runtime_calibration(model, std::vector<const TpuGraph*>{&graph}).fitted());
@@ -257,6 +294,16 @@ TEST_CASE("the runtime calibration recovers a known law, round-trips, and refuse
   CHECK(loaded.log_runtime_per_score == fitted.log_runtime_per_score);
   CHECK(loaded.r2 == fitted.r2);
   CHECK(loaded.configs == fitted.configs);
+  CHECK(loaded.cost_range == fitted.cost_range);
+  CHECK(loaded.residual_sd == fitted.residual_sd);
+  CHECK((loaded.nodes_min == fitted.nodes_min && loaded.nodes_max == fitted.nodes_max));
+  // A calibration saved before the range was recorded still loads, and gives no speedups.
+  rewrite_model_json(dir + "/calibrated.npz", dir + "/older.npz", [](nlohmann::json& meta) {
+    for (const char* key : {"cost_range", "residual_sd", "nodes"}) meta["calibration"].erase(key);
+  });
+  CHECK_FALSE(CostModel::load(dir + "/older.npz").calibration().knows_its_range());
+  rewrite_model_json(dir + "/calibrated.npz", dir + "/bad_nodes.npz", [](nlohmann::json& meta) { meta["calibration"]["nodes"] = {9, 3}; });
+  CHECK_THROWS_WITH(CostModel::load(dir + "/bad_nodes.npz"), Catch::Contains("model_json.calibration.nodes"));
 
   // An R^2 outside [0, 1] in the file is refused, naming the field and the value.
   rewrite_model_json(dir + "/calibrated.npz", dir + "/bad.npz", [](nlohmann::json& meta) { meta["calibration"]["r2"] = 2.5; });

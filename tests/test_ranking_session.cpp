@@ -7,12 +7,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "app/ranking_session.h"
 #include "common/input_error.h"
 #include "data/dataset_survey.h"
 #include "data/opcodes.h"
 #include "drawing/layered_drawing.h"
 #include "metrics/ranking_metrics.h"
-#include "app/ranking_session.h"
 #include "test_support.h"
 
 using namespace graphcost;
@@ -91,8 +91,13 @@ TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI do
   CHECK(state["ranking"]["kendall_tau"] == session.metrics().kendall_tau);
   REQUIRE(model->calibration().fitted());  // the shipped model's pick against config 0, as the CLI's calibration says
   const float pick = session.costs()[static_cast<size_t>(session.order().front())];
-  CHECK(session.predicted_speedup() == model->calibration().predicted_speedup(session.costs().front(), pick));
-  CHECK(state["ranking"]["predicted_speedup"] == session.predicted_speedup());
+  const SpeedupEstimate speedup = session.predicted_speedup();
+  if (speedup.supported) {
+    CHECK(speedup.value == model->calibration().predicted_speedup(session.costs().front(), pick));
+    CHECK(state["ranking"]["predicted_speedup"] == speedup.value);
+  } else {
+    CHECK(state["ranking"]["predicted_speedup_note"] == speedup.reason);
+  }
 
   // The predicted-vs-measured scatter: one point per config in the unit square, ordered as the data.
   const auto points = session.cost_runtime_points();
@@ -192,7 +197,8 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   CHECK(session.search_found_better() == (session.search()->best_cost() < best_listed));
   CHECK(session.search_summary().rfind(session.search_found_better() ? "found a config" : "no better config found", 0) == 0);
   CHECK(session.state()["search"]["summary"] == session.search_summary());
-  CHECK(session.predicted_speedup() == 0);  // the small model has no runtime calibration
+  CHECK_FALSE(session.predicted_speedup().supported);  // the small model has no runtime calibration
+  CHECK_THAT(session.predicted_speedup().reason, Catch::Contains("no runtime calibration"));
   session.stop_search();
   CHECK(session.search_summary().empty());
 }

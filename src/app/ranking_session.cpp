@@ -421,10 +421,9 @@ std::string RankingSession::search_summary() const {
   return text;
 }
 
-double RankingSession::predicted_speedup() const {
-  const RuntimeCalibration& calibration = model_->calibration();
-  if (!ranked_ || order_.empty() || !calibration.fitted()) return 0;
-  return calibration.predicted_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())]);
+SpeedupEstimate RankingSession::predicted_speedup() const {
+  if (!ranked_ || order_.empty()) return SpeedupEstimate{false, 1, 1, 1, "not ranked yet"};
+  return model_->calibration().estimate_speedup(costs_.front(), costs_[static_cast<size_t>(order_.front())], graph_->node_count);
 }
 
 std::vector<std::pair<int32_t, float>> RankingSession::strongest_contributions(size_t count) const {
@@ -488,11 +487,22 @@ nlohmann::json RankingSession::state() const {
     state["calibration"] = {{"log_runtime_per_score", calibration.log_runtime_per_score},
                             {"r2", calibration.r2},
                             {"configs", calibration.configs},
-                            {"graphs", calibration.graphs}};
+                            {"graphs", calibration.graphs},
+                            {"cost_range", calibration.cost_range},
+                            {"residual_sd", calibration.residual_sd},
+                            {"nodes", {calibration.nodes_min, calibration.nodes_max}}};
   }
   state["ranking"] = {{"done", ranked_}, {"ms", ranking_ms_}, {"compute_ms", ranking_compute_ms_}, {"progress", ranking_progress()}};
   if (ranked_) {
-    if (calibration.fitted() && !order_.empty()) state["ranking"]["predicted_speedup"] = predicted_speedup();
+    if (!order_.empty()) {
+      const SpeedupEstimate speedup = predicted_speedup();
+      if (speedup.supported) {
+        state["ranking"]["predicted_speedup"] = speedup.value;
+        state["ranking"]["predicted_speedup_interval"] = {speedup.low, speedup.high};
+      } else {
+        state["ranking"]["predicted_speedup_note"] = speedup.reason;
+      }
+    }
     if (metrics_.labelled && !order_.empty()) state["ranking"]["measured_speedup"] = metrics_.measured_speedup;
     state["ranking"]["order"] = order_;
     state["ranking"]["costs"] = costs_;

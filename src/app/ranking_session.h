@@ -170,7 +170,9 @@ class RankingSession {
   bool search_found_better() const;
   std::string search_summary() const;
   // The model's pick against config 0: predicted (a calibrated model, once ranked; 0 otherwise).
-  double predicted_speedup() const;
+  // The model's pick over config 0, from the model's calibration (unsupported, with why, where it
+  // cannot give one: RuntimeCalibration::estimate_speedup).
+  SpeedupEstimate predicted_speedup() const;
 
   // The fields the app's page API reports (docs/browser-app.md): the session's, a drawing in
   // progress ({file, nodes, stage, progress}), and a node ({node, opcode, features}).

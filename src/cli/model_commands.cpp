@@ -25,7 +25,15 @@ std::string describe(const RuntimeCalibration& c) {
   std::snprintf(text, sizeof text,
                 "runtime calibration: log runtime = %.4g x cost + c per graph (R^2 %.3f over %lld configs in %lld graphs)",
                 c.log_runtime_per_score, c.r2, static_cast<long long>(c.configs), static_cast<long long>(c.graphs));
-  return text;
+  if (!c.knows_its_range()) return text;
+  char range[200];
+  if (1.96 * std::sqrt(2.0) * c.residual_sd > std::log(2.0)) {  // RuntimeCalibration::estimate_speedup's rule
+    std::snprintf(range, sizeof range, "; residual sd %.3g: too wide for any speedup figure (none is given)", c.residual_sd);
+  } else {
+    std::snprintf(range, sizeof range, "; residual sd %.3g; speedups given within a cost gap of %.4g on graphs of %lld to %lld nodes",
+                  c.residual_sd, c.cost_range, static_cast<long long>(c.nodes_min / 2), static_cast<long long>(2 * c.nodes_max));
+  }
+  return text + std::string(range);
 }
 
 }  // namespace

@@ -56,23 +56,31 @@ int run_rank_command(const RankCommandOptions& options) {
   for (size_t r = 0; r < order.size(); ++r) rank_of[static_cast<size_t>(order[r])] = static_cast<int32_t>(r);
   const RuntimeCalibration& calibration = model.calibration();
   const size_t shown = std::min(order.size(), static_cast<size_t>(std::max(1, options.top)));
-  auto speedup = [&](int32_t config) { return calibration.predicted_speedup(costs[0], costs[static_cast<size_t>(config)]); };
+  auto speedup = [&](int32_t config) {
+    return calibration.estimate_speedup(costs[0], costs[static_cast<size_t>(config)], graph.node_count);
+  };
+  std::string unsupported_reason;  // of the first row without a speedup
+  for (size_t r = 0; r < shown && unsupported_reason.empty(); ++r) unsupported_reason = speedup(order[r]).reason;
   if (options.json) {
     nlohmann::json top = nlohmann::json::array();
     for (size_t r = 0; r < shown; ++r) {
       nlohmann::json row = {{"rank", r + 1}, {"config", order[r]}, {"cost", costs[static_cast<size_t>(order[r])]}};
-      row["speedup_over_config_0"] = calibration.fitted() ? nlohmann::json(speedup(order[r])) : nlohmann::json(nullptr);
+      const SpeedupEstimate estimate = speedup(order[r]);
+      row["speedup_over_config_0"] = estimate.supported ? nlohmann::json(estimate.value) : nlohmann::json(nullptr);
+      if (estimate.supported) row["speedup_interval"] = {estimate.low, estimate.high};
       top.push_back(row);
     }
-    std::cout << nlohmann::json({{"file", graph.source},
-                                 {"kind", graph_kind_name(graph.kind)},
-                                 {"nodes", graph.node_count},
-                                 {"configurable_nodes", graph.configurable_count()},
-                                 {"configs", graph.config_count},
-                                 {"model", options.model},
-                                 {"calibrated", calibration.fitted()},
-                                 {"config_0_rank", rank_of[0] + 1},
-                                 {"top", top}})
+    std::cout << nlohmann::json(
+                     {{"file", graph.source},
+                      {"kind", graph_kind_name(graph.kind)},
+                      {"nodes", graph.node_count},
+                      {"configurable_nodes", graph.configurable_count()},
+                      {"configs", graph.config_count},
+                      {"model", options.model},
+                      {"calibrated", calibration.fitted()},
+                      {"speedup_note", unsupported_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(unsupported_reason)},
+                      {"config_0_rank", rank_of[0] + 1},
+                      {"top", top}})
                      .dump(2)
               << "\n";
     return 0;
@@ -80,14 +88,16 @@ int run_rank_command(const RankCommandOptions& options) {
   std::printf("%s: %s graph, %d nodes, %d configurable, %d configs; model %s\n", printable(graph.source).c_str(),
               graph_kind_name(graph.kind), graph.node_count, graph.configurable_count(), graph.config_count,
               printable(options.model).c_str());
-  std::printf("%6s %8s %16s %22s\n", "rank", "config", "predicted cost", "speedup vs config 0");
+  std::printf("%6s %8s %16s %30s\n", "rank", "config", "predicted cost", "speedup vs config 0 (95%)");
   for (size_t r = 0; r < shown; ++r) {
-    char factor[32] = "-";
-    if (calibration.fitted()) std::snprintf(factor, sizeof factor, "%.3fx", speedup(order[r]));
-    std::printf("%6zu %8d %16.5f %22s\n", r + 1, order[r], static_cast<double>(costs[static_cast<size_t>(order[r])]), factor);
+    char factor[64] = "-";
+    const SpeedupEstimate estimate = speedup(order[r]);
+    if (estimate.supported) std::snprintf(factor, sizeof factor, "%.3fx (%.3f-%.3f)", estimate.value, estimate.low, estimate.high);
+    std::printf("%6zu %8d %16.5f %30s\n", r + 1, order[r], static_cast<double>(costs[static_cast<size_t>(order[r])]), factor);
   }
   std::printf("config 0%s ranks %d of %zu\n", graph.names.empty() ? "" : " (the module's own layouts)", rank_of[0] + 1, order.size());
   std::printf("%s\n", calibration_note(calibration).c_str());
+  if (calibration.fitted() && !unsupported_reason.empty()) std::printf("speedups: - where not given: %s\n", unsupported_reason.c_str());
   return 0;
 }
 
@@ -116,12 +126,13 @@ int run_search_command(const SearchCommandOptions& options) {
   std::printf("%s: started from config %d (the best listed, cost %.5f); found cost %.5f after %d rounds, %d nodes changed\n",
               printable(graph.source).c_str(), start, static_cast<double>(search.start_cost()), static_cast<double>(search.best_cost()),
               search.rounds(), search.changed_nodes());
-  if (calibration.fitted()) {
-    std::printf("predicted speedup: %.3fx over config 0, %.3fx over the best listed config\n",
-                calibration.predicted_speedup(costs[0], search.best_cost()),
-                calibration.predicted_speedup(search.start_cost(), search.best_cost()));
+  const SpeedupEstimate over_config_0 = calibration.estimate_speedup(costs[0], search.best_cost(), graph.node_count);
+  const SpeedupEstimate over_best = calibration.estimate_speedup(search.start_cost(), search.best_cost(), graph.node_count);
+  if (over_config_0.supported && over_best.supported) {
+    std::printf("predicted speedup: %.3fx over config 0 (95%%: %.3f-%.3f), %.3fx over the best listed config\n", over_config_0.value,
+                over_config_0.low, over_config_0.high, over_best.value);
   } else {
-    std::printf("%s\n", calibration_note(calibration).c_str());
+    std::printf("predicted speedup: none, because %s\n", (over_config_0.supported ? over_best : over_config_0).reason.c_str());
   }
   if (options.out.empty()) return 0;
   const std::vector<int8_t>& found = search.best();

@@ -302,6 +302,42 @@ std::vector<float> CostModel::predict(const PreparedGraph& prepared, const std::
   return costs;
 }
 
+SpeedupEstimate RuntimeCalibration::estimate_speedup(float cost_from, float cost_to, int64_t graph_nodes) const {
+  SpeedupEstimate estimate;
+  char text[300];
+  const double gap = std::fabs(static_cast<double>(cost_from) - static_cast<double>(cost_to));
+  if (!fitted()) {
+    estimate.reason = "the model has no runtime calibration: its costs rank configs but are not times";
+  } else if (!knows_its_range()) {
+    estimate.reason = "the model's calibration predates recording where it holds: recalibrate it (graphcost calibrate)";
+  } else if (graph_nodes > 2 * nodes_max || 2 * graph_nodes < nodes_min) {
+    std::snprintf(text, sizeof text, "this graph (%lld nodes) is unlike the graphs the calibration was fitted on (%lld to %lld nodes)",
+                  static_cast<long long>(graph_nodes), static_cast<long long>(nodes_min), static_cast<long long>(nodes_max));
+    estimate.reason = text;
+  } else if (gap > cost_range) {
+    std::snprintf(text, sizeof text,
+                  "these configs' predicted costs are %.3g apart, more than any two the calibration saw in one graph (%.3g): "
+                  "a speedup would be an extrapolation",
+                  gap, cost_range);
+    estimate.reason = text;
+  } else {
+    estimate.value = predicted_speedup(cost_from, cost_to);
+    // Each config's log runtime scatters by residual_sd around the fit; their difference by sqrt(2) times that.
+    const double half_width = 1.96 * std::sqrt(2.0) * residual_sd;
+    estimate.low = estimate.value * std::exp(-half_width);
+    estimate.high = estimate.value * std::exp(half_width);
+    // A figure whose own 95% interval is wider than half to twice itself says little: none is given.
+    estimate.supported = half_width <= std::log(2.0);
+    if (!estimate.supported) {
+      std::snprintf(text, sizeof text,
+                    "the calibration's residuals are too wide to state a figure (%.3gx, but anywhere from %.3gx to %.3gx at 95%%)",
+                    estimate.value, estimate.low, estimate.high);
+      estimate.reason = text;
+    }
+  }
+  return estimate;
+}
+
 void CostModel::save(const std::string& path) const { save(path, {}); }
 
 void CostModel::save(const std::string& path, const std::vector<std::pair<std::string, NpyArray>>& extra) const {
@@ -314,6 +350,11 @@ void CostModel::save(const std::string& path, const std::vector<std::pair<std::s
                            {"r2", calibration_.r2},
                            {"configs", calibration_.configs},
                            {"graphs", calibration_.graphs}};
+    if (calibration_.knows_its_range()) {
+      meta["calibration"]["cost_range"] = calibration_.cost_range;
+      meta["calibration"]["residual_sd"] = calibration_.residual_sd;
+      meta["calibration"]["nodes"] = {calibration_.nodes_min, calibration_.nodes_max};
+    }
   }
   const std::string text = meta.dump();
   std::vector<std::pair<std::string, NpyArray>> arrays;
@@ -391,6 +432,20 @@ CostModel CostModel::load(const ByteSource& source) {
       if (c.configs < 2 || c.graphs < 1) {
         throw InputError("", "model_json.calibration.configs", "at least 2 configs in at least 1 graph",
                          std::to_string(c.configs) + " configs in " + std::to_string(c.graphs) + " graphs");
+      }
+      if (calibration.contains("cost_range")) {  // optional: calibrations before graphcost recorded their range
+        c.cost_range = calibration.at("cost_range").get<double>();
+        c.residual_sd = calibration.at("residual_sd").get<double>();
+        const nlohmann::json& nodes = calibration.at("nodes");
+        if (!nodes.is_array() || nodes.size() != 2)
+          throw InputError("", "model_json.calibration.nodes", "[smallest, largest]", nodes.dump());
+        c.nodes_min = nodes[0].get<int64_t>(), c.nodes_max = nodes[1].get<int64_t>();
+        if (!std::isfinite(c.cost_range) || c.cost_range <= 0)
+          throw InputError("", "model_json.calibration.cost_range", "a positive number", std::to_string(c.cost_range));
+        if (!std::isfinite(c.residual_sd) || c.residual_sd < 0)
+          throw InputError("", "model_json.calibration.residual_sd", "a number >= 0", std::to_string(c.residual_sd));
+        if (c.nodes_min < 1 || c.nodes_max < c.nodes_min)
+          throw InputError("", "model_json.calibration.nodes", "1 <= smallest <= largest", nodes.dump());
       }
     }
     for (auto& p : model.parameters_) {

@@ -59,15 +59,34 @@ PreparedGraph restrict_prepared(const PreparedGraph& prepared, const std::vector
 // speedups: config b over config a is exp(log_runtime_per_score * (cost_a - cost_b)). `r2` is the
 // share of the within-graph log-runtime variance the fit explains: a weak ranker gets a small slope,
 // so its predicted speedups stay near 1x.
+// A predicted speedup, or why the calibration cannot give one.
+struct SpeedupEstimate {
+  bool supported = false;
+  double value = 1, low = 1, high = 1;  // the estimate and its 95% interval (from the fit's residuals)
+  std::string reason;                   // when not supported: why, in a sentence
+};
+
 struct RuntimeCalibration {
   double log_runtime_per_score = 0;  // > 0 when fitted
   double r2 = 0;
   int64_t configs = 0;
   int64_t graphs = 0;
+  // What the fit saw, so that a speedup is given only where it holds (0 in models calibrated
+  // before these were recorded: such a calibration gives no speedups).
+  double cost_range = 0;                 // the widest spread of predicted costs within one of its graphs
+  double residual_sd = 0;                // of log runtime around the fit, within graphs
+  int64_t nodes_min = 0, nodes_max = 0;  // its graphs' node counts
   bool fitted() const { return log_runtime_per_score > 0 && configs > 0; }
+  bool knows_its_range() const { return cost_range > 0 && nodes_max > 0; }
   double predicted_speedup(float cost_from, float cost_to) const {  // of cost_to's config over cost_from's
     return std::exp(log_runtime_per_score * (static_cast<double>(cost_from) - static_cast<double>(cost_to)));
   }
+  // The speedup of cost_to's config over cost_from's on a graph of `graph_nodes` nodes, with its
+  // interval; unsupported when not fitted, when the fit did not record its range, when the graph is
+  // unlike the fit's graphs (under half the smallest or over twice the largest node count), when
+  // the two costs are further apart than any two the fit saw within one graph (an extrapolation),
+  // or when the interval reaches beyond half to twice the figure (residuals too wide to say much).
+  SpeedupEstimate estimate_speedup(float cost_from, float cost_to, int64_t graph_nodes) const;
 };
 
 class CostModel {

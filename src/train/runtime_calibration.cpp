@@ -8,6 +8,7 @@ namespace graphcost {
 RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<GraphConfigs>& graphs) {
   double cross = 0, cost_square = 0, runtime_square = 0;
   RuntimeCalibration calibration;
+  int64_t degrees_of_freedom = 0;
   for (const GraphConfigs& item : graphs) {
     const std::optional<LabelledConfigs> labelled = labelled_configs(item);  // none: runtimes hidden
     if (!labelled) continue;
@@ -27,13 +28,23 @@ RuntimeCalibration fit_runtime_calibration(CostModel& model, const std::vector<G
       const double dc = cost[i] - mean_cost, dr = log_runtime[i] - mean_runtime;
       cross += dc * dr, cost_square += dc * dc, runtime_square += dr * dr;
     }
+    const auto [lowest, highest] = std::minmax_element(cost.begin(), cost.end());
+    calibration.cost_range = std::max(calibration.cost_range, static_cast<double>(*highest - *lowest));
+    const int64_t nodes = labelled->graph->node_count;
+    calibration.nodes_min = calibration.graphs == 0 ? nodes : std::min(calibration.nodes_min, nodes);
+    calibration.nodes_max = std::max(calibration.nodes_max, nodes);
+    degrees_of_freedom += static_cast<int64_t>(used.size()) - 1;  // one mean per graph
     calibration.configs += static_cast<int64_t>(used.size());
     ++calibration.graphs;
   }
   if (cost_square > 0 && runtime_square > 0 && cross > 0) {  // else not fitted (slope 0); the counts stay
     calibration.log_runtime_per_score = cross / cost_square;
     calibration.r2 = std::min(1.0, cross * cross / (cost_square * runtime_square));  // rounding can pass 1
+    // What the slope leaves of the within-graph variance, per remaining degree of freedom.
+    const double residual_square = std::max(0.0, runtime_square - cross * cross / cost_square);
+    calibration.residual_sd = std::sqrt(residual_square / static_cast<double>(std::max<int64_t>(1, degrees_of_freedom - 1)));
   }
+  if (calibration.cost_range <= 0) calibration.cost_range = 0, calibration.nodes_min = calibration.nodes_max = 0;
   return calibration;
 }
 
