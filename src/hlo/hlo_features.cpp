@@ -7,13 +7,7 @@ namespace graphcost {
 namespace {
 
 // First column of each block (tpugraphs.md's column list).
-constexpr int kIsRoot = 0, kTypes = 2, kShapeDims = 21, kTupleSize = 29, kParameterNumber = 30, kDimensions = 31;
-constexpr int kWindowSize = 37, kWindowStride = 45, kPaddingLow = 53, kPaddingHigh = 61, kWindowDilation = 69, kBaseDilation = 77;
-constexpr int kReversal = 85, kReversalTrue = 91, kReversalFalse = 92;
-constexpr int kInputBatch = 93, kInputFeature = 94, kInputSpatial = 95, kKernelInputFeature = 99, kKernelOutputFeature = 100;
-constexpr int kKernelSpatial = 101, kOutputBatch = 105, kOutputFeature = 106, kFeatureGroups = 107, kBatchGroups = 108;
-constexpr int kSliceStart = 109, kSliceStride = 113, kSliceLimit = 117, kDynamicSliceSizes = 121;
-constexpr int kPadLow = 125, kPadHigh = 129, kIsStable = 133, kMinorToMajor = 134;
+using namespace node_column;  // the column constants (data/node_features.h)
 
 using Row = std::array<float, kNodeFeatureCount>;
 
@@ -58,7 +52,7 @@ int element_type_column(const std::string& element_type) {
   static constexpr const char* kTypeNames[] = {"invalid", "pred", "s8",  "s16",  "s32", "s64",  "u8",    "u16",    "u32",  "u64",
                                                "f16",     "f32",  "f64", "bf16", "c64", "c128", "tuple", "opaque", "token"};
   for (size_t i = 0; i < std::size(kTypeNames); ++i) {
-    if (element_type == kTypeNames[i]) return kTypes + static_cast<int>(i);
+    if (element_type == kTypeNames[i]) return kElementTypes + static_cast<int>(i);
   }
   return -1;
 }

@@ -3,15 +3,13 @@
 #include <cassert>
 #include <numeric>
 
+#include "data/node_features.h"
 #include "data/opcodes.h"
 
 namespace graphcost {
 namespace {
 
-constexpr int kShapeDims = 21, kShapeSum = 27, kShapeProduct = 28, kTupleSize = 29, kParameterNumber = 30;
-constexpr int kDimensions = 31, kWindowSize = 37, kWindowStride = 45, kPaddingLow = 53, kPaddingHigh = 61;
-constexpr int kWindowDilation = 69, kBaseDilation = 77, kReversalFalseCount = 92;
-constexpr int kConvDims = 93, kFeatureGroups = 107, kBatchGroups = 108, kLayout = 134;
+using namespace node_column;  // the column constants (data/node_features.h)
 // Columns holding a product over a possibly empty list: 1 when empty (as the dataset's encoder).
 constexpr int kEmptyProductColumns[] = {28, 44, 52, 60, 68, 76, 84, 112, 116, 120, 124, 128, 132};
 
@@ -67,7 +65,7 @@ void HloBuilder::set_shape_features(SynthNode& node) {
   }
   f[kShapeSum] = sum;
   f[kShapeProduct] = product;
-  for (size_t i = 0; i < node.layout.size() && i < 6; ++i) f[kLayout + static_cast<int>(i)] = static_cast<float>(node.layout[i]);
+  for (size_t i = 0; i < node.layout.size() && i < 6; ++i) f[kMinorToMajor + static_cast<int>(i)] = static_cast<float>(node.layout[i]);
 }
 
 void HloBuilder::set_window_features(SynthNode& node, const std::vector<int64_t>& window, const std::vector<int64_t>& stride,
@@ -80,7 +78,7 @@ void HloBuilder::set_window_features(SynthNode& node, const std::vector<int64_t>
   set_block(f, kPaddingHigh, padding);
   set_block(f, kWindowDilation, ones);
   set_block(f, kBaseDilation, ones);
-  f[kReversalFalseCount] = static_cast<float>(window.size());
+  f[kReversalFalse] = static_cast<float>(window.size());
 }
 
 // Node references die when add() grows the vector: builders copy what they read before adding.
@@ -169,14 +167,14 @@ int HloBuilder::convolution(int input, int kernel, std::vector<int64_t> window, 
   set_window_features(node, window, stride, padding);
   auto& f = node.features;
   const int rank = static_cast<int>(spatial + 2);
-  f[kConvDims + 0] = 0;                             // input batch
-  f[kConvDims + 1] = static_cast<float>(rank - 1);  // input feature
-  for (size_t s = 0; s < spatial && s < 4; ++s) f[kConvDims + 2 + static_cast<int>(s)] = static_cast<float>(1 + s);
-  f[kConvDims + 6] = static_cast<float>(spatial);      // kernel input feature
-  f[kConvDims + 7] = static_cast<float>(spatial + 1);  // kernel output feature
-  for (size_t s = 0; s < spatial && s < 4; ++s) f[kConvDims + 8 + static_cast<int>(s)] = static_cast<float>(s);
-  f[kConvDims + 12] = 0;                             // output batch
-  f[kConvDims + 13] = static_cast<float>(rank - 1);  // output feature
+  f[kConvolutionDims + 0] = 0;                             // input batch
+  f[kConvolutionDims + 1] = static_cast<float>(rank - 1);  // input feature
+  for (size_t s = 0; s < spatial && s < 4; ++s) f[kConvolutionDims + 2 + static_cast<int>(s)] = static_cast<float>(1 + s);
+  f[kConvolutionDims + 6] = static_cast<float>(spatial);      // kernel input feature
+  f[kConvolutionDims + 7] = static_cast<float>(spatial + 1);  // kernel output feature
+  for (size_t s = 0; s < spatial && s < 4; ++s) f[kConvolutionDims + 8 + static_cast<int>(s)] = static_cast<float>(s);
+  f[kConvolutionDims + 12] = 0;                             // output batch
+  f[kConvolutionDims + 13] = static_cast<float>(rank - 1);  // output feature
   f[kFeatureGroups] = static_cast<float>(feature_groups);
   f[kBatchGroups] = 1;
   return add(std::move(node));
