@@ -241,17 +241,22 @@ void Viewer::panel_ranking() {
   }
   ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs[static_cast<size_t>(order.front())], costs.front());
   const RuntimeCalibration& calibration = session_->model().calibration();
-  if (calibration.fitted()) {
-    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted)", session_->predicted_speedup());
+  const SpeedupEstimate speedup = session_->predicted_speedup();
+  if (speedup.supported) {
+    ImGui::Text("model's pick vs config 0: %.3fx faster (predicted, 95%% interval %.3fx to %.3fx)", speedup.value, speedup.low,
+                speedup.high);
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip(
           "exp(%.4g x cost difference): log runtime fitted on the predicted cost within %lld labelled graphs\n"
-          "(%lld configs, R^2 %.3f); a weak fit gives speedups near 1x",
+          "(%lld configs of %lld to %lld nodes, R^2 %.3f, residual sd %.3g); the interval is the residuals' spread",
           calibration.log_runtime_per_score, static_cast<long long>(calibration.graphs), static_cast<long long>(calibration.configs),
-          calibration.r2);
+          static_cast<long long>(calibration.nodes_min), static_cast<long long>(calibration.nodes_max), calibration.r2,
+          calibration.residual_sd);
     }
   } else {
-    ImGui::TextDisabled("predicted speedup: the model has no runtime calibration (graphcost calibrate)");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("predicted speedup: none, because %s", speedup.reason.c_str());
+    ImGui::PopTextWrapPos();
   }
   const int columns = metrics.labelled ? 5 : 3;
   if (ImGui::BeginTable("configs", columns, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
