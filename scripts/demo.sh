@@ -60,10 +60,10 @@ cp build/web/web/index.html build/web/web/app_page.js build/web/web/graphcost_ap
    build/web/web/graphcost_validate.js build/web/web/graphcost_validate.wasm "$www/app/"
 # Demo graphs for the app: one generated file per collection, plus real files when present.
 demos="["
-add_demo() {  # name, source file
+add_demo() {  # name, source file[, "default": the graph the app opens on arrival]
   cp "$2" "$www/app/demos/$1.npz"
   [ "$demos" = "[" ] || demos+=","
-  demos+="{\"name\": \"$1\", \"url\": \"demos/$1.npz\"}"
+  demos+="{\"name\": \"$1\", \"url\": \"demos/$1.npz\"${3:+, \"default\": true}}"
 }
 for collection in layout/xla/random layout/xla/default layout/nlp/random tile/xla; do
   file=$(find "$tree/npz/$collection/valid" -name '*.npz' 2>/dev/null | sort | head -1)
@@ -72,7 +72,8 @@ done
 data=${GRAPHCOST_DATA:-$(cd .. && pwd)/shared/data}
 if [ -d "$data/tpugraphs/npz" ]; then
   real="$data/tpugraphs/npz"
-  [ -f "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz" ] && add_demo "real unet_3d layout (valid, labelled)" "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz"
+  [ -f "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz" ] &&
+    add_demo "real unet_3d layout (valid, labelled)" "$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz" default
   [ -f "$real/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz" ] && add_demo "real nlp test graph (21,918 nodes)" "$real/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"
 fi
 if [ -f "$data/hlo/resnet50_keras_jax_f32.hlo" ]; then  # a user's own program: HLO text imported (docs/import.md)

@@ -11,7 +11,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { artifact, launchBrowser, repoRoot, serveStatic } from "./browser_support.mjs";
@@ -98,6 +98,53 @@ async function clickNodeIn(page, area) {
   const picked = await page.evaluate(() => window.graphcost.nodePosition(window.graphcost.state().selected_node));
   return { target, picked };
 }
+
+test("with no argument the app opens its default demo, drawn and ranked, says what it shows, and links reproduce it", async () => {
+  // A demo list as scripts/demo.sh writes it, the real unet graph marked default.
+  const demos = join(work, "demos");
+  mkdirSync(demos, { recursive: true });
+  writeFileSync(join(demos, "index.json"), JSON.stringify([
+    { name: "generated stand-in", url: "files/npz/layout/xla/default/train/unet3d.npz" },
+    { name: "real unet_3d layout (valid, labelled)", url: `files/${LAYOUT_FILE}`, default: true }]));
+  const site = await serveStatic({ "/": appDir, "/demos/": demos, "/files/": join(data, "tpugraphs") });
+  const page = await browser.newPage({ width: 1440, height: 900 });
+  try {
+    const started = Date.now();
+    await page.goto(`${site.url}/index.html`);
+    await page.waitForFunction(() => {
+      const s = window.graphcost && window.graphcost.ready && window.graphcost.state();
+      return s && s.loaded && s.drawing && s.drawing.done && s.ranking && s.ranking.done;
+    }, null, { timeout: 30000 });
+    const seconds = (Date.now() - started) / 1000;
+    const s = await page.evaluate(() => window.graphcost.state());
+    console.log(`arrival: ${s.file}, drawn and ranked ${seconds.toFixed(1)} s after the page was requested; "${s.summary}"`);
+    assert.ok(seconds < 5, `a drawn, ranked graph within 5 s (took ${seconds.toFixed(1)} s)`);
+    assert.equal(s.file, "real unet_3d layout (valid, labelled)");
+    assert.match(s.summary, /3,163 nodes \(62 with a layout to choose\), 481 layout configs/);
+    assert.match(s.summary, /The model's pick \(config \d+\)/);
+    assert.match(s.summary, /measured\.$/);
+    await page.screenshot({ path: artifact("app-arrival") });
+    // The address bar links to what is shown; a link with ?config= selects that config.
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("file") !== null);
+    await page.evaluate(() => window.graphcost.selectConfig(7));
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("config") === "7");
+    const link = await page.evaluate(() => location.href);
+    assert.match(link, /file=files%2Fnpz%2Flayout%2Fxla%2Frandom%2Fvalid%2Funet_3d/);
+    const linked = await browser.newPage({ width: 1200, height: 800 });
+    try {
+      await linked.goto(link);
+      await linked.waitForFunction(() => {
+        const s = window.graphcost && window.graphcost.ready && window.graphcost.state();
+        return s && s.ranking && s.ranking.done && s.selected_config === 7;
+      }, null, { timeout: 30000 });
+    } finally {
+      await linked.close();
+    }
+  } finally {
+    await page.close();
+    await site.close();
+  }
+});
 
 test("a dropped real file is laid out and ranked exactly as graphcost predict ranks it", async () => {
   const { page, problems } = await openApp();

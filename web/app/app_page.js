@@ -3,7 +3,11 @@
 // browser tests (tests/browser/app.test.mjs) and scripts use; docs/browser-app.md describes it.
 "use strict";
 const statusLine = document.getElementById("status");
-function writeAndOpen(name, bytes) {
+// The URL the shown file was fetched from (null for a picked or dropped file, which no link can
+// reproduce), and a ?config= to select once the ranking is done.
+let shownUrl = null, pendingConfig = null;
+function writeAndOpen(name, bytes, url = null) {
+  shownUrl = url;
   const path = "/uploads/" + name.replace(/[^A-Za-z0-9._-]/g, "_");
   Module.FS.mkdirTree("/uploads");
   Module.FS.writeFile(path, new Uint8Array(bytes));
@@ -17,7 +21,7 @@ var Module = {
     try {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      return writeAndOpen(name || url.split("/").pop(), await response.arrayBuffer());
+      return writeAndOpen(name || url.split("/").pop(), await response.arrayBuffer(), url);
     } catch (error) {
       console.warn(`could not fetch ${url}: ${error.message}`);
       return false;
@@ -26,15 +30,40 @@ var Module = {
   graphcostPickFile: () => document.getElementById("picker").click(),
   graphcostReady: async () => {
     statusLine.classList.add("hidden");
+    let demos = [];
     try {
       const response = await fetch("demos/index.json");
-      if (response.ok) Module.ccall("graphcost_app_set_demos", null, ["string"], [await response.text()]);
+      if (response.ok) {
+        const text = await response.text();
+        Module.ccall("graphcost_app_set_demos", null, ["string"], [text]);
+        const list = JSON.parse(text);
+        if (Array.isArray(list)) demos = list;
+      }
     } catch (error) { /* no demos next to the app: fine */ }
-    const file = new URLSearchParams(location.search).get("file");
-    if (file) await Module.graphcostFetch(file);
+    // A link's file and config; without one, the demo marked default: a graph on arrival.
+    const params = new URLSearchParams(location.search);
+    if (/^\d+$/.test(params.get("config") || "")) pendingConfig = Number(params.get("config"));
+    const arrival = params.get("file") ? { url: params.get("file") } : demos.find((demo) => demo.default);
+    if (arrival) await Module.graphcostFetch(arrival.url, arrival.name);
+    setInterval(followState, 500);
     window.graphcost.ready = true;
   },
 };
+// Keeps the address bar a link to what is shown (?file=, ?config=) and applies a link's config once
+// the ranking is done.
+function followState() {
+  const state = window.graphcost.state();
+  if (!state.loaded) return;
+  if (pendingConfig !== null && state.ranking && state.ranking.done) {
+    if (pendingConfig < state.configs) window.graphcost.selectConfig(pendingConfig);
+    pendingConfig = null;
+  }
+  const params = new URLSearchParams();
+  if (shownUrl) params.set("file", shownUrl);
+  if (shownUrl && state.selected_config >= 0) params.set("config", String(state.selected_config));
+  const search = params.toString() ? `?${params}` : "";
+  if (search !== location.search) history.replaceState(null, "", `${location.pathname}${search}`);
+}
 document.getElementById("picker").addEventListener("change", async (event) => {
   const file = event.target.files[0];
   if (file) writeAndOpen(file.name, await file.arrayBuffer());

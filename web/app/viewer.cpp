@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "common/error_exit.h"
 
@@ -189,6 +190,47 @@ void Viewer::centre_on(int32_t node) {
   camera_.centre_x = drawing().x[static_cast<size_t>(node)], camera_.centre_y = drawing().y[static_cast<size_t>(node)];
 }
 
+namespace {
+// 21918 -> "21,918": sizes a person reads at a glance.
+std::string with_thousands(int64_t value) {
+  std::string digits = std::to_string(value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0 && digits[static_cast<size_t>(i - 1)] != '-'; i -= 3)
+    digits.insert(static_cast<size_t>(i), ",");
+  return digits;
+}
+}  // namespace
+
+std::string Viewer::summary() const {
+  if (!graph_) return "";
+  const bool tile = graph_->kind == GraphKind::Tile;
+  std::string line =
+      session_->file() + ": " + (tile ? "a tile kernel of " : "an XLA graph of ") + with_thousands(graph_->node_count) + " nodes";
+  if (!tile) line += " (" + with_thousands(graph_->configurable_count()) + " with a layout to choose)";
+  line += ", " + with_thousands(graph_->config_count) + (tile ? " tile sizes" : " layout configs") + ". ";
+  if (!session_->ranked()) {
+    char progress[64];
+    std::snprintf(progress, sizeof progress, "Ranking them with the cost model: %.0f%%", 100 * session_->ranking_progress());
+    return line + progress;
+  }
+  char text[400];
+  const int32_t pick = session_->order().front();
+  const SpeedupEstimate predicted = session_->predicted_speedup();
+  if (predicted.supported) {
+    std::snprintf(text, sizeof text, "The model's pick (config %d) is %.3gx as fast as config 0, predicted (%.3gx to %.3gx)", pick,
+                  predicted.value, predicted.low, predicted.high);
+  } else {
+    std::snprintf(text, sizeof text, "The model's pick: config %d (no predicted speedup: %s)", pick, predicted.reason.c_str());
+  }
+  line += text;
+  if (session_->metrics().labelled) {
+    std::snprintf(text, sizeof text, "; %.3gx measured.", session_->metrics().measured_speedup);
+    line += text;
+  } else {
+    line += ".";
+  }
+  return line;
+}
+
 nlohmann::json Viewer::state() const {
   nlohmann::json state = {{"error", error_}, {"loaded", graph_ != nullptr}, {"frame_ms", frame_ms_}};
   if (pending_) {
@@ -200,6 +242,7 @@ nlohmann::json Viewer::state() const {
   state["grouped"] = grouped_;
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
+  state["summary"] = summary();
   if (selected_node_ >= 0) state["inspector"] = session_->node_state(selected_node_);
   state["camera"] = {{"centre_x", camera_.centre_x}, {"centre_y", camera_.centre_y}, {"scale", camera_.scale}};
   state["canvas"] = {{"width", width_}, {"height", height_}, {"pixel_ratio", pixel_ratio_}};

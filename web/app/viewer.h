@@ -51,6 +51,10 @@ class Viewer {
 
   // Page-facing state for tests and scripts (docs/browser-app.md lists the fields).
   nlohmann::json state() const;
+  // One line on what is shown: the program, its size, its configurable nodes and configs, and the
+  // model's pick against config 0 (predicted with its interval, or why not; measured when known).
+  // Drawn at the top of the canvas; "" without a graph.
+  std::string summary() const;
   void select_node(int32_t node);
   void select_config(int32_t config);
   void set_demos(const nlohmann::json& demos);
@@ -75,6 +79,7 @@ class Viewer {
   void handle_keys();
   void draw_labels(int width, int height) const;
   void draw_minimap(int width, int height);
+  void draw_summary(int width) const;
   Camera minimap_camera(int side) const;  // the whole drawing in a side x side square
   // Panels (viewer_panels.cpp).
   void panel_open();

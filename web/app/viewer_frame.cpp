@@ -45,6 +45,7 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
     renderer_->draw(camera_, 0, 0, width, height, std::max(1.0f, 1.2f * pixel_ratio), edges);
     if (show_labels_) draw_labels(width, height);
     if (show_minimap_ && !grouped_) draw_minimap(width, height);
+    draw_summary(width);
   }
 
   banner_error();
@@ -188,6 +189,19 @@ void Viewer::draw_labels(int width, int height) const {
     if (std::fabs(x - camera_.centre_x) > half_w + 1 || std::fabs(y - camera_.centre_y) > half_h + 1) continue;  // visible only
     drawn += label(x, y, opcode_name(graph_->node_opcodes[static_cast<size_t>(v)]), box_pixels * 0.95f);
   }
+}
+
+// The summary line, on a light band at the top of the free strip between the side panels (left:
+// 10 + 330 CSS pixels, right: 450): what the visitor is looking at.
+void Viewer::draw_summary(int width) const {
+  const std::string line = summary();
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const float left = 350 * pixel_ratio_, right = static_cast<float>(width) - 460 * pixel_ratio_;
+  const float wrap = std::max(200.0f, right - left);
+  const ImVec2 size = ImGui::CalcTextSize(line.c_str(), nullptr, false, wrap);
+  const float x = left + std::max(0.0f, (right - left - size.x) / 2), y = 8 * pixel_ratio_;
+  draw->AddRectFilled(ImVec2(x - 8, y - 4), ImVec2(x + size.x + 8, y + size.y + 4), IM_COL32(255, 255, 255, 235), 4);
+  draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(x, y), IM_COL32(25, 25, 30, 255), line.c_str(), nullptr, wrap);
 }
 
 Camera Viewer::minimap_camera(int side) const {
