@@ -126,12 +126,10 @@ int run_competition_status(const std::string& db) {
 int run_competition_backup(const std::string& db, const std::string& out) {
   const auto started = std::chrono::steady_clock::now();
   CompetitionStore store = CompetitionStore::open(db, false);
-  store.backup_to(out);
-  const StoreCounts counts = CompetitionStore::open(out, false).counts();
+  const CompetitionStore::BackupSummary held = store.backup_to(out);
   std::printf("backed up %s to %s: %lld bytes, %lld teams, %lld submissions, quick_check ok, in %.2f s\n", db.c_str(), out.c_str(),
-              static_cast<long long>(std::filesystem::file_size(out)), static_cast<long long>(counts.teams),
-              static_cast<long long>(counts.queued + counts.scoring + counts.scored + counts.failed),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+              static_cast<long long>(std::filesystem::file_size(out)), static_cast<long long>(held.teams),
+              static_cast<long long>(held.submissions), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return 0;
 }
 

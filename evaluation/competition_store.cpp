@@ -594,7 +594,7 @@ void CompetitionStore::with_snapshot(const std::function<void()>& reads) const {
   transaction.commit();
 }
 
-void CompetitionStore::backup_to(const std::string& out) const {
+CompetitionStore::BackupSummary CompetitionStore::backup_to(const std::string& out) const {
   std::error_code error;
   if (std::filesystem::exists(out, error)) throw InputError(out, "--out", "a new file (a backup never replaces one)", "the file exists");
   check_output_path(out, {path_});
@@ -642,9 +642,19 @@ void CompetitionStore::backup_to(const std::string& out) const {
     close_and_remove();
     throw IoError(partial, "check the backup", 0, code != SQLITE_OK ? message : "quick_check: " + check);
   }
+  BackupSummary summary;
+  try {
+    Statement held(copy, partial, "SELECT (SELECT count(*) FROM teams), (SELECT count(*) FROM submissions)");
+    held.step();
+    summary.teams = held.integer(0), summary.submissions = held.integer(1);
+  } catch (...) {
+    close_and_remove();
+    throw;
+  }
   sqlite3_close_v2(copy);
   std::filesystem::rename(partial, out, error);
   if (error) throw IoError(out, "rename the finished backup onto", error.value());
+  return summary;
 }
 
 int64_t CompetitionStore::data_version() const {

@@ -132,7 +132,11 @@ class CompetitionStore {
   // (rollback journal mode) that `serve` and every command open as they open this one. Written to
   // "<out>.partial", checked (PRAGMA quick_check) and renamed: an interrupted backup leaves no
   // file at `out`. Refuses an `out` that exists (InputError): a backup never replaces anything.
-  void backup_to(const std::string& out) const;
+  // Returns what the copy holds, read from it before it is closed.
+  struct BackupSummary {
+    int64_t teams = 0, submissions = 0;
+  };
+  BackupSummary backup_to(const std::string& out) const;
 
   // SQLite's PRAGMA data_version: changes when another connection (another process, or the
   // server's other thread) commits to the file. A cache compares it to know when to rebuild.

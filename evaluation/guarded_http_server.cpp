@@ -524,6 +524,10 @@ GuardedHttpServer::GuardedHttpServer(HttpLimits limits) : limits_(std::move(limi
 
 GuardedHttpServer::~GuardedHttpServer() { shut_down(); }
 
+bool GuardedHttpServer::from_trusted_proxy(const Connection& connection) const {
+  return !limits_.trusted_proxy.empty() && connection.address == limits_.trusted_proxy;
+}
+
 void GuardedHttpServer::shut_down() {
   Internals& in = *internals_;
   stop();
@@ -555,7 +559,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   }
   {
     std::lock_guard<std::mutex> lock(in.counts_mutex);
-    const bool exempt = !limits_.trusted_proxy.empty() && connection->address == limits_.trusted_proxy;
+    const bool exempt = from_trusted_proxy(*connection);
     size_t& from_address = in.per_address[connection->address];
     if (in.open >= limits_.max_connections || (!exempt && from_address >= limits_.max_connections_per_address)) {
       if (from_address == 0) in.per_address.erase(connection->address);
@@ -646,8 +650,7 @@ GuardedHttpServer::NextStep GuardedHttpServer::serve_one_request(Connection& c, 
     }
   });
   if (!stream.whole_request_read()) {  // a body the handler refused to read
-    const bool from_proxy = !limits_.trusted_proxy.empty() && c.address == limits_.trusted_proxy;
-    if (!answered || !from_proxy) return NextStep::Linger;
+    if (!answered || !from_trusted_proxy(c)) return NextStep::Linger;
     // The proxy sends the whole body before it reads the answer: take the rest, then go on.
     c.unread_body = stream.unread_in_socket();
     c.close_after_unread_body = last || client_closes;

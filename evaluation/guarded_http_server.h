@@ -73,6 +73,7 @@ class GuardedHttpServer : public httplib::Server {
  private:
   bool process_and_close_socket(socket_t sock) override;
   void serve(std::shared_ptr<Connection> connection);
+  bool from_trusted_proxy(const Connection& connection) const;
   enum class NextStep { KeepAlive, Close, Linger };
   NextStep serve_one_request(Connection& connection, size_t head_size, size_t body_size);
   static constexpr size_t kBufferedBodyBytes = 64 * 1024;  // bodies up to this arrive whole before a thread is taken

@@ -169,7 +169,6 @@ class RankingSession {
   // A finished search: did it beat every listed config, and one sentence on it ("" while it runs).
   bool search_found_better() const;
   std::string search_summary() const;
-  // The model's pick against config 0: predicted (a calibrated model, once ranked; 0 otherwise).
   // The model's pick over config 0, from the model's calibration (unsupported, with why, where it
   // cannot give one: RuntimeCalibration::estimate_speedup).
   SpeedupEstimate predicted_speedup() const;

@@ -1,7 +1,6 @@
 #include "cli/model_commands.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <numeric>
 
@@ -27,7 +26,7 @@ std::string describe(const RuntimeCalibration& c) {
                 c.log_runtime_per_score, c.r2, static_cast<long long>(c.configs), static_cast<long long>(c.graphs));
   if (!c.knows_its_range()) return text;
   char range[200];
-  if (1.96 * std::sqrt(2.0) * c.residual_sd > std::log(2.0)) {  // RuntimeCalibration::estimate_speedup's rule
+  if (c.too_wide_for_figures()) {
     std::snprintf(range, sizeof range, "; residual sd %.3g: too wide for any speedup figure (none is given)", c.residual_sd);
   } else {
     std::snprintf(range, sizeof range, "; residual sd %.3g; speedups given within a cost gap of %.4g on graphs of %lld to %lld nodes",

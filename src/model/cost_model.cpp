@@ -322,12 +322,10 @@ SpeedupEstimate RuntimeCalibration::estimate_speedup(float cost_from, float cost
     estimate.reason = text;
   } else {
     estimate.value = predicted_speedup(cost_from, cost_to);
-    // Each config's log runtime scatters by residual_sd around the fit; their difference by sqrt(2) times that.
-    const double half_width = 1.96 * std::sqrt(2.0) * residual_sd;
-    estimate.low = estimate.value * std::exp(-half_width);
-    estimate.high = estimate.value * std::exp(half_width);
+    estimate.low = estimate.value * std::exp(-interval_half_width());
+    estimate.high = estimate.value * std::exp(interval_half_width());
     // A figure whose own 95% interval is wider than half to twice itself says little: none is given.
-    estimate.supported = half_width <= std::log(2.0);
+    estimate.supported = !too_wide_for_figures();
     if (!estimate.supported) {
       std::snprintf(text, sizeof text,
                     "the calibration's residuals are too wide to state a figure (%.3gx, but anywhere from %.3gx to %.3gx at 95%%)",

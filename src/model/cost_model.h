@@ -78,6 +78,11 @@ struct RuntimeCalibration {
   int64_t nodes_min = 0, nodes_max = 0;  // its graphs' node counts
   bool fitted() const { return log_runtime_per_score > 0 && configs > 0; }
   bool knows_its_range() const { return cost_range > 0 && nodes_max > 0; }
+  // Half the width of a speedup's 95% interval in log space: each config's log runtime scatters by
+  // residual_sd around the fit, their difference by sqrt(2) times that.
+  double interval_half_width() const { return 1.96 * std::sqrt(2.0) * residual_sd; }
+  // Whether the interval reaches beyond half to twice any figure: then no figure is given.
+  bool too_wide_for_figures() const { return interval_half_width() > std::log(2.0); }
   double predicted_speedup(float cost_from, float cost_to) const {  // of cost_to's config over cost_from's
     return std::exp(log_runtime_per_score * (static_cast<double>(cost_from) - static_cast<double>(cost_to)));
   }
