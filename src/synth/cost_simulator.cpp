@@ -89,7 +89,10 @@ std::vector<int> resolve_layout(const int8_t* block, const std::vector<int>& fal
 }
 
 LayoutProgram::LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware)
-    : nodes_(program.nodes()), configurable_(std::move(configurable_nodes)), hardware_(hardware) {
+    : LayoutProgram(program.nodes(), std::move(configurable_nodes), hardware) {}
+
+LayoutProgram::LayoutProgram(std::vector<SynthNode> nodes, std::vector<int32_t> configurable_nodes, HardwareModel hardware)
+    : nodes_(std::move(nodes)), configurable_(std::move(configurable_nodes)), hardware_(hardware) {
   for (size_t id = 0; id < nodes_.size(); ++id) {
     for (int32_t operand : nodes_[id].operands) {
       check_invariant(operand >= 0 && static_cast<size_t>(operand) < id, "LayoutProgram: operands must precede their readers");
@@ -143,6 +146,10 @@ double LayoutProgram::padded_bytes(int32_t node, LayoutSpan layout) const {
   return count * element;
 }
 
+double LayoutProgram::copy_seconds(double moved_bytes) const {
+  return hardware_.copy_share * (hardware_.copy_slowdown * moved_bytes / hardware_.hbm_bytes_per_second + hardware_.op_overhead_seconds);
+}
+
 double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const LayoutSpan* operand_layouts) const {
   const SynthNode& n = nodes_[static_cast<size_t>(node)];
   if (n.opcode == opcode::kParameter || n.opcode == special().constant || n.type == ElementType::Tuple ||
@@ -154,11 +161,12 @@ double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const Layo
   double compute = 0;
   if (n.mxu) {
     double efficiency = 1;
-    if (operand_layouts[0].empty() || operand_layouts[0][0] != n.input_contracting_dim) efficiency *= 0.55;
+    if (operand_layouts[0].empty() || operand_layouts[0][0] != n.input_contracting_dim) efficiency *= hardware_.mxu_input_efficiency;
     const LayoutSpan kernel = operand_layouts[1];
     const int kernel_rank = static_cast<int>(kernel.size());
-    if (kernel_rank < 2 || (kernel[0] != kernel_rank - 1 && kernel[1] != n.kernel_contracting_dim)) efficiency *= 0.8;
-    if (out_layout.empty() || out_layout[0] != n.output_feature_dim) efficiency *= 0.75;
+    const int kernel_output = n.kernel_output_dim >= 0 ? n.kernel_output_dim : kernel_rank - 1;
+    if (kernel_rank < 2 || (kernel[0] != kernel_output && kernel[1] != n.kernel_contracting_dim)) efficiency *= hardware_.mxu_kernel_efficiency;
+    if (out_layout.empty() || out_layout[0] != n.output_feature_dim) efficiency *= hardware_.mxu_output_efficiency;
     const double rate = hardware_.mxu_flops_bf16 / (n.type == ElementType::F32 ? hardware_.mxu_f32_slowdown : 1.0);
     compute = n.flops / (rate * efficiency);
   } else {
@@ -230,7 +238,7 @@ LayoutProgram::Evaluation LayoutProgram::evaluate(const std::vector<int8_t>& con
       if (wanted != written && nodes_[producer].dims.size() >= 2 && !flexible) {
         const double moved = padded_bytes(n.operands[i], written) + padded_bytes(n.operands[i], wanted);
         result.copy_bytes += moved;
-        terms.set(term + i, hardware_.copy_slowdown * moved / hardware_.hbm_bytes_per_second + hardware_.op_overhead_seconds);
+        terms.set(term + i, copy_seconds(moved));
       }
       operand_layouts[i] = std::move(wanted);
     }
@@ -307,7 +315,7 @@ void IncrementalLayoutRuntime::recompute(size_t id, const int8_t* block) {
     double copy = 0;
     if (!same_layout(read, written) && p.nodes_[producer].dims.size() >= 2 && !flexible) {
       const double moved = p.padded_bytes(n.operands[i], written) + p.padded_bytes(n.operands[i], read);
-      copy = p.hardware_.copy_slowdown * moved / p.hardware_.hbm_bytes_per_second + p.hardware_.op_overhead_seconds;
+      copy = p.copy_seconds(moved);
     }
     terms_.set(first + i, copy);
     operand_spans_[i] = read;
@@ -420,17 +428,19 @@ std::vector<int8_t> LayoutProgram::locally_best_config() const {
   return config;
 }
 
-TileKernel tile_kernel_of(const HloBuilder& kernel) {
+TileKernel tile_kernel_of(const HloBuilder& kernel) { return tile_kernel_of(kernel.nodes()); }
+
+TileKernel tile_kernel_of(const std::vector<SynthNode>& nodes) {
   TileKernel tile;
-  const SynthNode* root = &kernel.nodes().back();
-  for (const SynthNode& n : kernel.nodes()) {
+  const SynthNode* root = &nodes.back();
+  for (const SynthNode& n : nodes) {
     if (n.features[0] == 1) root = &n;
   }
   tile.output_dims = root->dims;
   double elements = 1;
   for (int64_t d : root->dims) elements *= static_cast<double>(d);
   double flops = 0, input_bytes = 0;
-  for (const SynthNode& n : kernel.nodes()) {
+  for (const SynthNode& n : nodes) {
     flops += n.flops;
     tile.mxu = tile.mxu || n.mxu;
     if (n.opcode == opcode::kParameter) {

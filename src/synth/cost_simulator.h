@@ -30,7 +30,11 @@ struct HardwareModel {
   double hbm_bytes_per_second = 1.2e12;
   double op_overhead_seconds = 1.5e-6;
   double copy_slowdown = 1.6;     // a transposing copy moves bytes slower than streaming
+  double copy_share = 1.0;        // share of each layout-mismatch copy's cost paid (0: the compiler repairs all)
   int lanes = 128, sublanes = 8;  // tiling of the two minor-most dimensions
+  // MXU efficiency when the input's contracting dim is not minor, when the kernel has neither its
+  // output dim minor nor its contracting dim second-minor, when the output's feature dim is not minor.
+  double mxu_input_efficiency = 0.55, mxu_kernel_efficiency = 0.8, mxu_output_efficiency = 0.75;
   double tile_overhead_seconds = 0.35e-6;
   double vmem_bytes = 16.0 * (1 << 20);
   double spill_slowdown = 3.0;
@@ -80,6 +84,8 @@ class PairwiseSum {
 class LayoutProgram {
  public:
   LayoutProgram(const HloBuilder& program, std::vector<int32_t> configurable_nodes, HardwareModel hardware = {});
+  // Nodes in topological order (operands first), e.g. a dataset file's (synth/program_from_graph.h).
+  LayoutProgram(std::vector<SynthNode> nodes, std::vector<int32_t> configurable_nodes, HardwareModel hardware = {});
 
   const std::vector<int32_t>& configurable_nodes() const { return configurable_; }
   int rank_of(int32_t node) const { return static_cast<int>(nodes_[static_cast<size_t>(node)].dims.size()); }
@@ -111,6 +117,7 @@ class LayoutProgram {
   Evaluation evaluate(const std::vector<int8_t>& config) const;
   double padded_bytes(int32_t node, LayoutSpan layout) const;
   double op_seconds(int32_t node, LayoutSpan out_layout, const LayoutSpan* operand_layouts) const;
+  double copy_seconds(double moved_bytes) const;  // a layout-mismatch copy of read + written bytes
   // Whether a node writes its operand 0's layout (elementwise, concatenate, reduce-window of the
   // same rank), and whether it reads its operands in its own layout (elementwise, concatenate).
   bool propagates_layout(const SynthNode& n) const;
@@ -165,6 +172,7 @@ struct TileKernel {
 };
 
 TileKernel tile_kernel_of(const HloBuilder& kernel);
+TileKernel tile_kernel_of(const std::vector<SynthNode>& nodes);  // the root is the node marked root, else the last
 // Noiseless runtime (s) of `kernel` cut into tiles of `tile` sizes (one per output dim).
 double tile_runtime(const TileKernel& kernel, const std::vector<int64_t>& tile, const HardwareModel& hardware = {});
 

@@ -1,6 +1,7 @@
 #include "synth/hlo_builder.h"
 
 #include <cassert>
+#include <iterator>
 #include <numeric>
 
 #include "data/node_features.h"
@@ -31,18 +32,11 @@ void set_block(std::array<float, 140>& f, int first, const std::vector<int64_t>&
 }  // namespace
 
 int element_bytes(ElementType type) {
-  switch (type) {
-    case ElementType::Pred:
-      return 1;
-    case ElementType::BF16:
-      return 2;
-    case ElementType::S32:
-    case ElementType::F32:
-      return 4;
-    case ElementType::Tuple:
-      return 0;
-  }
-  return 4;
+  // Bytes per element of each type column (2..20), in the featurizer's order: invalid, pred, s8,
+  // s16, s32, s64, u8, u16, u32, u64, f16, f32, f64, bf16, c64, c128, tuple, opaque, token.
+  static constexpr int kBytes[] = {4, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 2, 8, 16, 0, 0, 0};
+  const int index = static_cast<int>(type) - kElementTypeFirstColumn;
+  return index >= 0 && index < static_cast<int>(std::size(kBytes)) ? kBytes[index] : 4;
 }
 
 std::vector<int> row_major_layout(size_t rank) {

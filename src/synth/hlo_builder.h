@@ -17,9 +17,10 @@
 
 namespace graphcost {
 
-// Columns of the element-type one-hot (node_feat 2..20).
+// Columns of the element-type one-hot (node_feat 2..20). The builder uses the named ones; a file's
+// nodes may carry any column (synth/program_from_graph.h).
 enum class ElementType : int { Pred = 3, S32 = 6, F32 = 13, BF16 = 15, Tuple = 18 };
-int element_bytes(ElementType type);
+int element_bytes(ElementType type);  // every column 2..20: 1 for pred/s8/u8 ... 16 for c128, 0 for tuple/opaque/token
 
 struct SynthNode {
   int opcode = 0;
@@ -32,6 +33,7 @@ struct SynthNode {
   int input_contracting_dim = -1;   // operand 0 dim that the MXU contracts (feature / K)
   int kernel_contracting_dim = -1;  // operand 1 dim that the MXU contracts
   int output_feature_dim = -1;      // output dim of the MXU's output channels (Cout / N)
+  int kernel_output_dim = -1;       // operand 1 dim of the output channels; -1: its last (the builder's)
   std::array<float, 140> features{};
 };
 
