@@ -15,6 +15,7 @@
 #include "cli/named_option.h"
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
+#include "cli/simulate_command.h"
 #include "common/error_exit.h"
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
@@ -209,6 +210,18 @@ CLI::App* add_import_command(CLI::App& app, graphcost::ImportCommandOptions& imp
   return import_command;
 }
 
+CLI::App* add_simulate_command(CLI::App& app, graphcost::SimulateCommandOptions& simulate) {
+  CLI::App* simulate_command = app.add_subcommand(
+      "simulate", "Price every config of a file with the cost simulator (gen's labeller); on measured files, its tau and top-5 slowdown");
+  simulate_command->add_option("paths", simulate.paths, "layout or tile .npz files, or HLO text (.hlo/.txt: imported on the fly)")
+      ->required();
+  simulate_command->add_option("--out", simulate.out, "CSV of every config: file, config, simulated_seconds, measured");
+  simulate_command->add_option("--hardware", simulate.hardware,
+                               "the simulator's constants: nominal (default, what gen labels with) or a JSON file of {\"field\": number}");
+  simulate_command->add_flag("--json", simulate.json, "print JSON instead of text");
+  return simulate_command;
+}
+
 CLI::App* add_rank_command(CLI::App& app, graphcost::RankCommandOptions& rank) {
   CLI::App* rank_command = app.add_subcommand("rank", "Rank one graph's configs with a model: the best K, predicted costs and speedups");
   rank_command->add_option("path", rank.path, "an .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
@@ -270,6 +283,7 @@ int main(int argc, char** argv) {
   graphcost::DrawCommandOptions draw;
   graphcost::ImportCommandOptions import;
   graphcost::RankCommandOptions rank;
+  graphcost::SimulateCommandOptions simulate;
   graphcost::SearchCommandOptions search;
   graphcost::EvaluateCommandOptions evaluate;
   graphcost::CalibrateCommandOptions calibrate;
@@ -281,6 +295,7 @@ int main(int argc, char** argv) {
   CLI::App* draw_command = add_draw_command(app, draw);
   CLI::App* import_command = add_import_command(app, import);
   CLI::App* rank_command = add_rank_command(app, rank);
+  CLI::App* simulate_command = add_simulate_command(app, simulate);
   CLI::App* search_command = add_search_command(app, search);
   CLI::App* evaluate_command = add_evaluate_command(app, evaluate);
   CLI::App* calibrate_command = add_calibrate_command(app, calibrate);
@@ -296,6 +311,7 @@ int main(int argc, char** argv) {
     if (draw_command->parsed()) return graphcost::run_draw_command(draw);
     if (import_command->parsed()) return graphcost::run_import_command(import);
     if (rank_command->parsed()) return graphcost::run_rank_command(rank);
+    if (simulate_command->parsed()) return graphcost::run_simulate_command(simulate);
     if (search_command->parsed()) return graphcost::run_search_command(search);
     if (train_command->parsed()) {
       if (!train_budget.empty()) {
