@@ -11,6 +11,7 @@
 #include "common/input_error.h"
 #include "common/internal_error.h"
 #include "scoring/leaderboard.h"
+#include "scoring/reference_board.h"
 #include "scoring/scorer.h"
 #include "scoring/submission.h"
 
@@ -119,7 +120,47 @@ int run_competition_status(const std::string& db) {
     std::printf("             scoring since %s: a server that cannot store the outcome puts it back and retries (see its log)\n",
                 counts.scoring_since.c_str());
   }
+  if (!settings.about.empty()) std::printf("about        %s\n", printable(settings.about).c_str());
+  const std::string reference = store.reference_json();
+  if (!reference.empty()) {
+    const nlohmann::json board = nlohmann::json::parse(reference);
+    std::printf("reference    '%s': %zu rows x %zu columns\n", printable(board["title"].get<std::string>()).c_str(), board["rows"].size(),
+                board["columns"].size());
+  }
   std::printf("schema       version %d\n", store.schema_version());
+  return 0;
+}
+
+// A small text file whole; InputError naming it when unreadable or over `limit` bytes.
+std::string read_small_file(const std::string& path, size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "file", "a readable file", "cannot open it");
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) throw InputError(path, "size", "at most " + std::to_string(limit) + " bytes", "more");
+  }
+  if (in.bad()) throw InputError(path, "file", "a readable file", "a read error");
+  return text;
+}
+
+int run_competition_about(const CompetitionAboutOptions& options) {
+  CompetitionStore store = CompetitionStore::open(options.db, false);
+  if (options.text) {
+    store.set_about(*options.text);
+    std::printf("about: %s\n", options.text->empty() ? "(none)" : printable(*options.text).c_str());
+  }
+  if (options.reference) {
+    const std::string text = read_small_file(*options.reference, 1 << 20);
+    const nlohmann::json board = parse_reference_board(text, *options.reference);
+    store.set_reference(board.dump());
+    std::printf("reference: '%s', %zu rows x %zu columns\n", printable(board["title"].get<std::string>()).c_str(), board["rows"].size(),
+                board["columns"].size());
+  } else if (options.no_reference) {
+    store.set_reference("");
+    std::printf("reference: removed\n");
+  }
   return 0;
 }
 
@@ -148,8 +189,10 @@ Leaderboard stored_leaderboard(const CompetitionStore& store, const Solution& so
   CompetitionSettings settings;
   std::map<int64_t, std::vector<int64_t>> picks;
   std::vector<StoredSubmission> stored;
+  std::string reference;
   store.with_snapshot([&] {  // one consistent state, though the worker and uploads go on
     settings = store.settings();
+    reference = store.reference_json();
     picks = store.all_finals();
     stored = store.submissions(false);
   });
@@ -177,7 +220,10 @@ Leaderboard stored_leaderboard(const CompetitionStore& store, const Solution& so
   board.final_board = final_board;
   board.daily_cap = settings.daily_cap;
   board.selected = settings.finals;
-  return build_leaderboard(solution, inputs, board);
+  Leaderboard leaderboard = build_leaderboard(solution, inputs, board);
+  leaderboard.about = settings.about;
+  if (!reference.empty()) leaderboard.reference = nlohmann::json::parse(reference);
+  return leaderboard;
 }
 
 nlohmann::json stored_detail(const CompetitionStore& store, const SubmissionRecord& record, bool final_board) {

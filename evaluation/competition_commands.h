@@ -1,17 +1,19 @@
 // `graphcost-eval competition ...`: the organiser's commands for a live competition kept in one
 // database file (competition_store.h). Each returns the exit code; errors are thrown (main maps
 // them: common/error_exit.h).
-//   init          the competition: solution, title, deadline, daily cap, final picks
+//   init          the competition: solution, title, deadline, daily cap, final picks, about
 //   team add      a team and its token (printed once, as the last word of the last line)
 //   team token    one more token for a team      team revoke   every token of a team
 //   submit        a file on a team's behalf (validated, under the cap), queued for scoring
 //   status        the settings, teams and the queue
+//   about         what the board measures, and a reference board shown beside it
 //   backup        a consistent copy of the database, taken while the server runs
 //   rescore       every scored or failed submission scored again (after a scorer change), now
 //   export        the leaderboard JSON of site/ (the same files as the offline `leaderboard`);
 //                 queued submissions are scored first
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "competition_store.h"
@@ -42,6 +44,15 @@ struct CompetitionSubmitOptions {
 int run_competition_submit(const CompetitionSubmitOptions& options);
 
 int run_competition_status(const std::string& db);
+
+// What the board says it measures (--text) and the reference board beside it (--reference FILE,
+// scoring/reference_board.h; --no-reference removes it). Shown at the server's next board rebuild.
+struct CompetitionAboutOptions {
+  std::string db;
+  std::optional<std::string> text, reference;
+  bool no_reference = false;
+};
+int run_competition_about(const CompetitionAboutOptions& options);
 // backup: a consistent copy while the server runs (CompetitionStore::backup_to); restore = stop
 // the server, put the copy in the database's place, start it.
 int run_competition_backup(const std::string& db, const std::string& out);

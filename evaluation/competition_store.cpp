@@ -19,6 +19,7 @@
 #include "common/internal_error.h"
 #include "common/io_error.h"
 #include "scoring/leaderboard.h"
+#include "scoring/reference_board.h"
 #include "team_names.h"
 
 namespace graphcost {
@@ -60,6 +61,7 @@ class Statement {
   Statement& bind(int index, const std::string& text) {
     return check(sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
   }
+  Statement& bind_null(int index) { return check(sqlite3_bind_null(statement_, index)); }
   Statement& bind_blob(int index, const std::string& bytes) {
     return check(sqlite3_bind_blob64(statement_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
   }
@@ -151,6 +153,9 @@ const char* const kMigrations[] = {
     "  'private', json_extract(report_json, '$.private'));",
     // 3: when a submission was claimed for scoring, so that `status` shows one stuck in scoring.
     "ALTER TABLE submissions ADD COLUMN claimed_at TEXT;",
+    // 4: what the board measures, and a reference board shown beside it (reference_board.h).
+    "ALTER TABLE competition ADD COLUMN about TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE competition ADD COLUMN reference_json TEXT;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == CompetitionStore::kSchemaVersion, "one migration per schema version");
 
@@ -296,24 +301,60 @@ void CompetitionStore::migrate() {
   transaction.commit();
 }
 
+void check_about(const std::string& about) {
+  if (about.size() > kReferenceMaxText) {
+    throw InputError("", "about", "at most " + std::to_string(kReferenceMaxText) + " bytes", std::to_string(about.size()) + " bytes");
+  }
+  for (unsigned char c : about) {
+    if (c < 0x20 || c == 0x7f) throw InputError("", "about", "text without control characters", "'" + printable(about) + "'");
+  }
+}
+
 void CompetitionStore::initialize(const CompetitionSettings& settings, const std::string& solution_csv) {
   if (parse_submission_timestamp(settings.deadline) != settings.deadline) {
     throw InputError("", "deadline", "a UTC time like 2026-12-31T23:59:59Z", "'" + printable(settings.deadline) + "'");
   }
   if (settings.daily_cap < 1) throw InputError("", "daily cap", "at least 1", std::to_string(settings.daily_cap));
   if (settings.finals < 1) throw InputError("", "final picks", "at least 1", std::to_string(settings.finals));
+  check_about(settings.about);
   Transaction transaction(db_, path_, true);
   if (initialized()) throw InputError(path_, "competition", "a database without a competition", "one is set already");
   Statement(db_, path_,
-            "INSERT INTO competition (id, title, deadline, daily_cap, finals, solution_csv, created_at) VALUES (1, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO competition (id, title, deadline, daily_cap, finals, solution_csv, created_at, about) VALUES (1, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, settings.title)
       .bind(2, settings.deadline)
       .bind(3, static_cast<int64_t>(settings.daily_cap))
       .bind(4, static_cast<int64_t>(settings.finals))
       .bind_blob(5, solution_csv)
       .bind(6, utc_now())
+      .bind(7, settings.about)
       .run();
   transaction.commit();
+}
+
+void CompetitionStore::set_about(const std::string& about) {
+  check_about(about);
+  Transaction transaction(db_, path_, true);
+  settings();  // refuses a database without a competition
+  Statement(db_, path_, "UPDATE competition SET about = ?").bind(1, about).run();
+  transaction.commit();
+}
+
+void CompetitionStore::set_reference(const std::string& reference_json) {
+  if (!reference_json.empty()) parse_reference_board(reference_json, path_ + " (reference)");
+  Transaction transaction(db_, path_, true);
+  settings();
+  Statement update(db_, path_, "UPDATE competition SET reference_json = ?");
+  if (reference_json.empty()) update.bind_null(1);
+  else update.bind(1, reference_json);
+  update.run();
+  transaction.commit();
+}
+
+std::string CompetitionStore::reference_json() const {
+  Statement query(db_, path_, "SELECT reference_json FROM competition");
+  if (!query.step()) return "";
+  return query.is_null(0) ? "" : query.text(0);
 }
 
 bool CompetitionStore::initialized() const {
@@ -323,13 +364,14 @@ bool CompetitionStore::initialized() const {
 }
 
 CompetitionSettings CompetitionStore::settings() const {
-  Statement query(db_, path_, "SELECT title, deadline, daily_cap, finals FROM competition");
+  Statement query(db_, path_, "SELECT title, deadline, daily_cap, finals, about FROM competition");
   if (!query.step()) throw InputError(path_, "competition", "a competition (graphcost-eval competition init)", "none set");
   CompetitionSettings settings;
   settings.title = query.text(0);
   settings.deadline = query.text(1);
   settings.daily_cap = static_cast<int>(query.integer(2));
   settings.finals = static_cast<int>(query.integer(3));
+  settings.about = query.text(4);
   return settings;
 }
 

@@ -2,10 +2,12 @@
 // change is one transaction, so a process killed at any point leaves the file consistent: a
 // submission is either stored whole with its CSV bytes or not at all.
 //
-// Schema (version 3; PRAGMA user_version, migrations applied in order on open; PRAGMA
+// Schema (version 4; PRAGMA user_version, migrations applied in order on open; PRAGMA
 // application_id marks the file as graphcost's):
 //   competition  (one row) title, deadline (UTC, "2026-12-31T23:59:59Z"), daily_cap, finals,
-//                solution_csv (the hidden truth as make-solution writes it; never served)
+//                solution_csv (the hidden truth as make-solution writes it; never served),
+//                about (what the board measures; version 4), reference_json (a reference board
+//                shown beside the standings, scoring/reference_board.h, or NULL; version 4)
 //   teams        id, name (unique), created_at
 //   tokens       id, team_id, salt, hash = SHA-256(salt || secret), created_at, revoked_at
 //   submissions  id, team_id, submitted_at, day (UTC date), csv (the uploaded bytes), status
@@ -39,7 +41,11 @@ struct CompetitionSettings {
   std::string deadline;  // UTC "YYYY-MM-DDTHH:MM:SSZ"; the private board is public after it
   int daily_cap = 5;     // accepted submissions per team and UTC day (failed ones do not count)
   int finals = 2;        // submissions a team may pick for the private board
+  std::string about;     // what the board measures, shown under the title ("" = nothing)
 };
+
+// `about` checked: at most 600 bytes, no control characters (InputError).
+void check_about(const std::string& about);
 
 enum class SubmissionStatus { Queued, Scoring, Scored, Failed };
 const NameTable<SubmissionStatus>& submission_status_names();  // "queued", "scoring", "scored", "failed": as stored
@@ -76,7 +82,7 @@ class CompetitionStore {
   CompetitionStore& operator=(CompetitionStore&&) = delete;
   CompetitionStore(const CompetitionStore&) = delete;
 
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   int schema_version() const;
   const std::string& path() const { return path_; }
 
@@ -85,6 +91,11 @@ class CompetitionStore {
   bool initialized() const;
   CompetitionSettings settings() const;  // InputError when not initialized
   std::string solution_csv() const;
+  // What the board measures, and the reference board beside it: replaced whole; "" removes the
+  // reference. The reference is checked by parse_reference_board (InputError).
+  void set_about(const std::string& about);
+  void set_reference(const std::string& reference_json);
+  std::string reference_json() const;  // "" when none
 
   // Teams and tokens. Names follow team_names.h: stored in NFC, visible characters only, none
   // that reads as an existing team's name (InputError).

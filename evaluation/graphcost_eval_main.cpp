@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   init_command->add_option("--finals", init.settings.finals, "submissions a team may pick for the private board (default 2)")
       ->check(CLI::PositiveNumber);
+  init_command->add_option("--about", init.settings.about, "one line under the title: what the board measures, on which data");
   CLI::App* team_command = competition_command->add_subcommand("team", "Add a team, give it a token, revoke its tokens");
   team_command->require_subcommand(1);
   graphcost::CompetitionTeamOptions team;
@@ -104,6 +105,14 @@ int main(int argc, char** argv) {
   std::string status_db, rescore_db;
   CLI::App* status_command = competition_command->add_subcommand("status", "Settings, teams and the scoring queue");
   status_command->add_option("--db", status_db, "competition database")->required();
+  graphcost::CompetitionAboutOptions about;
+  CLI::App* about_command =
+      competition_command->add_subcommand("about", "What the board measures, and a reference board of scores measured elsewhere beside it");
+  about_command->add_option("--db", about.db, "competition database")->required();
+  about_command->add_option("--text", about.text, "one line under the title (\"\" removes it)");
+  auto* reference_option = about_command->add_option(
+      "--reference", about.reference, "JSON: {title, measures, columns: [{name, metric, note}], rows: [{team, scores, note}]}");
+  about_command->add_flag("--no-reference", about.no_reference, "remove the reference board")->excludes(reference_option);
   std::string backup_db, backup_out;
   CLI::App* backup_command = competition_command->add_subcommand("backup", "A consistent copy of the database, while the server runs");
   backup_command->add_option("--db", backup_db, "competition database")->required();
@@ -157,6 +166,7 @@ int main(int argc, char** argv) {
     if (team_revoke->parsed()) return graphcost::run_competition_team_revoke(team);
     if (submit_command->parsed()) return graphcost::run_competition_submit(submit);
     if (status_command->parsed()) return graphcost::run_competition_status(status_db);
+    if (about_command->parsed()) return graphcost::run_competition_about(about);
     if (backup_command->parsed()) return graphcost::run_competition_backup(backup_db, backup_out);
     if (rescore_command->parsed()) return graphcost::run_competition_rescore(rescore_db);
     if (export_command->parsed()) return graphcost::run_competition_export(export_options);

@@ -48,6 +48,19 @@ for _ in $(seq 1 100); do
 done
 echo "demo-check: submission $id is $status"
 [ "$status" = scored ] || failed=1
+# The board says its test split is simulated and, with the shared data here, shows the real-file scores.
+board=$(curl -sS "$url/data/leaderboard.json")
+echo "$board" | /usr/bin/python3 -c '
+import json, os, sys
+board = json.load(sys.stdin)
+data = os.environ.get("GRAPHCOST_DATA", "../shared/data")
+ok = "simulator" in board.get("about", "")
+if os.path.isdir(os.path.join(data, "tpugraphs", "npz")):
+    rows = board.get("reference", {}).get("rows", [])
+    ok = ok and any(r["team"] == "graphcost-gnn" and any(s is not None for s in r["scores"]) for r in rows)
+print("demo-check: the board says what it measures" + (" and shows real-file scores" if "reference" in board else "") if ok
+      else "demo-check: the board does not say its test split is simulated, or lacks the real-file scores")
+sys.exit(0 if ok else 1)' || failed=1
 echo "demo-check: prepared in $prepared s (GRAPHCOST_DEMO_SERVE=0); second run serving after $serving s"
 [ "$failed" = 0 ] || { echo "demo-check: some pages did not answer 200, or the upload was not scored" >&2; exit 1; }
 echo "demo-check: all ${#paths[@]} pages answered 200, and an upload was scored"

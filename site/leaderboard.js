@@ -258,6 +258,49 @@ function renderSpreadSelector(board) {
   return renderSpread(select.value);
 }
 
+// ---- what the board measures, and a reference board beside it -----------------------------------
+
+// board.about: one line under the title. board.reference (scoring/reference_board.h): scores the
+// organiser measured elsewhere (the demo: the same teams on real TPU measurements), one column per
+// file with its metric and note; the best score of a column in bold.
+function renderAbout(board) {
+  if (!board.about) return;
+  const about = document.getElementById("about");
+  about.textContent = board.about;
+  about.hidden = false;
+}
+
+function renderReference(board) {
+  const reference = board.reference;
+  if (!reference) return;
+  document.getElementById("reference-title").textContent = reference.title;
+  document.getElementById("reference-measures").textContent = reference.measures;
+  const head = document.querySelector("#reference thead tr");
+  head.replaceChildren(el("th", { class: "team" }, "Team"));
+  for (const column of reference.columns) {
+    const th = el("th", {}, column.name);
+    th.append(el("small", {}, column.metric));
+    if (column.note) th.append(el("small", {}, column.note));
+    head.append(th);
+  }
+  const best = reference.columns.map((_, c) => maxOf(reference.rows.map((row) => row.scores[c]).filter((v) => v !== null)));
+  const body = document.querySelector("#reference tbody");
+  body.replaceChildren();
+  for (const row of reference.rows) {
+    const tr = el("tr");
+    const name = el("td", { class: "team" }, row.team);
+    if (row.note) name.append(el("small", { class: "muted" }, ` ${row.note}`));
+    tr.append(name);
+    row.scores.forEach((value, c) => {
+      const td = el("td", { title: value === null ? "not measured" : String(value) }, formatScore(value));
+      if (value !== null && value === best[c]) td.classList.add("best");
+      tr.append(td);
+    });
+    body.append(tr);
+  }
+  document.getElementById("reference-section").hidden = false;
+}
+
 // ---- a live competition (graphcost-eval serve) ---------------------------------------------------
 
 // The served board carries {"live": {title, deadline, version, app}}: the page names the
@@ -312,7 +355,7 @@ async function main() {
   if (board.live) showLive(board);
   // Each section on its own: one that fails on odd data must not take the others with it.
   const failed = [];
-  for (const [name, render] of [["standings", renderStandings], ["history", renderHistory],
+  for (const [name, render] of [["about", renderAbout], ["standings", renderStandings], ["reference", renderReference], ["history", renderHistory],
     ["collections", renderCollectionTops], ["spread", renderSpreadSelector]]) {
     try {
       await render(board);
@@ -321,7 +364,7 @@ async function main() {
     }
   }
   if (failed.length) showMessage(`Some sections could not be drawn (${failed.join("; ")}).`);
-  window.leaderboardState = { loaded: true, teams: board.teams.length, failed };
+  window.leaderboardState = { loaded: true, teams: board.teams.length, failed, reference: board.reference ? board.reference.rows.length : 0 };
 }
 
 main();

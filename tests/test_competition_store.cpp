@@ -322,6 +322,7 @@ TEST_CASE("a version 1 database is migrated: its scores gain their boards", "[co
   REQUIRE(std::system(
               ("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + c.db +
                "'); c.execute('ALTER TABLE scores DROP COLUMN boards_json'); c.execute('ALTER TABLE submissions DROP COLUMN claimed_at');"
+               " c.execute('ALTER TABLE competition DROP COLUMN about'); c.execute('ALTER TABLE competition DROP COLUMN reference_json');"
                " c.execute('PRAGMA user_version = 1'); c.commit()\"")
                   .c_str()) == 0);
   CompetitionStore store = CompetitionStore::open(c.db, false);
@@ -330,6 +331,38 @@ TEST_CASE("a version 1 database is migrated: its scores gain their boards", "[co
   const ScoreReport boards = score_boards_from_json(nlohmann::json::parse(s.boards_json));
   CHECK(boards.public_board.overall == *s.public_score);
   CHECK(stored_leaderboard(store, c.solution, false).standings.size() == 1);
+  CHECK(store.settings().about.empty());  // version 4's columns, empty
+  CHECK(store.reference_json().empty());
+}
+
+TEST_CASE("the board's about line and reference board are stored whole, checked, and on the board", "[competition]") {
+  Competition c = make_competition("competition_about");
+  CompetitionStore store = CompetitionStore::open(c.db, false);
+  const Leaderboard before = stored_leaderboard(store, c.solution, false);
+  CHECK(before.about.empty());
+  CHECK(before.reference.is_null());
+  CHECK_FALSE(leaderboard_json(before).contains("reference"));
+  const std::string reference =
+      R"({"title": "Real files", "measures": "tau-b", "columns": [{"name": "unet3d", "metric": "Kendall tau-b"}],
+          "rows": [{"team": "alpha", "scores": [0.25]}, {"team": "beta", "scores": [null], "note": "not run"}]})";
+  store.set_about("The test split is simulated.");
+  store.set_reference(reference);
+  const Leaderboard after = stored_leaderboard(store, c.solution, false);
+  CHECK(after.about == "The test split is simulated.");
+  CHECK(after.reference["rows"][1]["note"] == "not run");
+  const nlohmann::json json = leaderboard_json(after);
+  CHECK(json["about"] == "The test split is simulated.");
+  CHECK(json["reference"]["columns"][0]["name"] == "unet3d");
+  // Refused whole, and what was stored stays.
+  CHECK_THROWS_WITH(store.set_reference(R"({"title": "x", "measures": "y", "columns": [], "rows": []})"),
+                    Catch::Contains("columns") && Catch::Contains("0 columns"));
+  CHECK_THROWS_WITH(store.set_about("two\nlines"), Catch::Contains("without control characters"));
+  CHECK_THROWS_WITH(store.set_about(std::string(601, 'a')), Catch::Contains("at most 600 bytes"));
+  CHECK(store.settings().about == "The test split is simulated.");
+  CHECK(nlohmann::json::parse(store.reference_json()) == nlohmann::json::parse(reference));
+  store.set_reference("");
+  CHECK(store.reference_json().empty());
+  CHECK(stored_leaderboard(store, c.solution, false).reference.is_null());
 }
 
 TEST_CASE("the public ID list validates like the solution and refuses a malformed list", "[competition]") {

@@ -284,11 +284,14 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
     }
     submissions.push_back(std::move(item));
   }
-  return {{"format", "graphcost-leaderboard-1"},
-          {"board", leaderboard.final_board ? "private" : "public"},
-          {"collections", collections},
-          {"teams", teams},
-          {"submissions", submissions}};
+  nlohmann::json board = {{"format", "graphcost-leaderboard-1"},
+                           {"board", leaderboard.final_board ? "private" : "public"},
+                           {"collections", collections},
+                           {"teams", teams},
+                           {"submissions", submissions}};
+  if (!leaderboard.about.empty()) board["about"] = leaderboard.about;
+  if (!leaderboard.reference.is_null()) board["reference"] = leaderboard.reference;
+  return board;
 }
 
 nlohmann::json submission_detail_json(const SubmissionRecord& record, nlohmann::json report, bool final_board) {

@@ -63,6 +63,10 @@ struct TeamStanding {
 
 struct Leaderboard {
   bool final_board = false;
+  // What the board measures, in a sentence, and scores measured elsewhere to show beside it
+  // (scoring/reference_board.h; null when none): a live competition's, from its store.
+  std::string about;
+  nlohmann::json reference;
   std::vector<TeamStanding> standings;
   std::vector<SubmissionRecord> submissions;
   // Entries of the submissions folder that were not read: symbolic links (never followed, so no

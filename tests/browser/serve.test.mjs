@@ -1,7 +1,8 @@
 // The live competition in headless Chromium: `graphcost-eval serve` on a generated tree, its
 // submission page and leaderboard page. The in-browser pre-check shows line/column errors and sends
 // nothing; a valid file is uploaded, scored, shown in "my submissions" and on the live board; a
-// final pick is saved; a hostile team name stays text. Screenshots kept in test-artifacts/.
+// final pick is saved; a hostile team name stays text; the board's "about" line and reference
+// board (set by `competition about`) are shown, as text. Screenshots kept in test-artifacts/.
 // Run: GRAPHCOST_BIN=... GRAPHCOST_EVAL=... GRAPHCOST_APP_DIR=build/web/web node --test tests/browser/serve.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -41,6 +42,12 @@ before(async () => {
   token = run(evalTool, "competition", "team", "add", "--db", db, "alpha").trim().split(" ").pop();
   hostileToken = run(evalTool, "competition", "team", "add", "--db", db, XSS_TEAM).trim().split(" ").pop();
   run(evalTool, "baseline", "--data", join(work, "tree"), "--split", "test", "--strategy", "fewest-changes", "--out", join(work, "valid.csv"));
+  // What the board measures, and a reference board beside it (the demo's: real TPU measurements).
+  writeFileSync(join(work, "reference.json"), JSON.stringify({
+    title: "Scores on real TPU measurements", measures: "Kendall tau-b on two real files.",
+    columns: [{ name: "unet3d", metric: "Kendall tau-b", note: "trained on" }, { name: "unet_3d", metric: "Kendall tau-b", note: "held out" }],
+    rows: [{ team: "alpha", scores: [0.25, null] }, { team: XSS_TEAM, scores: [0.5, -0.125], note: "a reference row" }] }));
+  run(evalTool, "competition", "about", "--db", db, "--text", "The test split is <i>simulated</i>.", "--reference", join(work, "reference.json"));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   server = spawn(evalTool, ["serve", "--db", db, "--port", String(port), "--app", appDir], { stdio: ["ignore", "pipe", "pipe"] });
@@ -127,6 +134,14 @@ test("a valid file is uploaded, scored, listed, picked, and on the live board", 
   assert.equal(await board.page.locator("#standings img").count(), 0);
   assert.equal(await board.page.isVisible("#live-links"), true);
   assert.equal(await board.page.textContent("#title"), "Browser <b>test</b> cup");
+  // The board says what it measures, and shows the reference scores beside it, as text.
+  assert.equal(await board.page.textContent("#about"), "The test split is <i>simulated</i>.");
+  assert.equal(await board.page.textContent("#reference-title"), "Scores on real TPU measurements");
+  const reference = await board.page.$$eval("#reference tbody tr", (rows) => rows.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(reference, [["alpha", "0.2500", "–"], [`${XSS_TEAM} a reference row`, "0.5000", "-0.1250"]]);
+  assert.deepEqual(await board.page.$$eval("#reference td.best", (cells) => cells.map((td) => td.textContent)), ["0.5000", "-0.1250"]);
+  assert.match(await board.page.textContent("#reference thead"), /unet_3d\s*Kendall tau-b\s*held out/);
+  assert.equal(await board.page.locator("#reference img, #about i").count(), 0);
   assert.equal(board.dialogs(), 0);
   await board.page.waitForFunction(() => document.querySelectorAll("#spread-chart circle.graph-dot").length > 0);
   await board.page.screenshot({ path: join(artifactsDir, "serve-leaderboard.png"), fullPage: true });

@@ -68,6 +68,26 @@ check "team revoke revokes the token" bash -c "test $status -eq 0 && grep -q '1 
 check "status shows the rules and teams" bash -c "test $status -eq 0 && grep -q 'teams        1 (0 active tokens)' '$out/status.txt' && grep -q '5 submissions per team' '$out/status.txt'"
 "$eval_tool" competition export --db "$db" --out "$out/live" >/dev/null; status=$?
 check "export writes an (empty) public board" bash -c "test $status -eq 0 && grep -q '\"board\": \"public\"' '$out/live/leaderboard.json'"
+# What the board measures, and a reference board beside it.
+printf '{"title": "Real files", "measures": "tau-b", "columns": [{"name": "unet3d", "metric": "tau"}], "rows": [{"team": "team one", "scores": [0.5]}]}' >"$out/reference.json"
+"$eval_tool" competition about --db "$db" --text "The test split is simulated." --reference "$out/reference.json" >/dev/null; status=$?
+check "about sets the line and the reference board" test $status -eq 0
+"$eval_tool" competition export --db "$db" --out "$out/live" >/dev/null
+check "  ...which the exported board carries" /usr/bin/python3 -c "
+import json, sys; b = json.load(open('$out/live/leaderboard.json'))
+sys.exit(0 if b['about'] == 'The test split is simulated.' and b['reference']['rows'][0]['scores'] == [0.5] else 1)"
+"$eval_tool" competition status --db "$db" >"$out/status2.txt"
+check "  ...and status shows" bash -c "grep -q 'about        The test split is simulated.' '$out/status2.txt' && grep -q \"reference    'Real files': 1 rows x 1 columns\" '$out/status2.txt'"
+printf '{"title": "Real files", "measures": "tau-b", "columns": [{"name": "unet3d", "metric": "tau"}], "rows": [{"team": "x", "scores": [0.5, 1]}]}' >"$out/bad-reference.json"
+"$eval_tool" competition about --db "$db" --reference "$out/bad-reference.json" >/dev/null 2>"$out/bad-reference.txt"; status=$?
+check "a bad reference board is refused (exit 1) naming the file and field" bash -c "test $status -eq 1 && grep -q 'bad-reference.json: rows\[0\].scores: expected an array of 1 scores' '$out/bad-reference.txt'"
+check "  ...and the stored one stays" bash -c "'$eval_tool' competition status --db '$db' | grep -q \"'Real files': 1 rows\""
+"$eval_tool" competition about --db "$db" --no-reference >/dev/null
+"$eval_tool" competition export --db "$db" --out "$out/live" >/dev/null
+check "--no-reference removes it" /usr/bin/python3 -c "
+import json, sys; sys.exit(0 if 'reference' not in json.load(open('$out/live/leaderboard.json')) else 1)"
+"$eval_tool" competition about --db "$db" --reference "$out/reference.json" --no-reference >/dev/null 2>&1; status=$?
+check "--reference with --no-reference is a usage error" test $status -ne 0
 "$eval_tool" competition status --db "$out/nope.sqlite" >/dev/null 2>"$out/nodb.txt"; status=$?
 check "a missing database is exit 1, by name" bash -c "test $status -eq 1 && grep -q 'nope.sqlite' '$out/nodb.txt'"
 
