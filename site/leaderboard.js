@@ -364,7 +364,7 @@ async function main() {
     }
   }
   if (failed.length) showMessage(`Some sections could not be drawn (${failed.join("; ")}).`);
-  window.leaderboardState = { loaded: true, teams: board.teams.length, failed, reference: board.reference ? board.reference.rows.length : 0 };
+  window.leaderboardState = { loaded: true, teams: board.teams.length, failed };
 }
 
 main();
