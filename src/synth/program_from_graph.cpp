@@ -56,10 +56,9 @@ std::vector<int> layout_of(const TpuGraph& graph, int32_t node, size_t rank) {
   std::vector<bool> seen(rank, false);
   for (size_t i = 0; i < rank; ++i) {
     const float value = graph.node_feature(node, kMinorToMajor + static_cast<int>(i));
+    if (!(value >= 0 && value < static_cast<float>(rank)) || value != std::floor(value)) return row_major_layout(rank);
     const int dim = static_cast<int>(value);
-    if (value != static_cast<float>(dim) || dim < 0 || static_cast<size_t>(dim) >= rank || seen[static_cast<size_t>(dim)]) {
-      return row_major_layout(rank);
-    }
+    if (seen[static_cast<size_t>(dim)]) return row_major_layout(rank);
     seen[static_cast<size_t>(dim)] = true;
     layout.push_back(dim);
   }
@@ -94,7 +93,7 @@ void rebuild_convolution(const TpuGraph& graph, int32_t id, SynthNode& n, const 
     const std::vector<int64_t>& k = nodes[static_cast<size_t>(kernel)].dims;
     return static_cast<size_t>(input_feature) < in.size() && static_cast<size_t>(kernel_input) < k.size() &&
            static_cast<size_t>(kernel_output) < k.size() && static_cast<size_t>(output_feature) < n.dims.size() &&
-           in[static_cast<size_t>(input_feature)] == k[static_cast<size_t>(kernel_input)] * groups &&
+           in[static_cast<size_t>(input_feature)] % groups == 0 && in[static_cast<size_t>(input_feature)] / groups == k[static_cast<size_t>(kernel_input)] &&
            k[static_cast<size_t>(kernel_output)] == n.dims[static_cast<size_t>(output_feature)];
   };
   const bool as_given = fits(n.operands[0], n.operands[1]), swapped = fits(n.operands[1], n.operands[0]);
