@@ -45,6 +45,13 @@ int run_gen_command(const GenOptions& options) {
   std::printf("wrote %zu files to %s/npz in %.1f s%s\n", report.files.size(), options.generator.out.c_str(), seconds,
               interrupted ? " (interrupted)" : "");
   if (!report.solution_path.empty()) std::printf("test-split solution: %s\n", report.solution_path.c_str());
+  for (const std::string& program : report.programs) std::printf("program: %s\n", program.c_str());
+  for (const std::string& program : report.skipped_programs) std::printf("program left out: %s\n", program.c_str());
+  if (!report.programs.empty()) {
+    size_t from_programs = 0;
+    for (const GeneratedFile& file : report.files) from_programs += file.family.rfind("hlo:", 0) == 0;
+    std::printf("%zu of %zu files hold an imported program\n", from_programs, report.files.size());
+  }
   for (const char* search : {"default", "random"}) {
     std::vector<double> gaps;
     for (const GeneratedFile& file : report.files) {

@@ -72,6 +72,11 @@ CLI::App* add_gen_command(CLI::App& app, graphcost::GenOptions& gen) {
   gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file (default 1000)")
       ->check(CLI::Range(2, 1000000));
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
+  gen_command->add_option("--programs", gen.generator.programs_dir,
+                          "a folder of XLA HLO text modules (.hlo/.txt): real program structures beside the synthetic families");
+  gen_command->add_option("--program-share", gen.generator.program_share,
+                          "with --programs: the share of layout graphs drawn from them (default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
   gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
   return gen_command;
 }

@@ -22,7 +22,9 @@
 #include "data/tpu_graph.h"
 #include "scoring/solution.h"
 #include "synth/cost_simulator.h"
+#include "hlo/hlo_import.h"
 #include "synth/graph_families.h"
+#include "synth/program_from_graph.h"
 
 namespace graphcost {
 namespace {
@@ -31,6 +33,9 @@ namespace fs = std::filesystem;
 
 constexpr double kLayoutNoise = 0.015;  // sigma of the log-normal measurement noise
 constexpr double kTileNoise = 0.03;
+// Imported modules with fewer configurable nodes are left out: too few layouts to rank (the real
+// layout graphs have 38 to 848).
+constexpr size_t kMinProgramConfigurable = 8;
 
 uint64_t mix(uint64_t x) {  // splitmix64
   x += 0x9e3779b97f4a7c15ull;
@@ -142,25 +147,106 @@ void random_node_config(const LayoutProgram& program, size_t slot, int8_t* value
   if (program.has_kernel(node)) draw_random_layout_block(values + 12, program.rank_of(node), random);
 }
 
-GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, SolutionEntry& truth) {
+// An imported HLO module as a program the generator can label (GeneratorOptions::programs_dir).
+struct ImportedProgram {
+  std::string name;
+  bool nlp = false;
+  TpuGraph graph;  // node features, edges, splits and names; configs filled per file
+  std::vector<SynthNode> nodes;
+  std::vector<int32_t> configurable;
+};
+
+struct ProgramPool {
+  std::vector<ImportedProgram> programs;
+  std::vector<size_t> xla, nlp;  // indices into programs, by the collections they feed
+};
+
+// The modules of `dir` (.hlo / .txt, in name order), imported and rebuilt for the simulator.
+ProgramPool load_programs(const std::string& dir, GeneratorReport& report) {
+  ProgramPool pool;
+  if (dir.empty()) return pool;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) throw InputError(dir, "programs folder", "a folder of HLO text modules (.hlo, .txt)", "not a folder");
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string extension = entry.path().extension().string();
+    if (entry.is_regular_file() && (extension == ".hlo" || extension == ".txt")) paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  if (paths.empty()) throw InputError(dir, "programs", "HLO text modules (.hlo, .txt)", "none in the folder");
+  HloImportOptions import;
+  import.random_configs = 0;
+  for (const fs::path& path : paths) {
+    ImportedProgram program;
+    program.name = path.stem().string();
+    program.graph = import_hlo_layout(path.string(), import).graph;
+    const RebuiltProgram rebuilt = rebuild_program(program.graph);
+    program.nodes = rebuilt.nodes;
+    program.configurable = rebuilt.configurable;
+    if (program.configurable.size() < kMinProgramConfigurable) {
+      report.skipped_programs.push_back(program.name + " (" + std::to_string(program.configurable.size()) + " configurable nodes, fewer than " +
+                                        std::to_string(kMinProgramConfigurable) + ")");
+      continue;
+    }
+    program.nlp = rebuilt.convolutions == 0;
+    program.graph.config_count = 0;
+    program.graph.layout_config_features.clear();
+    program.graph.config_runtime_ns.clear();
+    program.graph.runtimes_hidden = false;
+    report.programs.push_back(program.name + " (" + (program.nlp ? "nlp" : "xla") + ", " + std::to_string(program.graph.node_count) +
+                              " nodes, " + std::to_string(program.configurable.size()) + " configurable)");
+    pool.programs.push_back(std::move(program));
+  }
+  if (pool.programs.empty()) {
+    throw InputError(dir, "programs", "at least one module with " + std::to_string(kMinProgramConfigurable) + " or more configurable nodes",
+                     "none of " + std::to_string(paths.size()));
+  }
+  for (size_t i = 0; i < pool.programs.size(); ++i) (pool.programs[i].nlp ? pool.nlp : pool.xla).push_back(i);
+  return pool;
+}
+
+GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, const ProgramPool& pool, SolutionEntry& truth) {
   std::mt19937_64 graph_random(job.graph_seed);
   const bool nlp = job.collection.find(":nlp:") != std::string::npos;
-  const auto& families = nlp ? nlp_families() : xla_families();
-  const GraphFamily family = families[graph_random() % families.size()];
-  const int cap = std::max(200, options.max_nodes);
-  const double low = options.min_nodes > 0 ? options.min_nodes : 300.0;
-  const int max_nodes = static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
-  // With --min-nodes, graphs that grow by repeating layers (bert) grow to the drawn size, so a
-  // tree's sizes spread over [min, max] instead of all stopping at min.
-  const int grow_to = options.min_nodes > 0 ? std::max(options.min_nodes, max_nodes * 9 / 10) : 0;
-  const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes), grow_to);
-  std::vector<int32_t> configurable = configurable_candidates(program_graph);
+  // An imported program, or a family's: the choice draws from its own stream, so the families'
+  // graphs are the same with or without --programs.
+  const std::vector<size_t>& imported = nlp ? pool.nlp : pool.xla;
+  const ImportedProgram* chosen = nullptr;
+  if (!imported.empty()) {
+    std::mt19937_64 pick(mix(job.graph_seed ^ 0x70726f6772616d73ull));
+    if (static_cast<double>(pick() >> 11) * 0x1.0p-53 < options.program_share) chosen = &pool.programs[imported[pick() % imported.size()]];
+  }
+  std::vector<SynthNode> nodes;
+  std::vector<int32_t> configurable;
+  TpuGraph graph;
+  std::string family_label;
+  if (chosen != nullptr) {
+    nodes = chosen->nodes;
+    configurable = chosen->configurable;
+    graph = chosen->graph;
+    family_label = "hlo:" + chosen->name;
+  } else {
+    const auto& families = nlp ? nlp_families() : xla_families();
+    const GraphFamily family = families[graph_random() % families.size()];
+    const int cap = std::max(200, options.max_nodes);
+    const double low = options.min_nodes > 0 ? options.min_nodes : 300.0;
+    const int max_nodes =
+        static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
+    // With --min-nodes, graphs that grow by repeating layers (bert) grow to the drawn size, so a
+    // tree's sizes spread over [min, max] instead of all stopping at min.
+    const int grow_to = options.min_nodes > 0 ? std::max(options.min_nodes, max_nodes * 9 / 10) : 0;
+    const HloBuilder program_graph = build_program(family, graph_random, std::max(200, max_nodes), grow_to);
+    configurable = configurable_candidates(program_graph);
+    nodes = program_graph.nodes();
+    graph = program_graph.to_graph(GraphKind::Layout);
+    family_label = family_name(family);
+  }
   if (static_cast<int>(configurable.size()) > options.max_configurable) {
     for (size_t i = configurable.size(); i > 1; --i) std::swap(configurable[i - 1], configurable[graph_random() % i]);
     configurable.resize(static_cast<size_t>(options.max_configurable));
     std::sort(configurable.begin(), configurable.end());
   }
-  const LayoutProgram program(program_graph, configurable);
+  const LayoutProgram program(std::move(nodes), configurable);
   const size_t nc = configurable.size();
 
   std::mt19937_64 random(job.config_seed);
@@ -193,10 +279,11 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
       const size_t changes = 1 + random() % 3;
       for (size_t c = 0; c < changes; ++c) {
         const size_t slot = random() % nc;
-        if (random() % 4 == 0) {
+        const uint64_t rank = static_cast<uint64_t>(program.rank_of(program.configurable_nodes()[slot]));
+        // A scalar output (an imported reshape of [1, 1] to []) has no dim to make minor.
+        if (random() % 4 == 0 || rank == 0) {
           random_node_config(program, slot, config.data() + slot * 18, random);
         } else {
-          const uint64_t rank = static_cast<uint64_t>(program.rank_of(program.configurable_nodes()[slot]));
           program.coordinated_change(config, slot, static_cast<int>(random() % rank), static_cast<int>(random() % rank));
         }
       }
@@ -211,7 +298,6 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
     configs.push_back(std::move(config));
     seconds.push_back(time);
   }
-  TpuGraph graph = program_graph.to_graph(GraphKind::Layout);
   graph.configurable_nodes = configurable;
   graph.config_count = static_cast<int32_t>(configs.size());
   double best = std::numeric_limits<double>::infinity();
@@ -224,7 +310,7 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, Solut
   finish_runtimes(graph, job.split == Split::Test, truth.runtime_ns, truth.normalizer_ns);
   save_tpu_graph(graph, job.path);
   GeneratedFile file;
-  file.family = family_name(family);
+  file.family = family_label;
   file.nodes = graph.node_count;
   file.configs = graph.config_count;
   file.configurable = static_cast<int>(nc);
@@ -290,7 +376,12 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
     throw InputError("", "minimum nodes", "at most the maximum (" + std::to_string(options.max_nodes) + ")",
                      std::to_string(options.min_nodes));
   }
+  if (!(options.program_share >= 0 && options.program_share <= 1)) {
+    throw InputError("", "program share", "a number in [0, 1]", std::to_string(options.program_share));
+  }
   const std::vector<Job> jobs = plan(options);
+  GeneratorReport report;
+  const ProgramPool programs = load_programs(options.programs_dir, report);
   for (const Job& job : jobs) fs::create_directories(fs::path(job.path).parent_path());
 
   std::vector<GeneratedFile> files(jobs.size());
@@ -303,7 +394,7 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
     for (size_t i; !stop && (i = next++) < jobs.size();) {
       try {
         const Job& job = jobs[i];
-        files[i] = job.collection == "tile:xla" ? make_tile(job, options, truths[i]) : make_layout(job, options, truths[i]);
+        files[i] = job.collection == "tile:xla" ? make_tile(job, options, truths[i]) : make_layout(job, options, programs, truths[i]);
         files[i].path = job.path;
         files[i].collection = job.collection;
         files[i].split = split_name(job.split);
@@ -336,7 +427,6 @@ GeneratorReport generate_dataset(const GeneratorOptions& options, const Generato
   if (failure) std::rethrow_exception(failure);
   if (progress) progress(done, jobs.size(), "");
 
-  GeneratorReport report;
   Solution solution;
   for (size_t i = 0; i < jobs.size() && i < done; ++i) {
     if (files[i].path.empty()) continue;

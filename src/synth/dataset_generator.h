@@ -26,6 +26,14 @@ struct GeneratorOptions {
   int layout_configs = 1000;             // configs per layout file (the real test files hold 1000)
   int max_configurable = 500;            // cap on configurable nodes per layout graph
   int threads = 2;
+  // Real program structures: a folder of XLA HLO text modules (.hlo / .txt), imported
+  // (hlo/hlo_import.h) and priced like the families' programs. A layout graph is one of them with
+  // probability `program_share` (one chosen uniformly among those of its source), else a family's.
+  // A module with a convolution feeds the layout:xla collections, one without the nlp ones;
+  // modules with fewer than 8 configurable nodes are left out (listed in the report). Imported
+  // programs keep their size (no --max-nodes cap) and their names.
+  std::string programs_dir;
+  double program_share = 0.5;
 };
 
 struct GeneratedFile {
@@ -37,6 +45,8 @@ struct GeneratedFile {
 struct GeneratorReport {
   std::vector<GeneratedFile> files;
   std::string solution_path;
+  std::vector<std::string> programs;          // imported modules used, "name (source, nodes, configurable)"
+  std::vector<std::string> skipped_programs;  // modules left out, with why
 };
 
 // Called from the calling thread as files complete; return false to stop (files done stay).
