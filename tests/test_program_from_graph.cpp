@@ -162,6 +162,13 @@ TEST_CASE("a dot's contracting dims come from its shapes: transposed, batched, w
     CHECK(n.kernel_output_dim == 2);
     CHECK(n.flops == 2.0 * 4 * 32 * 8 * 16);
   }
+  SECTION("attention scores batch dims 0 and 2: [32,128,16,64] x [32,128,16,64] -> [32,16,128,128]") {
+    const SynthNode n = rebuilt_dot({32, 128, 16, 64}, {32, 128, 16, 64}, {32, 16, 128, 128});
+    CHECK(n.input_contracting_dim == 3);
+    CHECK(n.kernel_contracting_dim == 3);
+    CHECK(n.kernel_output_dim == 1);
+    CHECK(n.flops == 2.0 * 32 * 16 * 128 * 128 * 64);
+  }
   SECTION("a weight gradient contracts three dims: [512,16,12,23] x [512,16,12,16] -> [23,16]") {
     const SynthNode n = rebuilt_dot({512, 16, 12, 23}, {512, 16, 12, 16}, {23, 16});
     CHECK(n.input_contracting_dim == 2);  // the minor-most of the three

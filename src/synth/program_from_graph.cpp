@@ -112,57 +112,76 @@ void rebuild_convolution(const TpuGraph& graph, int32_t id, SynthNode& n, const 
 
 // How a dot contracts: its batch dim count (leading in both operands) and, per operand, a bit per
 // dim that is contracted. Contracted dims pair up in order.
+// How a dot contracts: per operand, a bit per batch dim and per contracted dim. Batch dims pair up
+// in order (and lead the output), so do contracted dims.
 struct DotDims {
-  size_t batch = 0;
+  unsigned lhs_batch = 0, rhs_batch = 0;
   unsigned lhs_contracted = 0, rhs_contracted = 0;
 };
 
-std::vector<int64_t> dims_where(const std::vector<int64_t>& dims, size_t from, unsigned mask, bool in_mask) {
+std::vector<int64_t> dims_where(const std::vector<int64_t>& dims, unsigned mask) {
   std::vector<int64_t> picked;
-  for (size_t d = from; d < dims.size(); ++d)
-    if (((mask >> d) & 1u) == static_cast<unsigned>(in_mask)) picked.push_back(dims[d]);
+  for (size_t d = 0; d < dims.size(); ++d)
+    if ((mask >> d) & 1u) picked.push_back(dims[d]);
   return picked;
 }
+
+unsigned all_bits(size_t rank) { return (1u << rank) - 1; }
 
 // Whether `dims` explain the output: [batch dims, lhs free dims, rhs free dims] in order, and the
 // contracted dims of both sides of equal sizes, pair by pair.
 bool dot_explains(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs, const std::vector<int64_t>& out, const DotDims& dims) {
-  if (dims.lhs_contracted == 0 || dims.batch > lhs.size() || dims.batch > rhs.size()) return false;
-  std::vector<int64_t> expected(lhs.begin(), lhs.begin() + static_cast<std::ptrdiff_t>(dims.batch));
-  if (!std::equal(expected.begin(), expected.end(), rhs.begin())) return false;
-  const unsigned batch_bits = (1u << dims.batch) - 1;
-  if ((dims.lhs_contracted & batch_bits) != 0 || (dims.rhs_contracted & batch_bits) != 0) return false;
-  if (dims_where(lhs, dims.batch, dims.lhs_contracted, true) != dims_where(rhs, dims.batch, dims.rhs_contracted, true)) return false;
-  for (int64_t d : dims_where(lhs, dims.batch, dims.lhs_contracted, false)) expected.push_back(d);
-  for (int64_t d : dims_where(rhs, dims.batch, dims.rhs_contracted, false)) expected.push_back(d);
+  if (dims.lhs_contracted == 0 || (dims.lhs_batch & dims.lhs_contracted) != 0 || (dims.rhs_batch & dims.rhs_contracted) != 0) return false;
+  if ((dims.lhs_batch | dims.lhs_contracted) > all_bits(lhs.size()) || (dims.rhs_batch | dims.rhs_contracted) > all_bits(rhs.size())) return false;
+  std::vector<int64_t> expected = dims_where(lhs, dims.lhs_batch);
+  if (expected != dims_where(rhs, dims.rhs_batch)) return false;
+  if (dims_where(lhs, dims.lhs_contracted) != dims_where(rhs, dims.rhs_contracted)) return false;
+  for (int64_t d : dims_where(lhs, all_bits(lhs.size()) & ~(dims.lhs_batch | dims.lhs_contracted))) expected.push_back(d);
+  for (int64_t d : dims_where(rhs, all_bits(rhs.size()) & ~(dims.rhs_batch | dims.rhs_contracted))) expected.push_back(d);
   return expected == out;
 }
 
-// The contracted-dim masks of a rank, in the order the rebuild prefers them: fewest dims first,
-// then (lhs) the minor-most dims, as XLA's canonical [M, K] contracts its last, or (rhs) the
-// major-most, as the canonical [K, N] contracts its first non-batch dim.
-std::vector<unsigned> contracted_masks(size_t rank, size_t batch, bool lhs) {
+// The masks of `bits` dims of a rank, avoiding `taken`, in preference order: (major) the
+// major-most first, as batch dims usually lead and the canonical [K, N] contracts its first
+// free dim, or (minor) the minor-most first, as the canonical [M, K] contracts its last.
+std::vector<unsigned> masks_of(size_t rank, int bits, unsigned taken, bool minor_first) {
   std::vector<unsigned> masks;
-  for (unsigned mask = 1; mask < (1u << rank); ++mask)
-    if ((mask & ((1u << batch) - 1)) == 0) masks.push_back(mask);
-  std::stable_sort(masks.begin(), masks.end(), [lhs](unsigned a, unsigned b) {
-    const int bits_a = __builtin_popcount(a), bits_b = __builtin_popcount(b);
-    if (bits_a != bits_b) return bits_a < bits_b;
-    return lhs ? a > b : a < b;  // higher bits are more minor dims
+  for (unsigned mask = 0; mask <= all_bits(rank); ++mask)
+    if (__builtin_popcount(mask) == bits && (mask & taken) == 0) masks.push_back(mask);
+  std::sort(masks.begin(), masks.end(), [minor_first](unsigned a, unsigned b) {
+    // Compare the dims in order from the preferred end.
+    for (int d = 0; d < 32; ++d) {
+      const unsigned bit = minor_first ? 1u << (31 - d) : 1u << d;
+      if ((a & bit) != (b & bit)) return (a & bit) != 0;
+    }
+    return false;
   });
   return masks;
 }
 
-// The first explanation in preference order: fewest batch dims, then the masks' order.
+// The first explanation in preference order: fewer batch dims, fewer contracted dims, then the
+// masks' orders. Batch dims may sit anywhere in an operand (an attention score [32,128,16,64] x
+// [32,128,16,64] -> [32,16,128,128] batches dims 0 and 2).
 bool find_dot_dims(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs, const std::vector<int64_t>& out, DotDims& found) {
   if (lhs.size() > 6 || rhs.size() > 6) return false;
-  for (size_t batch = 0; batch < std::min(lhs.size(), rhs.size()); ++batch) {
-    for (unsigned lhs_mask : contracted_masks(lhs.size(), batch, true)) {
-      for (unsigned rhs_mask : contracted_masks(rhs.size(), batch, false)) {
-        const DotDims candidate{batch, lhs_mask, rhs_mask};
-        if (__builtin_popcount(lhs_mask) == __builtin_popcount(rhs_mask) && dot_explains(lhs, rhs, out, candidate)) {
-          found = candidate;
-          return true;
+  const int lr = static_cast<int>(lhs.size()), rr = static_cast<int>(rhs.size()), outr = static_cast<int>(out.size());
+  for (int batch = 0; batch < std::min(lr, rr); ++batch) {
+    // out rank = batch + (lhs rank - batch - k) + (rhs rank - batch - k)
+    const int twice_k = lr + rr - batch - outr;
+    if (twice_k < 2 || twice_k % 2 != 0) continue;
+    const int k = twice_k / 2;
+    for (unsigned lhs_batch : masks_of(lhs.size(), batch, 0, false)) {
+      if (dims_where(lhs, lhs_batch) != std::vector<int64_t>(out.begin(), out.begin() + batch)) continue;
+      for (unsigned rhs_batch : masks_of(rhs.size(), batch, 0, false)) {
+        if (dims_where(rhs, rhs_batch) != dims_where(lhs, lhs_batch)) continue;
+        for (unsigned lhs_mask : masks_of(lhs.size(), k, lhs_batch, true)) {
+          for (unsigned rhs_mask : masks_of(rhs.size(), k, rhs_batch, false)) {
+            const DotDims candidate{lhs_batch, rhs_batch, lhs_mask, rhs_mask};
+            if (dot_explains(lhs, rhs, out, candidate)) {
+              found = candidate;
+              return true;
+            }
+          }
         }
       }
     }
@@ -184,8 +203,9 @@ void rebuild_dot(const TpuGraph& graph, int32_t id, SynthNode& n, const std::vec
     const std::vector<int64_t>& lhs = dims(n.operands[0]);
     const size_t batch = lhs.size() >= 2 && lhs.size() + dims(n.operands[1]).size() >= 2 + n.dims.size()
                              ? lhs.size() + dims(n.operands[1]).size() - 2 - n.dims.size()
-                             : 0;
-    const DotDims candidate{batch, 1u << static_cast<unsigned>(written_lhs), 1u << static_cast<unsigned>(written_rhs)};
+                             : 0;  // the generator's dots batch their leading dims
+    const DotDims candidate{all_bits(batch), all_bits(batch), 1u << static_cast<unsigned>(written_lhs),
+                            1u << static_cast<unsigned>(written_rhs)};
     if (dot_explains(lhs, dims(n.operands[1]), n.dims, candidate)) {
       how = candidate;
       found = true;
@@ -209,13 +229,13 @@ void rebuild_dot(const TpuGraph& graph, int32_t id, SynthNode& n, const std::vec
     how.rhs_contracted = rhs.size() >= 2 ? 1u << (rhs.size() - 2) : 1u;
   }
   // The layout rules know one contracted dim per side: lhs's minor-most, and its rhs partner.
-  const std::vector<int64_t> contracted = dims_where(lhs, 0, how.lhs_contracted, true);
+  const std::vector<int64_t> contracted = dims_where(lhs, how.lhs_contracted);
   n.input_contracting_dim = highest_bit(how.lhs_contracted);
   n.kernel_contracting_dim = highest_bit(how.rhs_contracted);
   // XLA orders the output [batch, lhs free, rhs free]: the rhs's last free dim is the output's last.
   int rhs_last_free = -1;
-  for (size_t d = how.batch; d < rhs.size(); ++d)
-    if (((how.rhs_contracted >> d) & 1u) == 0) rhs_last_free = static_cast<int>(d);
+  for (size_t d = 0; d < rhs.size(); ++d)
+    if ((((how.rhs_contracted | how.rhs_batch) >> d) & 1u) == 0) rhs_last_free = static_cast<int>(d);
   n.kernel_output_dim = rhs_last_free;
   n.output_feature_dim = n.dims.empty() ? -1 : static_cast<int>(n.dims.size()) - 1;
   double contracted_size = 1;

@@ -10,12 +10,13 @@
 //   output feature size is the output's, is the input; the file's order when both or neither fit.
 // - A dot's contracting dims (the dataset's featurizer writes no dot dimension numbers): first the
 //   `dimensions` columns (the generator writes lhs and rhs contracting dims there), if the sizes
-//   agree and they are not both 0 (what the real files hold). Otherwise from shapes: batch dims
-//   leading in both operands, the output [batch, lhs free dims, rhs free dims] in order, contracted
-//   dims of equal sizes pair by pair (a weight gradient contracts three: [512,16,12,23] x
-//   [512,16,12,16] -> [23,16]). Preferred, of several that fit: fewer batch dims, fewer contracted
-//   dims, lhs contracting its minor-most dims ([M, K]), rhs its major-most ([K, N]); operands in the
-//   file's order first. The layout rules then use lhs's minor-most contracted dim and its rhs
+//   agree and they are not both 0 (what the real files hold). Otherwise from shapes: the output is
+//   [batch dims, lhs free dims, rhs free dims] in order, batch and contracted dims of equal sizes
+//   pair by pair, batch dims anywhere in the operands (attention scores batch dims 0 and 2), and a
+//   weight gradient contracts several ([512,16,12,23] x [512,16,12,16] -> [23,16]). Preferred, of
+//   several that fit: fewer batch dims, fewer contracted dims, batch dims major-most, lhs
+//   contracting its minor-most dims ([M, K]), rhs its major-most free dims ([K, N]); operands in
+//   the file's order first. The layout rules then use lhs's minor-most contracted dim and its rhs
 //   partner. A dot nothing explains is priced as contracting lhs's last dim and counted unresolved.
 // - Flops, as the generator counts them: elementwise ops 1 per output element, reductions 1 per
 //   input element, reduce-window 1 per output element and window position, convolutions and dots
