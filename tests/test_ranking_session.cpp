@@ -8,6 +8,8 @@
 #include <numeric>
 
 #include "app/ranking_session.h"
+#include "app/scatter_axes.h"
+#include "common/units.h"
 #include "common/input_error.h"
 #include "data/dataset_survey.h"
 #include "data/opcodes.h"
@@ -278,4 +280,60 @@ TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model
   CHECK(early.drawn());
   CHECK(early.drawing().x.size() == static_cast<size_t>(graph.node_count));
   CHECK(early.progress().stage == "ranking");
+}
+
+TEST_CASE("durations and changes read with their units", "[session]") {
+  CHECK(format_duration(8.521e-6) == "8.521 us");
+  CHECK(format_duration(0.9108) == "910.8 ms");
+  CHECK(format_duration(23.27) == "23.27 s");
+  CHECK(format_duration(4.2e-8) == "42 ns");
+  CHECK(format_duration(0) == "0 s");
+  CHECK(format_duration(5400) == "5400 s");
+  CHECK(format_change(0.969) == "-3.1%");
+  CHECK(format_change(1.004) == "+0.4%");
+  CHECK(format_change(1.0) == "0.0%");
+}
+
+TEST_CASE("round ticks cover a range in steps of 1, 2 or 5 times a power of ten", "[session]") {
+  const std::vector<double> narrow = round_ticks(0.9109, 0.9328);
+  REQUIRE(narrow.size() == 4);
+  CHECK(narrow.front() == Approx(0.915));
+  CHECK(narrow.back() == Approx(0.93));
+  CHECK(round_ticks(23.27, 70.95) == std::vector<double>{30, 40, 50, 60, 70});
+  CHECK(round_ticks(1, 481).size() <= 6);
+  CHECK(round_ticks(3, 3) == std::vector<double>{3});
+  CHECK(round_ticks(5, 1).empty());
+}
+
+TEST_CASE("the predicted-vs-measured plot has units: runtime change when calibrated, rank when not", "[session]") {
+  const std::vector<float> costs = {0.0f, -0.5f, 0.5f, 1.0f};
+  const std::vector<int64_t> runtimes = {910'000'000, 905'000'000, 920'000'000, 932'000'000};
+  const std::vector<int32_t> order = {1, 0, 2, 3};
+  RuntimeCalibration none;
+  const ScatterAxes ranks = scatter_axes(costs, runtimes, order, none, 3000, 0.5, 1.0);
+  CHECK(ranks.x_label == "predicted rank (1 = the model's pick)");
+  CHECK_THAT(ranks.x_note, Catch::Contains("no predicted runtimes") && Catch::Contains("no runtime calibration"));
+  CHECK(ranks.x[1] == 0.0f);  // the model's pick is rank 1, at the left
+  CHECK(ranks.x[3] == 1.0f);
+  CHECK(ranks.y_label == "measured runtime (log scale)");
+  REQUIRE_FALSE(ranks.y_ticks.empty());
+  CHECK_THAT(ranks.y_ticks.front().label, Catch::EndsWith(" ms"));
+  CHECK(ranks.title == "4 configs: Kendall tau 0.500, top-5 slowdown 1.000");
+  RuntimeCalibration fitted;
+  fitted.log_runtime_per_score = 0.02;
+  fitted.configs = 1000;
+  fitted.graphs = 10;
+  fitted.cost_range = 5;
+  fitted.residual_sd = 0.01;
+  fitted.nodes_min = 1000;
+  fitted.nodes_max = 4000;
+  const ScatterAxes changes = scatter_axes(costs, runtimes, order, fitted, 3000, 0.5, 1.0);
+  CHECK(changes.x_label == "predicted runtime vs config 0");
+  CHECK(changes.x_note.empty());
+  bool labelled_zero = false;
+  for (const AxisTick& tick : changes.x_ticks) labelled_zero = labelled_zero || tick.label == "config 0";
+  CHECK(labelled_zero);
+  for (float x : changes.x) CHECK((x >= 0 && x <= 1));
+  // A graph unlike the calibration's: ranks again, and the note says why.
+  CHECK_THAT(scatter_axes(costs, runtimes, order, fitted, 20000, 0.5, 1.0).x_note, Catch::Contains("unlike the graphs"));
 }

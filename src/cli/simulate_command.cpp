@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "common/units.h"
 #include "hlo/hlo_import.h"
 #include "metrics/kendall_tau.h"
 #include "metrics/ranking_metrics.h"
@@ -66,13 +67,6 @@ double relative_spread(const std::vector<double>& values) {
   return values.empty() || *low <= 0 ? std::nan("") : (*high - *low) / *low;
 }
 
-std::string seconds_text(double seconds) {
-  char text[32];
-  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3f s", seconds);
-  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-  else std::snprintf(text, sizeof text, "%.3f us", seconds * 1e6);
-  return text;
-}
 
 std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
@@ -144,7 +138,7 @@ void print_text(const Simulated& s, const Scores& scores) {
     std::printf("\n");
   }
   const auto [low, high] = std::minmax_element(s.simulated.begin(), s.simulated.end());
-  std::printf("  simulated: %s .. %s, relative spread %.4f, %zu distinct runtimes\n", seconds_text(*low).c_str(), seconds_text(*high).c_str(),
+  std::printf("  simulated: %s .. %s, relative spread %.4f, %zu distinct runtimes\n", format_duration(*low).c_str(), format_duration(*high).c_str(),
               relative_spread(s.simulated), distinct_values(s.simulated));
   if (s.measured.empty()) {
     std::printf("  measured: hidden (no runtimes in the file)\n");
@@ -152,8 +146,8 @@ void print_text(const Simulated& s, const Scores& scores) {
   }
   const auto [mlow, mhigh] = std::minmax_element(s.measured.begin(), s.measured.end());
   if (g.kind == GraphKind::Tile) std::printf("  measured: runtime / normalizer %.4f .. %.4f, relative spread %.4f\n", *mlow, *mhigh, relative_spread(s.measured));
-  else std::printf("  measured: %s .. %s, relative spread %.4f; config 0 simulated / measured %.3f\n", seconds_text(*mlow).c_str(),
-                   seconds_text(*mhigh).c_str(), relative_spread(s.measured), s.simulated[0] / s.measured[0]);
+  else std::printf("  measured: %s .. %s, relative spread %.4f; config 0 simulated / measured %.3f\n", format_duration(*mlow).c_str(),
+                   format_duration(*mhigh).c_str(), relative_spread(s.measured), s.simulated[0] / s.measured[0]);
   if (std::isnan(scores.tau)) {
     std::printf("  the simulator's order against the measured runtimes: Kendall tau-b undefined (%s), top-5 slowdown %.4f\n",
                 distinct_values(s.simulated) < 2 ? "it prices every config the same" : "the measured runtimes are all equal", scores.slowdown_at_5);

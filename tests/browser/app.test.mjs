@@ -123,6 +123,15 @@ test("with no argument the app opens its default demo, drawn and ranked, says wh
     assert.match(s.summary, /3,163 nodes \(62 with a layout to choose\), 481 layout configs/);
     assert.match(s.summary, /The model's pick \(config \d+\)/);
     assert.match(s.summary, /measured\.$/);
+    // Numbers a person reads: the table in runtime changes and durations, raw costs only under
+    // "details"; the plot with units on both axes and the ranking metrics as its title.
+    assert.deepEqual(s.ranking_columns, ["rank", "config", "predicted", "measured", "vs fastest", "true rank"]);
+    assert.match(s.scatter.title, /^481 configs: Kendall tau 0\.\d{3}, top-5 slowdown \d\.\d{3}$/);
+    assert.equal(s.scatter.y_label, "measured runtime (log scale)");
+    assert.ok(s.scatter.y_ticks.length >= 2 && s.scatter.y_ticks.every((t) => / ms$/.test(t)), s.scatter.y_ticks.join(", "));
+    assert.ok(s.scatter.x_ticks.length >= 2, s.scatter.x_ticks.join(", "));
+    if (s.scatter.x_label === "predicted runtime vs config 0") assert.ok(s.scatter.x_ticks.every((t) => /%$|^config 0$/.test(t)));
+    else assert.match(s.scatter.x_note, /^no predicted runtimes: /);
     await page.screenshot({ path: artifact("app-arrival") });
     // The address bar links to what is shown; a link with ?config= selects that config.
     await page.waitForFunction(() => new URLSearchParams(location.search).get("file") !== null);

@@ -243,6 +243,19 @@ nlohmann::json Viewer::state() const {
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
   state["summary"] = summary();
+  if (session_->ranked()) {
+    state["ranking_columns"] = ranking_columns();
+    if (session_->metrics().labelled) {
+      const ScatterAxes axes = scatter();
+      auto ticks = [](const std::vector<AxisTick>& list) {
+        nlohmann::json labels = nlohmann::json::array();
+        for (const AxisTick& tick : list) labels.push_back(tick.label);
+        return labels;
+      };
+      state["scatter"] = {{"title", axes.title}, {"x_label", axes.x_label}, {"y_label", axes.y_label}, {"x_note", axes.x_note},
+                          {"x_ticks", ticks(axes.x_ticks)}, {"y_ticks", ticks(axes.y_ticks)}};
+    }
+  }
   if (selected_node_ >= 0) state["inspector"] = session_->node_state(selected_node_);
   state["camera"] = {{"centre_x", camera_.centre_x}, {"centre_y", camera_.centre_y}, {"scale", camera_.scale}};
   state["canvas"] = {{"width", width_}, {"height", height_}, {"pixel_ratio", pixel_ratio_}};

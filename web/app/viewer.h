@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/ranking_session.h"
+#include "app/scatter_axes.h"
 #include "data/tpu_graph.h"
 #include "drawing/node_style.h"
 #include "graph_renderer.h"
@@ -88,6 +89,8 @@ class Viewer {
   void panel_ranking();
   void panel_explain();
   void panel_scatter();
+  std::vector<std::string> ranking_columns() const;  // the ranking table's, as shown
+  ScatterAxes scatter() const;                       // the plot's points, axes and title
   void banner_error();
   void explain_selected(bool compare = false);  // the selected config, or its gap to the compared one
   void centre_on(int32_t node);                 // selects it and centres the view on it
@@ -124,6 +127,7 @@ class Viewer {
   bool dragging_ = false;
   float drag_x_ = 0, drag_y_ = 0;
   bool show_labels_ = true, show_minimap_ = true, show_edges_ = true;
+  bool show_raw_costs_ = false;  // the ranking's raw model costs, under "details"
   float pixel_ratio_ = 1;
   int width_ = 0, height_ = 0;
   double frame_ms_ = 0;

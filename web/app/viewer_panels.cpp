@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "app/scatter_axes.h"
+#include "common/units.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
 #include "imgui.h"
@@ -239,7 +241,6 @@ void Viewer::panel_ranking() {
     }
     ImGui::Text("model's pick vs config 0: %.3fx faster (measured)", metrics.measured_speedup);
   }
-  ImGui::Text("predicted cost: best %.4f, config 0 %.4f", costs[static_cast<size_t>(order.front())], costs.front());
   const RuntimeCalibration& calibration = session_->model().calibration();
   const SpeedupEstimate speedup = session_->predicted_speedup();
   if (speedup.supported) {
@@ -258,17 +259,29 @@ void Viewer::panel_ranking() {
     ImGui::TextDisabled("predicted speedup: none, because %s", speedup.reason.c_str());
     ImGui::PopTextWrapPos();
   }
-  const int columns = metrics.labelled ? 5 : 3;
-  if (ImGui::BeginTable("configs", columns, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
+  ImGui::Checkbox("details: the model's raw costs", &show_raw_costs_);
+  if (show_raw_costs_) {
+    ImGui::TextDisabled("raw cost (model units, lower is faster): best %.4f, config 0 %.4f", costs[static_cast<size_t>(order.front())],
+                        costs.front());
+  }
+  if (speedup.supported || metrics.labelled) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s%s", speedup.supported ? "predicted: runtime change from config 0, by the model. " : "",
+                        metrics.labelled ? "measured: on a TPU; vs fastest: from the fastest measured config." : "");
+    ImGui::PopTextWrapPos();
+  }
+  const std::vector<std::string> columns = ranking_columns();
+  if (ImGui::BeginTable("configs", static_cast<int>(columns.size()), ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders,
+                        ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("rank");
-    ImGui::TableSetupColumn("config");
-    ImGui::TableSetupColumn("predicted cost");
-    if (metrics.labelled) {
-      ImGui::TableSetupColumn("runtime");
-      ImGui::TableSetupColumn("true rank");
+    for (const std::string& column : columns) {
+      const bool narrow = column == "rank" || column == "config" || column == "true rank";
+      ImGui::TableSetupColumn(column.c_str(), narrow ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch);
     }
     ImGui::TableHeadersRow();
+    const bool predicted_change = speedup.supported;
+    const double best_measured =
+        metrics.labelled ? static_cast<double>(*std::min_element(graph_->config_runtime_ns.begin(), graph_->config_runtime_ns.end())) : 0;
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(order.size()));
     while (clipper.Step()) {
@@ -287,11 +300,23 @@ void Viewer::panel_ranking() {
         }
         ImGui::TableNextColumn();
         ImGui::Text("%d%s", c, c == compare_config_ ? " (compare)" : "");
-        ImGui::TableNextColumn();
-        ImGui::Text("%.4f", costs[static_cast<size_t>(c)]);
-        if (metrics.labelled) {
+        if (predicted_change) {
           ImGui::TableNextColumn();
-          ImGui::Text("%.1f us", static_cast<double>(graph_->config_runtime_ns[static_cast<size_t>(c)]) / 1000.0);
+          // Only where the calibration holds for this pair; "-" where it would extrapolate.
+          const SpeedupEstimate row = calibration.estimate_speedup(costs.front(), costs[static_cast<size_t>(c)], graph_->node_count);
+          ImGui::TextUnformatted(c == 0 ? "config 0" : row.supported ? format_change(1.0 / row.value).c_str() : "-");
+          if (!row.supported && c != 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.reason.c_str());
+        }
+        if (show_raw_costs_) {
+          ImGui::TableNextColumn();
+          ImGui::Text("%.4f", costs[static_cast<size_t>(c)]);
+        }
+        if (metrics.labelled) {
+          const double runtime = static_cast<double>(graph_->config_runtime_ns[static_cast<size_t>(c)]);
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(format_duration(runtime * 1e-9).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(runtime == best_measured ? "fastest" : format_change(runtime / best_measured).c_str());
           ImGui::TableNextColumn();
           ImGui::Text("%d", session_->true_rank()[static_cast<size_t>(c)] + 1);
         }
@@ -300,6 +325,18 @@ void Viewer::panel_ranking() {
     ImGui::EndTable();
   }
   ImGui::End();
+}
+
+std::vector<std::string> Viewer::ranking_columns() const {
+  std::vector<std::string> columns = {"rank", "config"};
+  if (session_->predicted_speedup().supported) columns.push_back("predicted");
+  if (show_raw_costs_) columns.push_back("raw cost");
+  if (session_->metrics().labelled) {
+    columns.push_back("measured");
+    columns.push_back("vs fastest");
+    columns.push_back("true rank");
+  }
+  return columns;
 }
 
 void Viewer::panel_explain() {
@@ -347,24 +384,52 @@ void Viewer::panel_explain() {
   ImGui::End();
 }
 
+ScatterAxes Viewer::scatter() const {
+  return scatter_axes(session_->costs(), graph_->config_runtime_ns, session_->order(), session_->model().calibration(), graph_->node_count,
+                      session_->metrics().kendall_tau, session_->metrics().top5_slowdown);
+}
+
+// Predicted against measured, with axes a person reads: the predicted runtime change from config 0
+// (or the predicted rank, when the calibration cannot support runtimes) against the measured
+// runtime on a log scale, round ticks with units, the ranking metrics as the title.
 void Viewer::panel_scatter() {
   if (!session_->ranked() || !session_->metrics().labelled) return;
-  const float right = static_cast<float>(width_) / pixel_ratio_;
-  place(right - 450, 710, 440, 260, pixel_ratio_);
+  const float right = static_cast<float>(width_) / pixel_ratio_, bottom = static_cast<float>(height_) / pixel_ratio_;
+  place(right - 450, 710, 440, std::max(180.0f, std::min(260.0f, bottom - 720)), pixel_ratio_);  // within the page when it fits
   ImGui::Begin("Predicted vs measured");
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 size(std::max(50.0f, ImGui::GetContentRegionAvail().x),
-                    std::max(50.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeight()));
+  const ScatterAxes axes = scatter();
+  ImGui::TextUnformatted(axes.title.c_str());
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec2 top_left = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float y_label_width = ImGui::CalcTextSize("000.0 ms ").x;
+  const float bottom_room = 2 * line + (axes.x_note.empty() ? 0 : line) + 4;
+  const ImVec2 origin(top_left.x + y_label_width, top_left.y + 4);
+  const ImVec2 size(std::max(40.0f, avail.x - y_label_width - 8), std::max(40.0f, avail.y - bottom_room - 4));
   ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   draw->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(255, 255, 255, 255));
-  const std::vector<std::pair<float, float>> points = session_->cost_runtime_points();
-  for (size_t c = 0; c < points.size(); ++c) {
-    const ImVec2 at(origin.x + 4 + (size.x - 8) * points[c].first, origin.y + size.y - 4 - (size.y - 8) * points[c].second);
-    draw->AddCircleFilled(at, 2.0f * pixel_ratio_,
+  auto at = [&](float x, float y) { return ImVec2(origin.x + 4 + (size.x - 8) * x, origin.y + size.y - 4 - (size.y - 8) * y); };
+  for (const AxisTick& tick : axes.y_ticks) {
+    const ImVec2 p = at(0, tick.at);
+    draw->AddLine(ImVec2(origin.x, p.y), ImVec2(origin.x + size.x, p.y), IM_COL32(225, 228, 235, 255));
+    const ImVec2 text = ImGui::CalcTextSize(tick.label.c_str());
+    draw->AddText(ImVec2(origin.x - text.x - 4, p.y - text.y / 2), ink, tick.label.c_str());
+  }
+  for (const AxisTick& tick : axes.x_ticks) {
+    const ImVec2 p = at(tick.at, 0);
+    draw->AddLine(ImVec2(p.x, origin.y), ImVec2(p.x, origin.y + size.y), IM_COL32(225, 228, 235, 255));
+    const ImVec2 text = ImGui::CalcTextSize(tick.label.c_str());
+    draw->AddText(ImVec2(p.x - text.x / 2, origin.y + size.y + 2), ink, tick.label.c_str());
+  }
+  for (size_t c = 0; c < axes.x.size(); ++c) {
+    draw->AddCircleFilled(at(axes.x[c], axes.y[c]), 2.0f * pixel_ratio_,
                           static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
   }
-  ImGui::Dummy(size);
-  ImGui::TextDisabled("x: predicted cost, y: log measured runtime");
+  draw->AddRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), faint);
+  ImGui::Dummy(ImVec2(size.x + y_label_width, size.y + line + 6));
+  ImGui::TextDisabled("x: %s; y: %s", axes.x_label.c_str(), axes.y_label.c_str());
+  if (!axes.x_note.empty()) ImGui::TextDisabled("%s", axes.x_note.c_str());
   ImGui::End();
 }
 
