@@ -8,6 +8,10 @@ scripts/train_models.sh links the real labelled layout:xla train files into the 
 training data; valid files, tile files and nlp files are held out.
 
 Usage: /usr/bin/python3 scripts/real_reference.py --out REFERENCE.json [--data DIR] [--build DIR]
+       /usr/bin/python3 scripts/real_reference.py --card PREFIX --reference REFERENCE.json
+The second form prints a model card's opening lines (scripts/train_models.sh): the graphcost-gnn
+row's scores on the files of the collections starting with PREFIX (layout:xla, layout:nlp,
+tile:xla), beside the model-free baselines.
 """
 import argparse
 import json
@@ -28,12 +32,36 @@ def run(args):
     return result.stdout
 
 
+def card_lines(reference, prefix):
+    board = json.load(open(reference))
+    rows = {row["team"]: row["scores"] for row in board["rows"]}
+    columns = [(c, column) for c, column in enumerate(board["columns"]) if column["note"].startswith(prefix)]
+    if not columns:
+        print(f"- **On real TPU measurements:** none: the shared data holds no labelled {prefix} file with two or more distinct")
+        print("  configs (its nlp files are test files, runtimes hidden).")
+        return
+    print(f"- **On real TPU measurements** ({columns[0][1]['metric']}, the shared labelled files with two or more distinct configs;")
+    print("  scripts/real_reference.py, the demo board's reference table):")
+    for c, column in columns:
+        baselines = ", ".join(f"{team[len('baseline-'):]} {scores[c]:.3f}" for team, scores in rows.items() if team.startswith("baseline-"))
+        print(f"  - {column['name']} ({column['note']}): **{rows['graphcost-gnn'][c]:.3f}**; model-free: {baselines}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out")
+    parser.add_argument("--card", help="print a model card's real-data lines for collections starting with this")
+    parser.add_argument("--reference", help="with --card: the JSON the first form wrote")
     parser.add_argument("--data", default=os.environ.get("GRAPHCOST_DATA", os.path.join(ROOT, "..", "shared", "data")))
     parser.add_argument("--build", default=os.path.join(ROOT, "build", "native-release"))
     args = parser.parse_args()
+    if args.card:
+        if not args.reference:
+            parser.error("--card needs --reference")
+        card_lines(args.reference, args.card)
+        return
+    if not args.out:
+        parser.error("--out is required")
     graphcost = os.path.join(args.build, "src", "graphcost")
     evaluator = os.path.join(args.build, "evaluation", "graphcost-eval")
     tree = os.path.join(args.data, "tpugraphs")
