@@ -137,6 +137,11 @@ test("with no argument the app opens its default demo, drawn and ranked, says wh
     await page.waitForFunction(() => new URLSearchParams(location.search).get("file") !== null);
     await page.evaluate(() => window.graphcost.selectConfig(7));
     await page.waitForFunction(() => new URLSearchParams(location.search).get("config") === "7");
+    // ... and the view: a part of the graph, zoomed in, is what a link shows in another window.
+    const fit = (await page.evaluate(() => window.graphcost.state())).view;
+    const wanted = { x: Math.round(fit.x * 0.6), y: Math.round(fit.y * 0.4), zoom: 3 };
+    await page.evaluate((v) => window.graphcost.setView(v.x, v.y, v.zoom, false), wanted);
+    await page.waitForFunction((v) => new URLSearchParams(location.search).get("view") === `${v.x.toFixed(1)},${v.y.toFixed(1)},3.000`, wanted);
     const link = await page.evaluate(() => location.href);
     assert.match(link, /file=files%2Fnpz%2Flayout%2Fxla%2Frandom%2Fvalid%2Funet_3d/);
     const linked = await browser.newPage({ width: 1200, height: 800 });
@@ -146,6 +151,10 @@ test("with no argument the app opens its default demo, drawn and ranked, says wh
         const s = window.graphcost && window.graphcost.ready && window.graphcost.state();
         return s && s.ranking && s.ranking.done && s.selected_config === 7;
       }, null, { timeout: 30000 });
+      await linked.waitForFunction((v) => {
+        const view = window.graphcost.state().view;
+        return Math.abs(view.x - v.x) < 0.5 && Math.abs(view.y - v.y) < 0.5 && Math.abs(view.zoom - v.zoom) < 0.01;
+      }, wanted, { timeout: 10000 });
     } finally {
       await linked.close();
     }

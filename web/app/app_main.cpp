@@ -148,6 +148,12 @@ EMSCRIPTEN_KEEPALIVE const char* graphcost_app_node_position_json(int node) {
   return text.c_str();
 }
 
+// A view from a link (?view=): centre in drawing units, zoom relative to the fit view, grouped.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_set_view(float centre_x, float centre_y, float zoom, int grouped) {
+  page_changed = true;
+  if (viewer) viewer->set_view(centre_x, centre_y, zoom, grouped != 0);
+}
+
 EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
   page_changed = true;
   if (viewer) viewer->select_config(config);

@@ -4,8 +4,10 @@
 "use strict";
 const statusLine = document.getElementById("status");
 // The URL the shown file was fetched from (null for a picked or dropped file, which no link can
-// reproduce), and a ?config= to select once the ranking is done.
-let shownUrl = null, pendingConfig = null;
+// reproduce), a ?config= to select once the ranking is done, and a ?view= (x,y,zoom[,g]: the
+// centre in drawing units, the zoom relative to the fit view, g for the grouped view) to apply once
+// the drawing is done.
+let shownUrl = null, pendingConfig = null, pendingView = null;
 function writeAndOpen(name, bytes, url = null) {
   shownUrl = url;
   const path = "/uploads/" + name.replace(/[^A-Za-z0-9._-]/g, "_");
@@ -43,17 +45,24 @@ var Module = {
     // A link's file and config; without one, the demo marked default: a graph on arrival.
     const params = new URLSearchParams(location.search);
     if (/^\d+$/.test(params.get("config") || "")) pendingConfig = Number(params.get("config"));
+    const view = /^(-?[\d.]+),(-?[\d.]+),([\d.]+)(,g)?$/.exec(params.get("view") || "");
+    if (view) pendingView = { x: Number(view[1]), y: Number(view[2]), zoom: Number(view[3]), grouped: Boolean(view[4]) };
     const arrival = params.get("file") ? { url: params.get("file") } : demos.find((demo) => demo.default);
     if (arrival) await Module.graphcostFetch(arrival.url, arrival.name);
     setInterval(followState, 500);
     window.graphcost.ready = true;
   },
 };
-// Keeps the address bar a link to what is shown (?file=, ?config=) and applies a link's config once
-// the ranking is done.
+// Keeps the address bar a link to what is shown (?file=, ?config=, ?view=) and applies a link's
+// view once the drawing is done and its config once the ranking is done.
 function followState() {
   const state = window.graphcost.state();
   if (!state.loaded) return;
+  if (pendingView !== null && state.drawing && state.drawing.done) {
+    window.graphcost.setView(pendingView.x, pendingView.y, pendingView.zoom, pendingView.grouped);
+    pendingView = null;
+    return;  // the next poll writes the address from the view now shown
+  }
   if (pendingConfig !== null && state.ranking && state.ranking.done) {
     if (pendingConfig < state.configs) window.graphcost.selectConfig(pendingConfig);
     pendingConfig = null;
@@ -61,6 +70,10 @@ function followState() {
   const params = new URLSearchParams();
   if (shownUrl) params.set("file", shownUrl);
   if (shownUrl && state.selected_config >= 0) params.set("config", String(state.selected_config));
+  if (shownUrl && state.view && pendingView === null) {
+    const v = state.view;
+    params.set("view", `${v.x.toFixed(1)},${v.y.toFixed(1)},${v.zoom.toFixed(3)}${v.grouped ? ",g" : ""}`);
+  }
   const search = params.toString() ? `?${params}` : "";
   if (search !== location.search) history.replaceState(null, "", `${location.pathname}${search}`);
 }
@@ -76,6 +89,8 @@ window.graphcost = {
   fetchAndOpen: (url, name) => Module.graphcostFetch(url, name),
   nodePosition: (node) => JSON.parse(Module.UTF8ToString(Module._graphcost_app_node_position_json(node))),
   selectConfig: (config) => Module._graphcost_app_select_config(config),
+  // The view a link keeps: centre in drawing units, zoom relative to the fit view, grouped or not.
+  setView: (x, y, zoom, grouped) => Module._graphcost_app_set_view(x, y, zoom, grouped ? 1 : 0),
   stopDrawing: (keepRough) => Module._graphcost_app_stop_drawing(keepRough ? 1 : 0),
   holdDrawing: (hold) => Module._graphcost_app_hold_drawing(hold ? 1 : 0),
   redraw: () => Module._graphcost_app_redraw(),

@@ -90,12 +90,22 @@ void Viewer::recolour() {
   sized_for_scale_ = camera_.scale;
 }
 
-void Viewer::fit_view() {
+Camera Viewer::fit_camera() const {
   const LayeredDrawing& shown = grouped_ ? session_->groups().drawing : drawing();
   DrawingBox whole;
   whole.add(0, 0), whole.add(shown.width, shown.height);
-  camera_ = width_ > 0 && height_ > 0 ? Camera::framing(whole, width_, height_, 0.92f, 4, camera_)
-                                      : Camera{shown.width / 2, shown.height / 2, 10};
+  return width_ > 0 && height_ > 0 ? Camera::framing(whole, width_, height_, 0.92f, 4, camera_)
+                                   : Camera{shown.width / 2, shown.height / 2, 10};
+}
+
+void Viewer::fit_view() { camera_ = fit_camera(); }
+
+void Viewer::set_view(float centre_x, float centre_y, float zoom, bool grouped) {
+  if (!graph_ || !std::isfinite(centre_x) || !std::isfinite(centre_y) || !(zoom > 0) || !std::isfinite(zoom)) return;
+  set_grouped(grouped);
+  camera_ = fit_camera();
+  camera_.centre_x = centre_x, camera_.centre_y = centre_y;
+  camera_.scale *= std::min(1e4f, std::max(1e-2f, zoom));
 }
 
 void Viewer::build_group_geometry() {
@@ -258,6 +268,10 @@ nlohmann::json Viewer::state() const {
   }
   if (selected_node_ >= 0) state["inspector"] = session_->node_state(selected_node_);
   state["camera"] = {{"centre_x", camera_.centre_x}, {"centre_y", camera_.centre_y}, {"scale", camera_.scale}};
+  state["view"] = {{"x", camera_.centre_x},
+                   {"y", camera_.centre_y},
+                   {"zoom", camera_.scale / std::max(1e-9f, fit_camera().scale)},
+                   {"grouped", grouped_}};
   state["canvas"] = {{"width", width_}, {"height", height_}, {"pixel_ratio", pixel_ratio_}};
   return state;
 }

@@ -58,6 +58,9 @@ class Viewer {
   std::string summary() const;
   void select_node(int32_t node);
   void select_config(int32_t config);
+  // The view as a link keeps it: the centre in drawing units and the zoom relative to the fit view
+  // (so a link opened in another window size shows the same part of the graph).
+  void set_view(float centre_x, float centre_y, float zoom, bool grouped);
   void set_demos(const nlohmann::json& demos);
   // The search box's matches for `text` (RankingSession::find_nodes), each with its names: for scripts.
   nlohmann::json find_nodes_json(const std::string& text) const;  // [{name, url}] shown in the Open panel
@@ -73,6 +76,7 @@ class Viewer {
   void set_grouped(bool grouped);
   void recolour();
   void fit_view();
+  Camera fit_camera() const;  // the camera that frames the whole drawing shown
   void after_work();  // takes what the session finished since the last frame (ranking, explanation)
   const LayeredDrawing& drawing() const { return session_->drawing(); }
   // Input and drawing.
