@@ -301,14 +301,7 @@ void CompetitionStore::migrate() {
   transaction.commit();
 }
 
-void check_about(const std::string& about) {
-  if (about.size() > kReferenceMaxText) {
-    throw InputError("", "about", "at most " + std::to_string(kReferenceMaxText) + " bytes", std::to_string(about.size()) + " bytes");
-  }
-  for (unsigned char c : about) {
-    if (c < 0x20 || c == 0x7f) throw InputError("", "about", "text without control characters", "'" + printable(about) + "'");
-  }
-}
+void check_about(const std::string& about) { check_board_text(about, "", "about"); }
 
 void CompetitionStore::initialize(const CompetitionSettings& settings, const std::string& solution_csv) {
   if (parse_submission_timestamp(settings.deadline) != settings.deadline) {

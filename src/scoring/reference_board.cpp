@@ -33,16 +33,20 @@ void check_fields(const nlohmann::json& object, const std::string& where, const 
 std::string text_field(const nlohmann::json& value, const std::string& where, const std::string& source) {
   if (!value.is_string()) throw InputError(source, where, "a string", kind_of(value));
   const std::string& text = value.get_ref<const std::string&>();
-  if (text.size() > kReferenceMaxText) {
-    throw InputError(source, where, "at most " + std::to_string(kReferenceMaxText) + " bytes", std::to_string(text.size()) + " bytes");
-  }
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) throw InputError(source, where, "text without control characters", "'" + printable(text) + "'");
-  }
+  check_board_text(text, source, where);
   return text;
 }
 
 }  // namespace
+
+void check_board_text(const std::string& text, const std::string& source, const std::string& field) {
+  if (text.size() > kReferenceMaxText) {
+    throw InputError(source, field, "at most " + std::to_string(kReferenceMaxText) + " bytes", std::to_string(text.size()) + " bytes");
+  }
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) throw InputError(source, field, "text without control characters", "'" + printable(text) + "'");
+  }
+}
 
 nlohmann::json parse_reference_board(const std::string& text, const std::string& source) {
   nlohmann::json board;

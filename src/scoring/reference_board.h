@@ -24,5 +24,8 @@ constexpr size_t kReferenceMaxColumns = 32, kReferenceMaxRows = 256, kReferenceM
 // kReferenceMaxText bytes or with control characters, more than the max columns or rows, a row
 // whose scores do not match the columns, non-finite scores, repeated team names.
 nlohmann::json parse_reference_board(const std::string& text, const std::string& source);
+// A text a board shows (a reference board's fields, the competition's about line): at most
+// kReferenceMaxText bytes, no control characters; InputError naming `source` and `field`.
+void check_board_text(const std::string& text, const std::string& source, const std::string& field);
 
 }  // namespace graphcost

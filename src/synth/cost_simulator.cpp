@@ -430,12 +430,17 @@ std::vector<int8_t> LayoutProgram::locally_best_config() const {
 
 TileKernel tile_kernel_of(const HloBuilder& kernel) { return tile_kernel_of(kernel.nodes()); }
 
-TileKernel tile_kernel_of(const std::vector<SynthNode>& nodes) {
-  TileKernel tile;
+const SynthNode& kernel_root(const std::vector<SynthNode>& nodes) {
   const SynthNode* root = &nodes.back();
   for (const SynthNode& n : nodes) {
     if (n.features[0] == 1) root = &n;
   }
+  return *root;
+}
+
+TileKernel tile_kernel_of(const std::vector<SynthNode>& nodes) {
+  TileKernel tile;
+  const SynthNode* root = &kernel_root(nodes);
   tile.output_dims = root->dims;
   double elements = 1;
   for (int64_t d : root->dims) elements *= static_cast<double>(d);

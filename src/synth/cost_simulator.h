@@ -172,7 +172,9 @@ struct TileKernel {
 };
 
 TileKernel tile_kernel_of(const HloBuilder& kernel);
-TileKernel tile_kernel_of(const std::vector<SynthNode>& nodes);  // the root is the node marked root, else the last
+TileKernel tile_kernel_of(const std::vector<SynthNode>& nodes);
+// A kernel's output node: the last one marked root (node_feat column 0), else the last node.
+const SynthNode& kernel_root(const std::vector<SynthNode>& nodes);
 // Noiseless runtime (s) of `kernel` cut into tiles of `tile` sizes (one per output dim).
 double tile_runtime(const TileKernel& kernel, const std::vector<int64_t>& tile, const HardwareModel& hardware = {});
 

@@ -295,10 +295,8 @@ namespace {
 // The kernel's output dims major to minor by the root's layout (the simulator pads the last two as
 // the 8 x 128 tiling's sublanes and lanes), as logical dim indices.
 std::vector<size_t> physical_order(const RebuiltProgram& program) {
-  const SynthNode* root = &program.nodes.back();
-  for (const SynthNode& n : program.nodes)
-    if (n.features[kIsRoot] == 1) root = &n;
-  return std::vector<size_t>(root->layout.rbegin(), root->layout.rend());
+  const SynthNode& root = kernel_root(program.nodes);
+  return std::vector<size_t>(root.layout.rbegin(), root.layout.rend());
 }
 
 }  // namespace
@@ -316,9 +314,7 @@ TileKernel rebuild_tile_kernel(const TpuGraph& graph) {
 std::vector<std::vector<int64_t>> tiles_of_configs(const TpuGraph& graph) {
   const RebuiltProgram program = rebuild_program(graph);
   if (program.nodes.empty()) throw InputError(graph.source, "node_feat", "a kernel with at least one node", "0 nodes");
-  const SynthNode* root = &program.nodes.back();
-  for (const SynthNode& n : program.nodes)
-    if (n.features[kIsRoot] == 1) root = &n;
+  const SynthNode* root = &kernel_root(program.nodes);
   const std::vector<size_t> order = physical_order(program);
   std::vector<std::vector<int64_t>> tiles;
   for (int32_t config = 0; config < graph.config_count; ++config) {
