@@ -250,13 +250,52 @@ TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups"
   }
   CHECK(session.configurable_slot(-1) == -1);
 
-  const GraphGroups& groups = session.groups();
-  CHECK(std::accumulate(groups.size.begin(), groups.size.end(), 0) == graph.node_count);
-  CHECK(session.group_at(groups.drawing.x[0], groups.drawing.y[0]) == 0);
-  CHECK(groups.half_width.size() == groups.size.size());
-  CHECK(groups.drawing.x.size() == groups.size.size());
-  CHECK_FALSE(session.group_box(0).empty());
-  CHECK(session.group_box(static_cast<int32_t>(groups.size.size())).empty());
+  // The nested boxes hold every node once; no box opens onto more than 30 children.
+  const GraphHierarchy& hierarchy = session.hierarchy();
+  CHECK(hierarchy.cluster(0).node_count == graph.node_count);
+  CHECK(hierarchy.subtree_nodes(0).size() == static_cast<size_t>(graph.node_count));
+  for (const HierarchyCluster& cluster : hierarchy.clusters()) CHECK(cluster.items.size() <= 30);
+  CHECK(session.state()["hierarchy"]["top_level"] == hierarchy.cluster(0).items.size());
+}
+
+TEST_CASE("a session's boxes: an imported module by computation and op_name, a real 22k-node graph in parts", "[model][session][hierarchy]") {
+  SKIP_WITHOUT_REAL_DATA();
+  ModelShelf models(testing::source_dir() + "/models");
+  // ResNet-50 (JAX): its computations, then the namespaces of the op_names.
+  auto resnet = RankingSession::open(testing::data_dir() + "/hlo/resnet50_keras_jax_f32.hlo", "resnet50", models);
+  resnet->finish_drawing_early();
+  const TpuGraph& graph = resnet->graph();
+  REQUIRE_FALSE(graph.names.empty());
+  const std::vector<std::vector<std::string>> paths = hierarchy_paths(graph);
+  for (int32_t v : {0, graph.node_count / 2, graph.node_count - 1}) {
+    const std::vector<std::string>& path = paths[static_cast<size_t>(v)];
+    REQUIRE_FALSE(path.empty());
+    CHECK(path.front() == graph.names.computation_of(v));
+    std::string joined;
+    for (size_t i = 1; i < path.size(); ++i) joined += path[i] + "/";
+    CHECK(graph.names.op_names[static_cast<size_t>(v)].rfind(joined, 0) == 0);  // the op_name's namespaces, in order
+  }
+  const GraphHierarchy& boxes = resnet->hierarchy();
+  size_t titled = 0;
+  for (const HierarchyItem& item : boxes.cluster(0).items) titled += item.cluster && boxes.cluster(item.id).title.rfind("layers ", 0) != 0;
+  CHECK(titled > 0);  // named by the module, not only by layers
+
+  // The real 21,918-node nlp graph has no names and one section: parts of consecutive layers,
+  // a few dozen at the top, and opening one lays out only its children.
+  auto nlp = RankingSession::open(testing::real_file("npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"), "nlp", models);
+  nlp->finish_drawing_early();
+  GraphHierarchy& parts = nlp->hierarchy();
+  CHECK(parts.cluster(0).items.size() >= 20);
+  CHECK(parts.cluster(0).items.size() <= 30);
+  CHECK(parts.visible().size() == parts.cluster(0).items.size());
+  const int32_t first = parts.visible().front().id;
+  CHECK(parts.cluster(first).title.rfind("layers 0-", 0) == 0);
+  CHECK_FALSE(nlp->cluster_contents(first).empty());
+  CHECK(parts.expand(first));
+  CHECK(parts.visible().size() == parts.cluster(0).items.size() - 1 + parts.cluster(first).items.size());
+  size_t laid_out = 0;
+  for (const HierarchyCluster& c : parts.clusters()) laid_out += c.laid_out;
+  CHECK(laid_out == 2);  // the root and the opened box: nothing else was laid out
 }
 
 TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model][session]") {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 
 #include "common/internal_error.h"
@@ -24,47 +25,30 @@ double ms_since(Clock::time_point start) { return std::chrono::duration<double, 
 constexpr size_t kRankingChunk = 4;  // configs per ranking unit: a few ms on a 20k-node graph
 constexpr size_t kExplainChunk = 2;  // configs per explanation or search unit
 
-GraphGroups group_graph(const TpuGraph& graph, const LayeredDrawing& drawing, const std::vector<int32_t>& section_of) {
-  GraphGroups groups;
-  const int32_t n = graph.node_count;
-  groups.group_of.assign(static_cast<size_t>(n), 0);
-  int32_t count = 1;
-  if (graph.node_splits.size() >= 4) {  // at least 3 sections
-    groups.group_of = section_of;
-    count = static_cast<int32_t>(graph.node_splits.size()) - 1;
-    groups.kind = "section";
-  } else {
-    const int32_t band = std::max(1, (drawing.layer_count + 39) / 40);
-    for (int32_t v = 0; v < n; ++v) groups.group_of[static_cast<size_t>(v)] = drawing.layer[static_cast<size_t>(v)] / band;
-    count = std::max(1, (drawing.layer_count + band - 1) / band);
-    groups.kind = "layers " + std::to_string(band) + " deep";
-  }
-  groups.size.assign(static_cast<size_t>(count), 0);
-  for (int32_t g : groups.group_of) ++groups.size[static_cast<size_t>(g)];
-  std::vector<char> seen(static_cast<size_t>(count) * static_cast<size_t>(count), 0);
-  for (const Edge& e : graph.edges) {
-    const int32_t a = groups.group_of[static_cast<size_t>(e.producer)], b = groups.group_of[static_cast<size_t>(e.consumer)];
-    const size_t key = static_cast<size_t>(a) * static_cast<size_t>(count) + static_cast<size_t>(b);
-    if (a == b || seen[key]) continue;
-    seen[key] = 1;
-    groups.edges.emplace_back(a, b);
-  }
-  DrawingOptions options;
-  options.node_width = GraphGroups::kGroupWidth;
-  options.node_height = GraphGroups::kGroupHeight;
-  options.horizontal_gap = 1.0f;
-  options.layer_gap = 2.0f;
-  options.stub_fanout = 0;
-  groups.drawing = draw_layered(count, groups.edges, options);
-  const int32_t largest = *std::max_element(groups.size.begin(), groups.size.end());
-  for (int32_t size : groups.size) {
-    const float share = std::sqrt(static_cast<float>(size) / static_cast<float>(std::max(1, largest)));
-    groups.half_width.push_back(GraphGroups::kGroupWidth / 2 * (0.35f + 0.65f * share));
-  }
-  return groups;
-}
-
 }  // namespace
+
+std::vector<std::vector<std::string>> hierarchy_paths(const TpuGraph& graph) {
+  std::vector<std::vector<std::string>> paths(static_cast<size_t>(graph.node_count));
+  if (!graph.names.empty()) {
+    for (int32_t v = 0; v < graph.node_count; ++v) {
+      std::vector<std::string>& path = paths[static_cast<size_t>(v)];
+      path.push_back(graph.names.computation_of(v));
+      const std::string& op_name = graph.names.op_names[static_cast<size_t>(v)];
+      size_t start = 0;
+      for (size_t slash = op_name.find('/'); slash != std::string::npos; slash = op_name.find('/', start)) {
+        if (slash > start) path.push_back(op_name.substr(start, slash - start));
+        start = slash + 1;
+      }
+    }
+  } else if (graph.node_splits.size() >= 4) {
+    for (size_t s = 0; s + 1 < graph.node_splits.size(); ++s) {
+      for (int64_t v = graph.node_splits[s]; v < graph.node_splits[s + 1] && v < graph.node_count; ++v) {
+        paths[static_cast<size_t>(v)].push_back("section " + std::to_string(s));
+      }
+    }
+  }
+  return paths;
+}
 
 RankingSession::RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<CostModel> model, std::string model_source)
     : graph_(std::move(graph)), model_(std::move(model)), model_source_(std::move(model_source)) {
@@ -74,6 +58,7 @@ RankingSession::RankingSession(std::unique_ptr<TpuGraph> graph, std::shared_ptr<
   std::vector<std::pair<int32_t, int32_t>> edges;
   edges.reserve(graph_->edges.size());
   for (const Edge& e : graph_->edges) edges.emplace_back(e.producer, e.consumer);
+  drawing_edges_ = edges;
   drawing_job_ = std::make_unique<LayeredDrawingJob>(graph_->node_count, std::move(edges));
   section_of_.assign(static_cast<size_t>(graph_->node_count), 0);
   for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
@@ -164,17 +149,38 @@ void RankingSession::finish_drawing_early() {
 void RankingSession::finish_drawing() {
   drawing_ = drawing_job_->take();
   drawing_job_.reset();
-  groups_ = group_graph(*graph_, drawing_, section_of_);
+  HierarchyInput input;
+  input.node_count = graph_->node_count;
+  input.edges = &drawing_edges_;
+  input.rank = drawing_.layer;
+  input.paths = hierarchy_paths(*graph_);
+  hierarchy_ = GraphHierarchy(std::move(input));
+  cluster_contents_.assign(hierarchy_.clusters().size(), "");
+  cluster_contents_known_.assign(hierarchy_.clusters().size(), 0);
 }
 
-DrawingBox RankingSession::group_box(int32_t group) const {
-  DrawingBox box;
-  if (!drawn()) return box;
-  for (int32_t v = 0; v < graph_->node_count; ++v) {
-    if (groups_.group_of[static_cast<size_t>(v)] != group) continue;
-    box.add(drawing_.x[static_cast<size_t>(v)], drawing_.y[static_cast<size_t>(v)]);
+const std::string& RankingSession::cluster_contents(int32_t cluster) const {
+  static const std::string none;
+  if (cluster < 0 || static_cast<size_t>(cluster) >= cluster_contents_.size()) return none;
+  const size_t at = static_cast<size_t>(cluster);
+  if (cluster_contents_known_[at]) return cluster_contents_[at];
+  cluster_contents_known_[at] = 1;
+  std::map<int, int> count;
+  for (const int32_t v : hierarchy_.subtree_nodes(cluster)) {
+    const int op = graph_->node_opcodes[static_cast<size_t>(v)];
+    static const int constant = opcode_id("constant"), bitcast = opcode_id("bitcast");
+    if (op == opcode::kParameter || op == constant || op == opcode::kTuple || op == opcode::kGetTupleElement || op == bitcast) continue;
+    ++count[op];
   }
-  return box;
+  std::vector<std::pair<int, int>> ranked;  // (count, opcode)
+  for (const auto& [op, n] : count) ranked.emplace_back(n, op);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::string text;
+  for (size_t i = 0; i < ranked.size() && i < 2; ++i) {
+    text += (i ? ", " : "") + std::to_string(ranked[i].first) + " " + opcode_name(ranked[i].second);
+  }
+  cluster_contents_[at] = text;
+  return cluster_contents_[at];
 }
 
 DrawingBox RankingSession::section_box(size_t section) const {
@@ -210,16 +216,6 @@ int32_t RankingSession::node_at(float x, float y, float slack) const {
     if (std::fabs(x - drawing_.x[static_cast<size_t>(v)]) <= options.node_width / 2 + slack &&
         std::fabs(y - drawing_.y[static_cast<size_t>(v)]) <= options.node_height / 2 + slack) {
       return v;
-    }
-  }
-  return -1;
-}
-
-int32_t RankingSession::group_at(float x, float y) const {
-  for (size_t g = 0; g < groups_.half_width.size(); ++g) {
-    if (std::fabs(x - groups_.drawing.x[g]) <= groups_.half_width[g] &&
-        std::fabs(y - groups_.drawing.y[g]) <= GraphGroups::kGroupHeight / 2) {
-      return static_cast<int32_t>(g);
     }
   }
   return -1;
@@ -512,8 +508,12 @@ nlohmann::json RankingSession::state() const {
       state["ranking"]["top5_slowdown"] = metrics_.top5_slowdown;
     }
   }
-  state["groups"] = groups_.size.size();
-  state["group_kind"] = groups_.kind;
+  if (drawn()) {
+    state["hierarchy"] = {{"clusters", hierarchy_.clusters().size() - 1},
+                          {"top_level", hierarchy_.cluster(0).items.size()},
+                          {"open", hierarchy_.frames().size()},
+                          {"in_view", hierarchy_.visible().size()}};
+  }
   if (explained_) {
     state["explained_nodes"] = contributions_.slots.size();
     state["explanation"] = explanation_summary();

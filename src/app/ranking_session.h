@@ -24,6 +24,7 @@
 
 #include "data/tpu_graph.h"
 #include "drawing/camera.h"
+#include "drawing/graph_hierarchy.h"
 #include "drawing/layered_drawing.h"
 #include "model/config_explainer.h"
 #include "model/cost_model.h"
@@ -32,17 +33,11 @@
 
 namespace graphcost {
 
-// The grouped view of a big graph: one group per node_splits section when a file has 3 or more,
-// else bands of layers; the groups laid out as a DAG of their own.
-struct GraphGroups {
-  std::string kind;                                // "section" or "layers N deep"
-  std::vector<int32_t> group_of;                   // node -> group
-  std::vector<int32_t> size;                       // nodes per group
-  std::vector<std::pair<int32_t, int32_t>> edges;  // distinct (producer group, consumer group)
-  LayeredDrawing drawing;                          // DrawingOptions of kGroupWidth x kGroupHeight boxes
-  std::vector<float> half_width;                   // per group: its box, wider for more nodes (sqrt)
-  static constexpr float kGroupWidth = 4.0f, kGroupHeight = 1.5f;
-};
+// The groups each node belongs to, outermost first, for the app's nested boxes (GraphHierarchy):
+// for an imported HLO module its computation, then the namespaces of its op_name (the last part,
+// the op itself, left out); for a dataset file its node_splits section when there are three or
+// more; else none (the hierarchy then splits the graph into parts of consecutive layers).
+std::vector<std::vector<std::string>> hierarchy_paths(const TpuGraph& graph);
 
 // The ranking against the measured runtimes (labelled files only).
 struct RankingMetrics {
@@ -114,13 +109,16 @@ class RankingSession {
   const LayeredDrawing& drawing() const { return drawing_; }
   double drawing_ms() const { return drawing_ms_; }
   const std::vector<int32_t>& section_of() const { return section_of_; }  // node -> node_splits section
-  const GraphGroups& groups() const { return groups_; }
-  DrawingBox group_box(int32_t group) const;     // the drawing box of a group's nodes
+  // The nested boxes (built with the drawing: its layers order the parts); open and close them here.
+  const GraphHierarchy& hierarchy() const { return hierarchy_; }
+  GraphHierarchy& hierarchy() { return hierarchy_; }
+  // What a box holds, for its label: its most frequent opcodes that do work (not parameters,
+  // constants, tuples, bitcasts), e.g. "12 convolution, 3 dot" (cached).
+  const std::string& cluster_contents(int32_t cluster) const;
   DrawingBox section_box(size_t section) const;  // of a node_splits section's nodes
   std::vector<EdgeSegment> edge_segments() const;
   // The node whose box (DrawingOptions' size, grown by `slack`) holds drawing point (x, y); -1 if none.
   int32_t node_at(float x, float y, float slack) const;
-  int32_t group_at(float x, float y) const;  // in groups().drawing's coordinates; -1 if none
 
   // Ranking (after the drawing).
   bool ranked() const { return ranked_; }
@@ -194,11 +192,14 @@ class RankingSession {
   double load_ms_ = 0;
   GraphView view_;
 
+  std::vector<std::pair<int32_t, int32_t>> drawing_edges_;  // (producer, consumer), the hierarchy's
   std::unique_ptr<LayeredDrawingJob> drawing_job_;
   LayeredDrawing drawing_;
   double drawing_ms_ = 0;
   std::vector<int32_t> section_of_;
-  GraphGroups groups_;
+  GraphHierarchy hierarchy_;
+  mutable std::vector<std::string> cluster_contents_;  // per cluster, filled on first use
+  mutable std::vector<char> cluster_contents_known_;
 
   std::unique_ptr<PreparedGraph> prepared_;
   std::unique_ptr<LayoutInference> inference_;

@@ -96,7 +96,9 @@ void frame() {
   const bool* keys = ImGui::GetIO().KeysDown;  // arrows held pan every frame, between key repeats too
   const bool panning = keys[GLFW_KEY_LEFT] || keys[GLFW_KEY_RIGHT] || keys[GLFW_KEY_UP] || keys[GLFW_KEY_DOWN];
   if (!busy && !was_busy && !input && !page_changed && !resized && !panning && settle_frames == 0) return;  // idle: keep the last frame
-  settle_frames = input ? 3 : std::max(0, settle_frames - 1);
+  // A few frames after input or the end of background work: ImGui sizes tables and windows from
+  // the frame before, so a single frame would leave them half laid out (a ranking table of "r|c").
+  settle_frames = input || (was_busy && !busy) ? 3 : std::max(0, settle_frames - 1);
   was_busy = busy;
   page_changed = false;
   drawn_input_events = input_events;
@@ -152,6 +154,19 @@ EMSCRIPTEN_KEEPALIVE const char* graphcost_app_node_position_json(int node) {
 EMSCRIPTEN_KEEPALIVE void graphcost_app_set_view(float centre_x, float centre_y, float zoom, int grouped) {
   page_changed = true;
   if (viewer) viewer->set_view(centre_x, centre_y, zoom, grouped != 0);
+}
+
+// The nested view's boxes as drawn (Viewer::boxes_json), valid until the next call; and opening or
+// closing one by id (timed: state().boxes.last_toggle).
+EMSCRIPTEN_KEEPALIVE const char* graphcost_app_boxes_json() {
+  static std::string text;
+  text = viewer ? viewer->boxes_json().dump() : "[]";
+  return text.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE void graphcost_app_toggle_box(int box) {
+  page_changed = true;
+  if (viewer) viewer->toggle_box_by_id(box);
 }
 
 EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {

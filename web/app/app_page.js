@@ -91,6 +91,10 @@ window.graphcost = {
   selectConfig: (config) => Module._graphcost_app_select_config(config),
   // The view a link keeps: centre in drawing units, zoom relative to the fit view, grouped or not.
   setView: (x, y, zoom, grouped) => Module._graphcost_app_set_view(x, y, zoom, grouped ? 1 : 0),
+  // The nested view's boxes as drawn ({id, title, nodes, open, x, y, top, width, height, contents,
+  // cost}, CSS pixels from the canvas' top-left), and opening or closing one.
+  boxes: () => JSON.parse(Module.UTF8ToString(Module._graphcost_app_boxes_json())),
+  toggleBox: (id) => Module._graphcost_app_toggle_box(id),
   stopDrawing: (keepRough) => Module._graphcost_app_stop_drawing(keepRough ? 1 : 0),
   holdDrawing: (hold) => Module._graphcost_app_hold_drawing(hold ? 1 : 0),
   redraw: () => Module._graphcost_app_redraw(),

@@ -75,6 +75,10 @@ GraphRenderer::GraphRenderer() {
   glBufferData(GL_ARRAY_BUFFER, sizeof segment_quad, segment_quad, GL_STATIC_DRAW);
   glGenBuffers(1, &node_buffer_);
   glGenBuffers(1, &edge_buffer_);
+  glGenBuffers(1, &backdrop_buffer_);
+  glGenVertexArrays(1, &backdrop_vao_);
+  glBindVertexArray(backdrop_vao_);
+  describe_instances(quad_buffer_, backdrop_buffer_, sizeof(NodeInstance));
   glGenVertexArrays(1, &node_vao_);
   glBindVertexArray(node_vao_);
   describe_instances(quad_buffer_, node_buffer_, sizeof(NodeInstance));
@@ -87,13 +91,18 @@ GraphRenderer::GraphRenderer() {
 GraphRenderer::~GraphRenderer() {
   glDeleteVertexArrays(1, &node_vao_);
   glDeleteVertexArrays(1, &edge_vao_);
-  const unsigned buffers[] = {quad_buffer_, segment_quad_buffer_, node_buffer_, edge_buffer_};
-  glDeleteBuffers(4, buffers);
+  glDeleteVertexArrays(1, &backdrop_vao_);
+  const unsigned buffers[] = {quad_buffer_, segment_quad_buffer_, node_buffer_, edge_buffer_, backdrop_buffer_};
+  glDeleteBuffers(5, buffers);
   glDeleteProgram(node_program_);
   glDeleteProgram(edge_program_);
 }
 
-void GraphRenderer::upload(const std::vector<NodeInstance>& nodes, const std::vector<EdgeInstance>& edges) {
+void GraphRenderer::upload(const std::vector<NodeInstance>& nodes, const std::vector<EdgeInstance>& edges,
+                           const std::vector<NodeInstance>& backdrop) {
+  glBindBuffer(GL_ARRAY_BUFFER, backdrop_buffer_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(backdrop.size() * sizeof(NodeInstance)), backdrop.data(), GL_DYNAMIC_DRAW);
+  backdrop_count_ = static_cast<int>(backdrop.size());
   glBindBuffer(GL_ARRAY_BUFFER, node_buffer_);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(nodes.size() * sizeof(NodeInstance)), nodes.data(), GL_DYNAMIC_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, edge_buffer_);
@@ -109,6 +118,12 @@ void GraphRenderer::draw(const Camera& camera, int x, int y, int width, int heig
   glScissor(x, y, width, height);
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  if (backdrop_count_ > 0) {
+    glUseProgram(node_program_);
+    set_camera(node_program_, camera, width, height);
+    glBindVertexArray(backdrop_vao_);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, backdrop_count_);
+  }
   if (edges) {
     glUseProgram(edge_program_);
     set_camera(edge_program_, camera, width, height);

@@ -28,15 +28,17 @@ class GraphRenderer {
   GraphRenderer(const GraphRenderer&) = delete;
   GraphRenderer& operator=(const GraphRenderer&) = delete;
 
-  void upload(const std::vector<NodeInstance>& nodes, const std::vector<EdgeInstance>& edges);
+  // `backdrop`: boxes drawn under the edges (the open boxes' frames of the nested view).
+  void upload(const std::vector<NodeInstance>& nodes, const std::vector<EdgeInstance>& edges,
+              const std::vector<NodeInstance>& backdrop = {});
   // Viewport in device pixels, origin bottom-left (GL convention).
   void draw(const Camera& camera, int x, int y, int width, int height, float edge_width, bool edges = true) const;
 
  private:
   unsigned node_program_ = 0, edge_program_ = 0;
-  unsigned node_vao_ = 0, edge_vao_ = 0;
-  unsigned quad_buffer_ = 0, segment_quad_buffer_ = 0, node_buffer_ = 0, edge_buffer_ = 0;
-  int node_count_ = 0, edge_count_ = 0;
+  unsigned node_vao_ = 0, edge_vao_ = 0, backdrop_vao_ = 0;
+  unsigned quad_buffer_ = 0, segment_quad_buffer_ = 0, node_buffer_ = 0, edge_buffer_ = 0, backdrop_buffer_ = 0;
+  int node_count_ = 0, edge_count_ = 0, backdrop_count_ = 0;
 };
 
 }  // namespace graphcost::app

@@ -4,11 +4,25 @@
 #include <cmath>
 #include <cstdio>
 
+#include <emscripten.h>
+
 #include "common/error_exit.h"
 
 namespace graphcost::app {
 
-Viewer::Viewer(std::string model_dir) : models_(std::move(model_dir)) { renderer_ = std::make_unique<GraphRenderer>(); }
+Viewer::Viewer(std::string model_dir) : models_(std::move(model_dir)) {
+  renderer_ = std::make_unique<GraphRenderer>();
+  // Which panel columns the visitor left open last time (the page's localStorage; both by default).
+  const int panels = EM_ASM_INT({
+    try {
+      const v = localStorage.getItem("graphcost.panels");
+      return v === null ? 3 : Number(v) & 3;
+    } catch (e) {
+      return 3;
+    }
+  });
+  left_open_ = (panels & 1) != 0, right_open_ = (panels & 2) != 0;
+}
 
 Viewer::~Viewer() = default;
 
@@ -45,9 +59,14 @@ void Viewer::show_loaded() {
   search_results_.clear();
   in_neighbourhood_.clear();
   if (colouring_ == Colouring::Contribution || colouring_ == Colouring::Compare) colouring_ = Colouring::Opcode;
-  grouped_ = false;  // before build_geometry: recolour() uploads nothing in the grouped view
+  selected_box_ = -1;
+  auto_explained_ = false;
+  last_toggle_ = nullptr;
+  box_cost_.clear();
+  box_cost_total_ = 0;
+  grouped_ = true;  // the nested view first: a few dozen labelled boxes, not a cloud of nodes
   build_geometry();
-  build_group_geometry();
+  build_box_geometry();
   fit_view();
 }
 
@@ -67,7 +86,11 @@ void Viewer::build_geometry() {
 }
 
 void Viewer::recolour() {
-  if (!graph_ || grouped_) return;
+  if (!graph_) return;
+  if (grouped_) {
+    build_box_geometry();
+    return;
+  }
   StyleInputs inputs;
   inputs.colouring = colouring_;
   inputs.section_of = &session_->section_of();
@@ -91,14 +114,25 @@ void Viewer::recolour() {
 }
 
 Camera Viewer::fit_camera() const {
-  const LayeredDrawing& shown = grouped_ ? session_->groups().drawing : drawing();
   DrawingBox whole;
-  whole.add(0, 0), whole.add(shown.width, shown.height);
-  return width_ > 0 && height_ > 0 ? Camera::framing(whole, width_, height_, 0.92f, 4, camera_)
-                                   : Camera{shown.width / 2, shown.height / 2, 10};
+  whole.add(0, 0);
+  if (grouped_) {
+    whole.add(session_->hierarchy().width(), session_->hierarchy().height());
+  } else {
+    whole.add(drawing().width, drawing().height);
+  }
+  return width_ > 0 && height_ > 0 ? Camera::framing(whole, width_, height_, grouped_ ? 0.97f : 0.92f, grouped_ ? 0.5f : 4, camera_)
+                                   : Camera{(whole.min_x + whole.max_x) / 2, (whole.min_y + whole.max_y) / 2, 10};
 }
 
-void Viewer::fit_view() { camera_ = fit_camera(); }
+void Viewer::fit_view() {
+  // The top level wraps towards the graph area's shape, so its boxes come out as large as they can.
+  if (grouped_ && width_ > 0 && height_ > 0) {
+    session_->hierarchy().set_top_aspect(static_cast<float>(width_) / static_cast<float>(height_));
+    build_box_geometry();
+  }
+  camera_ = fit_camera();
+}
 
 void Viewer::set_view(float centre_x, float centre_y, float zoom, bool grouped) {
   if (!graph_ || !std::isfinite(centre_x) || !std::isfinite(centre_y) || !(zoom > 0) || !std::isfinite(zoom)) return;
@@ -108,27 +142,138 @@ void Viewer::set_view(float centre_x, float centre_y, float zoom, bool grouped) 
   camera_.scale *= std::min(1e4f, std::max(1e-2f, zoom));
 }
 
-void Viewer::build_group_geometry() {
-  const GraphGroups& groups = session_->groups();
-  group_instances_.clear();
-  group_edges_.clear();
-  const float half_height = GraphGroups::kGroupHeight / 2;
-  for (size_t g = 0; g < groups.size.size(); ++g) {
-    group_instances_.push_back({groups.drawing.x[g], groups.drawing.y[g], groups.half_width[g], half_height, 0, 0, 0, 255});
-    category_colour(static_cast<int>(g), group_instances_.back().r, group_instances_.back().g, group_instances_.back().b);
+void Viewer::build_box_geometry() {
+  const GraphHierarchy& boxes = session_->hierarchy();
+  box_instances_.clear();
+  box_frames_.clear();
+  box_edges_.clear();
+  // Cost on the picture: each box's part of the explained cost (the occlusion explanation of the
+  // selected config: a node's contribution is the change in predicted cost when its layout is
+  // reset to the most common one), as a share of all nodes' contributions in magnitude.
+  const std::vector<float>& contribution = session_->node_contribution();
+  const bool costed = explanation_shown_ && !contribution.empty();
+  box_cost_ = costed ? boxes.cluster_sums(contribution) : std::vector<double>();
+  box_cost_total_ = 0;
+  if (costed) {
+    for (const float c : contribution) box_cost_total_ += std::fabs(c);
   }
-  for (const auto& [a, b] : groups.edges) {
-    const size_t from = static_cast<size_t>(a), to = static_cast<size_t>(b);
-    group_edges_.push_back({groups.drawing.x[from], groups.drawing.y[from] + half_height, groups.drawing.x[to],
-                            groups.drawing.y[to] - half_height, 110, 110, 125, 170});
+  auto cost_colour = [&](double value, uint8_t& r, uint8_t& g, uint8_t& b) {
+    const double share = box_cost_total_ > 0 ? value / box_cost_total_ : 0;
+    diverging_colour(static_cast<float>((share < 0 ? -1 : 1) * std::sqrt(std::fabs(share))), r, g, b);
+  };
+  for (const int32_t frame : boxes.frames()) {
+    const HierarchyCluster& c = boxes.cluster(frame);
+    const uint8_t shade = static_cast<uint8_t>(std::max(200, 246 - 10 * c.depth));
+    box_frames_.push_back({c.x, c.y, c.half_width, c.half_height, shade, shade, static_cast<uint8_t>(std::min(255, shade + 6)), 255});
+    if (frame == selected_box_) box_frames_.back().r = 255, box_frames_.back().g = 236, box_frames_.back().b = 200;
   }
+  StyleInputs inputs;
+  inputs.colouring = colouring_;
+  inputs.section_of = &session_->section_of();
+  inputs.contribution = explanation_shown_ ? &contribution : nullptr;
+  inputs.neighbourhood = &in_neighbourhood_;
+  inputs.selected_node = selected_node_;
+  const std::vector<NodeStyle> styles = style_nodes(*graph_, inputs);
+  for (const HierarchyItem& item : boxes.visible()) {
+    if (item.cluster) {
+      const HierarchyCluster& c = boxes.cluster(item.id);
+      NodeInstance box{c.x, c.y, c.half_width, c.half_height, 196, 212, 236, 255};
+      if (costed) cost_colour(box_cost_[static_cast<size_t>(item.id)], box.r, box.g, box.b);
+      if (item.id == selected_box_) box.r = 255, box.g = 200, box.b = 120;
+      box_instances_.push_back(box);
+    } else {
+      float x = 0, y = 0;
+      boxes.node_centre(item.id, x, y);
+      const NodeStyle& style = styles[static_cast<size_t>(item.id)];
+      box_instances_.push_back({x, y, GraphHierarchy::kNodeWidth / 2, GraphHierarchy::kNodeHeight / 2, style.r, style.g, style.b, style.a});
+    }
+  }
+  auto bottom = [&](const HierarchyItem& item, float& x, float& y, bool top) {
+    if (item.cluster) {
+      const HierarchyCluster& c = boxes.cluster(item.id);
+      x = c.x, y = top ? c.y - c.half_height : c.y + c.half_height;
+    } else {
+      boxes.node_centre(item.id, x, y);
+      y += (top ? -1 : 1) * GraphHierarchy::kNodeHeight / 2;
+    }
+  };
+  for (const HierarchyEdge& e : boxes.edges()) {
+    EdgeInstance edge{0, 0, 0, 0, 90, 95, 110, 0};
+    bottom(e.from, edge.x0, edge.y0, false);
+    bottom(e.to, edge.x1, edge.y1, true);
+    // Weighted: an edge standing for many graph edges is darker.
+    edge.a = static_cast<uint8_t>(std::min(235.0, 80 + 35 * std::log2(static_cast<double>(e.weight))));
+    box_edges_.push_back(edge);
+  }
+  if (grouped_) renderer_->upload(box_instances_, box_edges_, box_frames_);
+}
+
+void Viewer::toggle_box(int32_t cluster) {
+  if (!graph_ || cluster <= 0 || static_cast<size_t>(cluster) >= session_->hierarchy().clusters().size()) return;
+  const auto start = std::chrono::steady_clock::now();
+  GraphHierarchy& boxes = session_->hierarchy();
+  const bool opening = !boxes.cluster(cluster).expanded;
+  // Keep the toggled box's top-left where it is on screen: the rest moves around it.
+  const DrawingBox before = boxes.box_of(cluster);
+  opening ? boxes.expand(cluster) : boxes.collapse(cluster);
+  const DrawingBox after = boxes.box_of(cluster);
+  camera_.centre_x += after.min_x - before.min_x;
+  camera_.centre_y += after.min_y - before.min_y;
+  if (opening) {
+    // The opened box in view: moved in when it fits at this zoom, else framed whole.
+    const float view_w = static_cast<float>(width_) / camera_.scale, view_h = static_cast<float>(height_) / camera_.scale;
+    const float box_w = after.max_x - after.min_x, box_h = after.max_y - after.min_y;
+    if (box_w <= view_w * 0.98f && box_h <= view_h * 0.98f) {
+      camera_.centre_x = std::min(camera_.centre_x, after.min_x + view_w / 2 - 0.01f * view_w);
+      camera_.centre_x = std::max(camera_.centre_x, after.max_x - view_w / 2 + 0.01f * view_w);
+      camera_.centre_y = std::min(camera_.centre_y, after.min_y + view_h / 2 - 0.01f * view_h);
+      camera_.centre_y = std::max(camera_.centre_y, after.max_y - view_h / 2 + 0.01f * view_h);
+    } else {
+      camera_ = Camera::framing(after, width_, height_, 0.97f, 0.3f, camera_);
+    }
+  }
+  selected_box_ = cluster;
+  build_box_geometry();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  last_toggle_ = {{"box", cluster}, {"opened", opening}, {"ms", ms}, {"in_view", boxes.visible().size()}};
+}
+
+std::string Viewer::box_cost_text(int32_t cluster) const {
+  if (box_cost_.empty() || box_cost_total_ <= 0 || cluster < 0 || static_cast<size_t>(cluster) >= box_cost_.size()) return "";
+  const double share = 100 * box_cost_[static_cast<size_t>(cluster)] / box_cost_total_;
+  char text[48];
+  std::snprintf(text, sizeof text, std::fabs(share) < 0.5 ? "%+.1f%% cost" : "%+.0f%% cost", share);
+  return text;
+}
+
+nlohmann::json Viewer::boxes_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  if (!graph_ || !grouped_) return list;
+  const GraphHierarchy& boxes = session_->hierarchy();
+  auto add = [&](int32_t id, bool open) {
+    const HierarchyCluster& c = boxes.cluster(id);
+    float x0, y0, x1, y1;
+    camera_.to_screen(c.x - c.half_width, c.y - c.half_height, width_, height_, x0, y0);
+    camera_.to_screen(c.x + c.half_width, c.y + c.half_height, width_, height_, x1, y1);
+    const float css = 1 / std::max(1e-6f, pixel_ratio_);
+    x0 += static_cast<float>(area_x_), x1 += static_cast<float>(area_x_);
+    y0 += static_cast<float>(area_y_), y1 += static_cast<float>(area_y_);
+    list.push_back({{"id", id}, {"title", c.title}, {"nodes", c.node_count}, {"open", open}, {"x", (x0 + x1) / 2 * css},
+                    {"y", (y0 + y1) / 2 * css}, {"top", y0 * css}, {"width", (x1 - x0) * css}, {"height", (y1 - y0) * css},
+                    {"contents", session_->cluster_contents(id)}, {"cost", box_cost_text(id)}});
+  };
+  for (const int32_t frame : boxes.frames()) add(frame, true);
+  for (const HierarchyItem& item : boxes.visible()) {
+    if (item.cluster) add(item.id, false);
+  }
+  return list;
 }
 
 void Viewer::set_grouped(bool grouped) {
   if (!graph_ || grouped == grouped_) return;
   grouped_ = grouped;
   if (grouped_) {
-    renderer_->upload(group_instances_, group_edges_);
+    build_box_geometry();  // uploads
   } else {
     recolour();  // uploads the node geometry
   }
@@ -150,6 +295,11 @@ void Viewer::after_work() {
   if (!session_) return;
   if (selected_config_ < 0 && session_->ranked() && !session_->order().empty()) selected_config_ = session_->order().front();
   if (session_->ranked() && !what_if_ranked_) update_what_if();  // its rank among all configs, now known
+  // Cost on the picture from the start: the model's pick is explained as soon as it is known.
+  if (session_->ranked() && !auto_explained_ && session_->explainable() && selected_config_ >= 0) {
+    auto_explained_ = true;
+    explain_selected();
+  }
   if (explanation_shown_ || !session_->explained()) return;
   explanation_shown_ = true;
   colouring_ = session_->explained_compare() ? Colouring::Compare : Colouring::Contribution;
@@ -163,7 +313,10 @@ void Viewer::update_neighbourhood() {
 
 bool Viewer::node_screen_position(int32_t node, float& x, float& y) const {
   if (!graph_ || node < 0 || node >= graph_->node_count) return false;
-  camera_.to_screen(drawing().x[static_cast<size_t>(node)], drawing().y[static_cast<size_t>(node)], width_, height_, x, y);
+  float wx = drawing().x[static_cast<size_t>(node)], wy = drawing().y[static_cast<size_t>(node)];
+  if (grouped_ && !session_->hierarchy().node_centre(node, wx, wy)) return false;  // inside a closed box
+  camera_.to_screen(wx, wy, width_, height_, x, y);
+  x += static_cast<float>(area_x_), y += static_cast<float>(area_y_);
   return true;
 }
 
@@ -196,6 +349,15 @@ void Viewer::explain_selected(bool compare) {
 }
 
 void Viewer::centre_on(int32_t node) {
+  if (grouped_) {  // open the boxes on the way to it
+    session_->hierarchy().reveal(node);
+    select_node(node);
+    float x = 0, y = 0;
+    session_->hierarchy().node_centre(node, x, y);
+    camera_.centre_x = x, camera_.centre_y = y;
+    camera_.scale = std::max(camera_.scale, 60.0f * pixel_ratio_ / GraphHierarchy::kNodeWidth);  // its name readable
+    return;
+  }
   select_node(node);
   camera_.centre_x = drawing().x[static_cast<size_t>(node)], camera_.centre_y = drawing().y[static_cast<size_t>(node)];
 }
@@ -250,6 +412,12 @@ nlohmann::json Viewer::state() const {
   if (!graph_) return state;
   state.update(session_->state());
   state["grouped"] = grouped_;
+  if (grouped_) {
+    state["boxes"] = {{"labels", {{"drawn", label_stats_.drawn}, {"legible", label_stats_.legible}, {"overlapping", label_stats_.overlapping}}},
+                      {"cost_shown", !box_cost_.empty()},
+                      {"selected", selected_box_}};
+    if (!last_toggle_.is_null()) state["boxes"]["last_toggle"] = last_toggle_;
+  }
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
   state["summary"] = summary();
@@ -272,7 +440,12 @@ nlohmann::json Viewer::state() const {
                    {"y", camera_.centre_y},
                    {"zoom", camera_.scale / std::max(1e-9f, fit_camera().scale)},
                    {"grouped", grouped_}};
-  state["canvas"] = {{"width", width_}, {"height", height_}, {"pixel_ratio", pixel_ratio_}};
+  state["canvas"] = {{"width", canvas_width_}, {"height", canvas_height_}, {"pixel_ratio", pixel_ratio_}};
+  const float css = 1 / std::max(1e-6f, pixel_ratio_);
+  state["graph_area"] = {{"x", static_cast<float>(area_x_) * css}, {"y", static_cast<float>(area_y_) * css}, {"width", static_cast<float>(width_) * css},
+                         {"height", static_cast<float>(height_) * css}};
+  state["panels"] = panel_rects_;
+  state["panel_columns"] = {{"left", left_open_}, {"right", right_open_}};
   return state;
 }
 

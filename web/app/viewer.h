@@ -61,6 +61,10 @@ class Viewer {
   // The view as a link keeps it: the centre in drawing units and the zoom relative to the fit view
   // (so a link opened in another window size shows the same part of the graph).
   void set_view(float centre_x, float centre_y, float zoom, bool grouped);
+  // The nested view's closed boxes as drawn now: [{id, title, nodes, x, y, width, height}] in CSS
+  // pixels from the canvas' top-left (for scripts and tests); toggle one by id.
+  nlohmann::json boxes_json() const;
+  void toggle_box_by_id(int32_t cluster) { toggle_box(cluster); }
   void set_demos(const nlohmann::json& demos);
   // The search box's matches for `text` (RankingSession::find_nodes), each with its names: for scripts.
   nlohmann::json find_nodes_json(const std::string& text) const;  // [{name, url}] shown in the Open panel
@@ -72,8 +76,11 @@ class Viewer {
   void show_loaded();  // the laid-out pending file becomes the current graph
   void window_drawing_progress();
   void build_geometry();
-  void build_group_geometry();
+  void build_box_geometry();  // the nested view's frames, boxes, nodes and edges (uploads them when shown)
   void set_grouped(bool grouped);
+  void toggle_box(int32_t cluster);  // opens or closes a box in place, timed (state().boxes.last_toggle)
+  std::string box_cost_text(int32_t cluster) const;  // "+18% cost" once explained, else ""
+
   void recolour();
   void fit_view();
   Camera fit_camera() const;  // the camera that frames the whole drawing shown
@@ -83,10 +90,16 @@ class Viewer {
   void handle_mouse(int width, int height);
   void handle_keys();
   void draw_labels(int width, int height) const;
+  void draw_box_labels(int width, int height) const;
+
   void draw_minimap(int width, int height);
   void draw_summary(int width) const;
   Camera minimap_camera(int side) const;  // the whole drawing in a side x side square
-  // Panels (viewer_panels.cpp).
+  // Panels (viewer_panels.cpp), docked in a left and a right column (CSS pixels wide).
+  static constexpr float kLeftColumn = 340, kRightColumn = 450;
+  bool begin_docked(const char* name, bool left, float top, float height);  // false: the column is hidden
+  void panel_edges();
+  void cost_legend();
   void panel_open();
   void panel_view();
   void panel_inspector();
@@ -114,9 +127,19 @@ class Viewer {
   const TpuGraph* graph_ = nullptr;  // session_'s
   std::vector<NodeInstance> node_instances_;
   std::vector<EdgeInstance> edge_instances_;
-  std::vector<NodeInstance> group_instances_;
-  std::vector<EdgeInstance> group_edges_;
-  bool grouped_ = false;
+  // The nested view (GraphHierarchy, the default): open boxes' frames drawn under the edges, closed
+  // boxes and nodes over them; each box's share of the explained cost.
+  std::vector<NodeInstance> box_instances_, box_frames_;
+  std::vector<EdgeInstance> box_edges_;
+  std::vector<double> box_cost_;
+  double box_cost_total_ = 0;  // sum of |contribution| over the nodes
+  bool grouped_ = true;        // the nested view; false: every node of the layered drawing
+  int32_t selected_box_ = -1;
+  nlohmann::json last_toggle_;  // {box, opened, ms}
+  struct LabelStats {
+    int drawn = 0, legible = 0, overlapping = 0;
+  };
+  mutable LabelStats label_stats_;  // the last frame's labels
 
   // Selection, view and overlays.
   Camera camera_;
@@ -133,12 +156,20 @@ class Viewer {
   bool show_labels_ = true, show_minimap_ = true, show_edges_ = true;
   bool show_raw_costs_ = false;  // the ranking's raw model costs, under "details"
   float pixel_ratio_ = 1;
-  int width_ = 0, height_ = 0;
+  // The graph area (device pixels): the canvas between the panel columns, below the summary's
+  // strip. width_ and height_ are its size, (area_x_, area_y_) its top-left; the camera, mouse
+  // and labels work in it.
+  int width_ = 0, height_ = 0, area_x_ = 0, area_y_ = 0;
+  int canvas_width_ = 0, canvas_height_ = 0;
+  bool left_open_ = true, right_open_ = true;
+  bool fit_view_pending_ = false;                 // a column was hidden or shown: refit the graph
+  std::vector<nlohmann::json> panel_rects_;       // this frame's docked panels (CSS pixels)
   double frame_ms_ = 0;
   std::chrono::steady_clock::time_point last_frame_{};
   bool focus_search_ = false;
   std::vector<int> key_presses_;    // since the last frame
   bool explanation_shown_ = false;  // the session's explanation is coloured in
+  bool auto_explained_ = false;     // the pick's explanation was started for this graph
 
   // What-if: the edited config's values and the model's view of them.
   std::vector<int8_t> what_if_;

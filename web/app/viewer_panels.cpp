@@ -10,19 +10,52 @@
 #include "common/units.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
+#include "drawing/node_style.h"
 #include "imgui.h"
 #include "viewer.h"
 
 namespace graphcost::app {
 namespace {
 
-// Panels are placed once on a grid scaled by the device pixel ratio; users may move them after.
-void place(float x, float y, float w, float h, float ratio) {
-  ImGui::SetNextWindowPos(ImVec2(x * ratio, y * ratio), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(w * ratio, h * ratio), ImGuiCond_FirstUseEver);
+}  // namespace
+
+// Panels are docked in two columns that the graph never goes under (the graph area is what is
+// left, Viewer::frame); a hidden column leaves only its edge button. Places in CSS pixels: top and
+// height as fractions of the page's height.
+bool Viewer::begin_docked(const char* name, bool left, float top, float height) {
+  if (!(left ? left_open_ : right_open_)) return false;
+  const float ratio = pixel_ratio_, page_height = static_cast<float>(canvas_height_);
+  const float x = left ? 0.0f : static_cast<float>(canvas_width_) - kRightColumn * ratio;
+  const float width = (left ? kLeftColumn : kRightColumn) * ratio;
+  ImGui::SetNextWindowPos(ImVec2(x, top * page_height), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(width, height * page_height), ImGuiCond_Always);
+  ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+  const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  panel_rects_.push_back({{"name", name}, {"x", at.x / ratio}, {"y", at.y / ratio}, {"width", size.x / ratio}, {"height", size.y / ratio}});
+  return true;
 }
 
-}  // namespace
+// The buttons on the graph area's edges that hide or show a column (remembered by the page).
+void Viewer::panel_edges() {
+  const float ratio = pixel_ratio_;
+  auto edge = [&](const char* id, bool left) {
+    bool& open = left ? left_open_ : right_open_;
+    const float x = left ? static_cast<float>(area_x_) : static_cast<float>(area_x_ + width_) - 26 * ratio;
+    ImGui::SetNextWindowPos(ImVec2(x, static_cast<float>(canvas_height_) / 2), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.0f);
+    ImGui::Begin(id, nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                                  ImGuiWindowFlags_NoSavedSettings);
+    if (ImGui::SmallButton(open == left ? "<" : ">")) {
+      open = !open;
+      EM_ASM({ try { localStorage.setItem("graphcost.panels", String($0)); } catch (e) {} }, (left_open_ ? 1 : 0) | (right_open_ ? 2 : 0));
+      fit_view_pending_ = true;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(open ? "hide these panels" : "show the panels");
+    ImGui::End();
+  };
+  edge("##left-edge", true);
+  edge("##right-edge", false);
+}
 
 void Viewer::banner_error() {
   if (error_.empty()) return;
@@ -61,8 +94,7 @@ void Viewer::window_drawing_progress() {
 }
 
 void Viewer::panel_open() {
-  place(10, 10, 330, 200, pixel_ratio_);
-  ImGui::Begin("Open");
+  if (!begin_docked("Open", true, 0, 0.17f)) return;
   if (ImGui::Button("Open .npz or HLO text...")) {
     EM_ASM({
       if (Module.graphcostPickFile) Module.graphcostPickFile();
@@ -94,18 +126,24 @@ void Viewer::panel_open() {
 }
 
 void Viewer::panel_view() {
-  place(10, 220, 330, 330, pixel_ratio_);
-  ImGui::Begin("View");
+  if (!begin_docked("View", true, 0.17f, 0.31f)) return;
   if (ImGui::Button("Fit (F)")) fit_view();
   ImGui::SameLine();
   ImGui::Checkbox("labels (L)", &show_labels_);
   ImGui::SameLine();
   ImGui::Checkbox("minimap (M)", &show_minimap_);
-  bool grouped = grouped_;
-  if (ImGui::Checkbox("grouped view (S)", &grouped)) set_grouped(grouped);
+  bool all_nodes = !grouped_;
+  if (ImGui::Checkbox("every node (S)", &all_nodes)) set_grouped(!all_nodes);
   ImGui::SameLine();
-  const GraphGroups& groups = session_->groups();
-  ImGui::TextDisabled("%zu groups: %s", groups.size.size(), groups.kind == "section" ? "node_splits sections" : groups.kind.c_str());
+  ImGui::TextDisabled(grouped_ ? "boxes: click to open or close" : "the layered drawing of all nodes");
+  if (grouped_ && ImGui::Button("Close all boxes")) {
+    const GraphHierarchy& boxes = session_->hierarchy();
+    const std::vector<int32_t> open = boxes.frames();
+    for (const int32_t frame : open) {
+      if (boxes.cluster(frame).parent == 0) toggle_box(frame);
+    }
+    fit_view();
+  }
   const char* names[] = {"opcode", "configurable nodes (C)", "section (node_splits)", "contribution (explain)", "compare two configs"};
   int colouring = static_cast<int>(colouring_);
   if (ImGui::Combo("colour by", &colouring, names, IM_ARRAYSIZE(names))) {
@@ -152,12 +190,44 @@ void Viewer::panel_view() {
     }
   }
   ImGui::TextDisabled("drag: pan, wheel: zoom, click: inspect, Esc: clear");
+  if (grouped_) cost_legend();
   ImGui::End();
 }
 
+// The colour key of the nested view, in the View panel (nothing floats over the graph): what the
+// boxes' colours and percentages mean, or why there are none yet.
+void Viewer::cost_legend() {
+  ImGui::Separator();
+  if (box_cost_.empty()) {
+    ImGui::TextWrapped("%s", session_->explainable()
+                                 ? (session_->explaining() ? "Explaining the model's pick: the boxes take its cost colours when done."
+                                                           : "Boxes are coloured by cost once a config is explained (E).")
+                                 : "This graph's model has no per-node explanation: the boxes are not coloured by cost.");
+    return;
+  }
+  ImGui::TextWrapped("Colour and %%: each box's share of config %d's predicted cost, by occlusion (each node's layout reset "
+                     "to the most common one); red: slower, blue: faster.",
+                     selected_config_);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float bar_width = ImGui::GetContentRegionAvail().x, bar_height = ImGui::GetTextLineHeight() * 0.7f;
+  const int steps = 40;
+  for (int i = 0; i < steps; ++i) {
+    uint8_t r, g, b;
+    diverging_colour(-1 + 2 * (static_cast<float>(i) + 0.5f) / steps, r, g, b);
+    const float x0 = at.x + bar_width * static_cast<float>(i) / steps, x1 = at.x + bar_width * static_cast<float>(i + 1) / steps;
+    draw->AddRectFilled(ImVec2(x0, at.y), ImVec2(x1 + 0.5f, at.y + bar_height), IM_COL32(r, g, b, 255));
+  }
+  ImGui::Dummy(ImVec2(bar_width, bar_height));
+  ImGui::TextUnformatted("-100%");
+  ImGui::SameLine(bar_width / 2);
+  ImGui::TextUnformatted("0");
+  ImGui::SameLine(bar_width - ImGui::CalcTextSize("+100%").x);
+  ImGui::TextUnformatted("+100%");
+}
+
 void Viewer::panel_inspector() {
-  place(10, 560, 330, 380, pixel_ratio_);
-  ImGui::Begin("Inspector");
+  if (!begin_docked("Inspector", true, 0.48f, 0.52f)) return;
   if (selected_node_ < 0) {
     ImGui::TextDisabled("Click a node to see its features.");
     ImGui::End();
@@ -220,9 +290,7 @@ void Viewer::panel_inspector() {
 }
 
 void Viewer::panel_ranking() {
-  const float right = static_cast<float>(width_) / pixel_ratio_;
-  place(right - 450, 10, 440, 430, pixel_ratio_);
-  ImGui::Begin("Ranking");
+  if (!begin_docked("Ranking", false, 0, 0.42f)) return;
   ImGui::TextDisabled("model %s", session_->model_source().c_str());
   if (!session_->ranked()) {
     ImGui::ProgressBar(static_cast<float>(session_->ranking_progress()), ImVec2(-1, 0), "ranking configs...");
@@ -340,9 +408,8 @@ std::vector<std::string> Viewer::ranking_columns() const {
 }
 
 void Viewer::panel_explain() {
-  const float right = static_cast<float>(width_) / pixel_ratio_;
-  place(right - 450, 450, 440, 250, pixel_ratio_);
-  ImGui::Begin("Explain and search");
+  const bool scatter_below = session_->ranked() && session_->metrics().labelled;
+  if (!begin_docked("Explain and search", false, 0.42f, scatter_below ? 0.26f : 0.58f)) return;
   if (graph_->kind == GraphKind::Tile || (session_->ranked() && !session_->explainable())) {
     ImGui::TextWrapped("Explanations and search work on layout graphs (a tile config applies to the whole kernel).");
     ImGui::End();
@@ -394,9 +461,7 @@ ScatterAxes Viewer::scatter() const {
 // runtime on a log scale, round ticks with units, the ranking metrics as the title.
 void Viewer::panel_scatter() {
   if (!session_->ranked() || !session_->metrics().labelled) return;
-  const float right = static_cast<float>(width_) / pixel_ratio_, bottom = static_cast<float>(height_) / pixel_ratio_;
-  place(right - 450, 710, 440, std::max(180.0f, std::min(260.0f, bottom - 720)), pixel_ratio_);  // within the page when it fits
-  ImGui::Begin("Predicted vs measured");
+  if (!begin_docked("Predicted vs measured", false, 0.68f, 0.32f)) return;
   const ScatterAxes axes = scatter();
   ImGui::TextUnformatted(axes.title.c_str());
   const float line = ImGui::GetTextLineHeight();
