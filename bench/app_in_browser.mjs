@@ -1,6 +1,7 @@
 // The browser app on the 21,918-node nlp test graph in headless Chromium (SwiftShader WebGL2) and
 // Firefox ESR (llvmpipe on Xvfb), on this machine's cores, no GPU: load, drawing and ranking times as
-// the app reports them, frame time with the whole graph drawn, and the download size; next to the
+// the app reports them, frame times (the nested boxes at fit view and zoomed in, every node at fit
+// view), opening and closing a box, and the download size; next to the
 // native build's drawing and ranking of the same file measured in the same run (graphcost draw /
 // bench_model). Then the largest shared HLO text module (Gemma 3 1B, 2.3 MB) dropped on the page:
 // the time until it is imported in WebAssembly and drawn, next to the native `graphcost import`.
@@ -33,7 +34,7 @@ for (const name of browsers) {
   const s = await page.evaluate(() => window.graphcost.state());
   // Frame time with the whole graph drawn: requestAnimationFrame intervals over 3 s, every frame
   // drawn (an idle app keeps its last frame instead).
-  const intervals = await page.evaluate(() => new Promise((done) => {
+  const frameIntervals = () => page.evaluate(() => new Promise((done) => {
     const times = [];
     const tick = (t) => {
       times.push(t);
@@ -42,6 +43,29 @@ for (const name of browsers) {
     };
     requestAnimationFrame(tick);
   }).then((times) => times.slice(1).map((t, i) => t - times[i])));
+  // The app opens on the nested boxes (level of detail: a few dozen boxes, not 20k nodes).
+  const intervals = await frameIntervals();
+  // Opening and closing a box in place, three times each (state().boxes.last_toggle).
+  const toggles = { open: [], close: [], placing: [] };
+  const box = (await page.evaluate(() => window.graphcost.boxes()))[10];
+  for (let i = 0; i < 3; i++) {
+    for (const key of ["open", "close"]) {
+      await page.evaluate((id) => window.graphcost.toggleBox(id), box.id);
+      await page.waitForFunction((want) => window.graphcost.state().boxes.last_toggle?.opened === want, key === "open");
+      const t = (await page.evaluate(() => window.graphcost.state())).boxes.last_toggle;
+      toggles[key].push(t.ms);
+      toggles.placing.push(t.layout_ms);
+      await page.waitForTimeout(200);
+    }
+  }
+  // Zoomed in on the boxes (4x the fit view), then every node of the layered drawing at its fit view.
+  const fit = (await page.evaluate(() => window.graphcost.state())).view;
+  await page.evaluate((v) => window.graphcost.setView(v.x, v.y, 4, true), fit);
+  const zoomedIntervals = await frameIntervals();
+  await page.evaluate(() => window.graphcost.setView(0, 0, 1, false));
+  const everyFit = (await page.evaluate(() => window.graphcost.state())).view;
+  await page.evaluate((v) => window.graphcost.setView(v.x, v.y, 1, false), { x: everyFit.x, y: everyFit.y });
+  const everyIntervals = await frameIntervals();
   // An HLO text module dropped like a user's file: bytes in the page first, then the drop.
   let hloShown = NaN;
   if (statSync(hloModule, { throwIfNoEntry: false })) {
@@ -58,7 +82,7 @@ for (const name of browsers) {
     hloShown = Date.now() - dropped;
   }
   await browser.close();
-  results[name] = { s, wall, intervals, hloShown };
+  results[name] = { s, wall, intervals, zoomedIntervals, everyIntervals, toggles, hloShown };
 }
 await server.close();
 
@@ -73,13 +97,16 @@ console.log(execFileSync(join(native, "bench/bench_machine")).toString().trim())
 console.log(`file: ${basename(file)}: ${first.nodes} nodes, ${first.edges} edges, ${first.configs} configs`);
 console.log(`native drawing ${nativeDrawing} ms; native rank, 1 thread ${benchOut.rank_all_1thread_ms.toFixed(0)} ms (bench_model, same model code, no frames between)`);
 for (const name of browsers) {
-  const { s, wall, intervals } = results[name];
+  const { s, wall, intervals, zoomedIntervals, everyIntervals, toggles } = results[name];
   console.log(`--- ${name} ---`);
   console.log(`load (WebAssembly)          ${s.load_ms.toFixed(0)} ms`);
   console.log(`drawing (WebAssembly)       ${s.drawing.ms.toFixed(1)} ms   ratio to native ${(s.drawing.ms / nativeDrawing).toFixed(1)}x`);
   console.log(`rank all configs (in app)   ${s.ranking.compute_ms.toFixed(0)} ms in the model; ${s.ranking.ms.toFixed(0)} ms wall with the frames drawn between slices (wall from drop ${wall} ms)`);
   console.log(`ranking ratio in-app wasm / native   ${(s.ranking.compute_ms / benchOut.rank_all_1thread_ms).toFixed(1)}x`);
-  console.log(`frame interval, whole graph median ${median(intervals).toFixed(1)} ms over ${intervals.length} frames (software GL, no GPU)`);
+  console.log(`frame interval (software GL, no GPU; goal 33 ms), medians: boxes at fit view ${median(intervals).toFixed(1)} ms, ` +
+              `boxes zoomed 4x ${median(zoomedIntervals).toFixed(1)} ms, every node at fit view ${median(everyIntervals).toFixed(1)} ms`);
+  console.log(`open a box ${median(toggles.open).toFixed(1)} ms, close it ${median(toggles.close).toFixed(1)} ms (medians of 3; goal 50 ms; ` +
+              `of which placing the boxes ${median(toggles.placing).toFixed(1)} ms)`);
 }
 console.log(`download: ${(download / 1e6).toFixed(2)} MB (wasm ${(size("graphcost_app.wasm") / 1e6).toFixed(2)}, js ${(size("graphcost_app.js") / 1e3).toFixed(0)} KB, models ${(size("graphcost_app.data") / 1e3).toFixed(0)} KB), uncompressed`);
 if (statSync(hloModule, { throwIfNoEntry: false })) {

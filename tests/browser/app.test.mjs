@@ -80,6 +80,26 @@ async function drop(page, url, name) {
 
 const state = (page) => page.evaluate(() => window.graphcost.state());
 
+// The layered drawing of every node instead of the nested boxes (the S key).
+async function showEveryNode(page) {
+  if (!(await state(page)).grouped) return;
+  await page.mouse.move(700, 450);
+  await page.keyboard.press("s", { delay: 100 });
+  await page.waitForFunction(() => !window.graphcost.state().grouped, null, { timeout: 10000 });
+}
+
+// No docked panel covers the graph area, and the area is what the canvas has left.
+function assertPanelsBesideGraph(s) {
+  const area = s.graph_area;
+  assert.ok(area.width > 100 && area.height > 100, `graph area ${JSON.stringify(area)}`);
+  assert.ok(s.panels.length >= 2, `panels ${JSON.stringify(s.panels)}`);
+  for (const p of s.panels) {
+    const apart = p.x + p.width <= area.x + 0.5 || p.x >= area.x + area.width - 0.5 || p.y + p.height <= area.y + 0.5 ||
+                  p.y >= area.y + area.height - 0.5;
+    assert.ok(apart, `panel ${p.name} ${JSON.stringify(p)} overlaps the graph area ${JSON.stringify(area)}`);
+  }
+}
+
 // Clicks the first node drawn inside `area` ({left, right, top, bottom}, CSS pixels: a part of the
 // canvas no panel covers) and waits for a selection; returns the clicked node's position and the
 // selected node's.
@@ -132,6 +152,9 @@ test("with no argument the app opens its default demo, drawn and ranked, says wh
     assert.ok(s.scatter.x_ticks.length >= 2, s.scatter.x_ticks.join(", "));
     if (s.scatter.x_label === "predicted runtime vs config 0") assert.ok(s.scatter.x_ticks.every((t) => /%$|^config 0$/.test(t)));
     else assert.match(s.scatter.x_note, /^no predicted runtimes: /);
+    assert.equal(s.grouped, true, "the graph as labelled boxes first");
+    assertPanelsBesideGraph(s);
+    assert.ok(s.boxes.labels.legible >= 7 && s.boxes.labels.overlapping === 0, JSON.stringify(s.boxes.labels));
     await page.screenshot({ path: artifact("app-arrival") });
     // The address bar links to what is shown; a link with ?config= selects that config.
     await page.waitForFunction(() => new URLSearchParams(location.search).get("file") !== null);
@@ -161,6 +184,70 @@ test("with no argument the app opens its default demo, drawn and ranked, says wh
   } finally {
     await page.close();
     await site.close();
+  }
+});
+
+test("the 21,918-node nlp graph at first sight: a few dozen legible labelled boxes beside the panels, opened and closed in place", async () => {
+  const NLP_FILE = "npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz";
+  const page = await browser.newPage({ width: 1440, height: 900 });
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(String(error)));
+  try {
+    await page.goto(`${server.url}/index.html?file=/files/${NLP_FILE}`);
+    await page.waitForFunction(() => window.graphcost?.ready && window.graphcost.state().ranking?.done, null, { timeout: 120000 });
+    await page.waitForTimeout(500);  // settled frames
+    let s = await state(page);
+    assert.equal(s.grouped, true, "boxes first");
+    assert.ok(s.hierarchy.top_level >= 20 && s.hierarchy.top_level <= 30, `top level ${s.hierarchy.top_level}`);
+    const labels = s.boxes.labels;
+    console.log(`nlp graph at fit view: ${s.hierarchy.top_level} boxes, labels drawn ${labels.drawn}, legible ${labels.legible}, ` +
+                `overlapping ${labels.overlapping}; frame ${s.frame_ms.toFixed(1)} ms`);
+    assert.ok(labels.legible >= 20, `legible labels ${labels.legible}`);
+    assert.equal(labels.overlapping, 0);
+    assertPanelsBesideGraph(s);
+    const boxes = await page.evaluate(() => window.graphcost.boxes());
+    const area = s.graph_area;
+    for (const b of boxes) {  // every box whole in the graph area, wide enough for its title
+      assert.ok(b.x - b.width / 2 >= area.x - 1 && b.x + b.width / 2 <= area.x + area.width + 1, `box ${b.title} x`);
+      assert.ok(b.top >= area.y - 1 && b.top + b.height <= area.y + area.height + 1, `box ${b.title} y`);
+      assert.match(b.title, /^layers? \d+/);
+    }
+    await page.screenshot({ path: artifact("app-first-frame-nlp") });
+    // Open a box with a click, then close it by its title bar: each in place, timed.
+    const box = boxes[Math.floor(boxes.length / 2)];
+    await page.mouse.click(box.x, box.y);
+    await page.waitForFunction((id) => window.graphcost.state().boxes.last_toggle?.box === id, box.id, { timeout: 10000 });
+    s = await state(page);
+    const opened = s.boxes.last_toggle;
+    assert.equal(opened.opened, true);
+    assert.ok(s.hierarchy.open === 1 && s.hierarchy.in_view > s.hierarchy.top_level, JSON.stringify(s.hierarchy));
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: artifact("app-box-opened-nlp") });
+    const frame = (await page.evaluate(() => window.graphcost.boxes())).find((b) => b.open);
+    await page.mouse.click(frame.x - frame.width / 2 + 20, frame.top + 6);
+    await page.waitForFunction(() => window.graphcost.state().boxes.last_toggle?.opened === false, null, { timeout: 10000 });
+    s = await state(page);
+    const closed = s.boxes.last_toggle;
+    assert.equal(s.hierarchy.open, 0);
+    assert.equal(s.hierarchy.in_view, s.hierarchy.top_level);
+    // Printed, not asserted (bench/app_in_browser.mjs has the figures): the whole toggle, of which
+    // placing the boxes and uploading the geometry to GL.
+    const times = (t) => `${t.ms.toFixed(1)} ms (placing ${t.layout_ms.toFixed(1)}, GL upload ${t.upload_ms.toFixed(1)})`;
+    console.log(`opening a box: ${times(opened)}, ${opened.in_view} items in view; closing it: ${times(closed)}`);
+    // A hidden panel column gives its room to the graph, and the page remembers it.
+    const middle = s.canvas.height / s.canvas.pixel_ratio / 2;
+    await page.mouse.click(area.x + 9, middle + 9);
+    await page.waitForFunction(() => window.graphcost.state().panel_columns.left === false, null, { timeout: 10000 });
+    s = await state(page);
+    assert.equal(s.graph_area.x, 0);
+    assert.ok(s.panels.every((p) => p.x > s.graph_area.width - 1), "only the right column is left");
+    assertPanelsBesideGraph(s);
+    assert.equal(await page.evaluate(() => localStorage.getItem("graphcost.panels")), "2");
+    await page.mouse.click(9, middle + 9);
+    await page.waitForFunction(() => window.graphcost.state().panel_columns.left === true, null, { timeout: 10000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
   }
 });
 
@@ -255,6 +342,7 @@ test("clicking a node fills the inspector", async () => {
   const { page, problems } = await openApp();
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
   await page.waitForFunction(() => window.graphcost.state().drawing?.done, null, { timeout: 60000 });
+  await showEveryNode(page);
   const scale = (await state(page)).camera.scale;
   await page.keyboard.press("Equal", { delay: 100 });  // zoom in a little: bigger targets
   await page.waitForFunction((before) => window.graphcost.state().camera.scale > before, scale, { timeout: 10000 });
@@ -265,16 +353,15 @@ test("clicking a node fills the inspector", async () => {
   assert.equal(s.inspector.features, 140);
   assert.ok(s.inspector.opcode.length > 0);
   await page.screenshot({ path: artifact("app-inspector") });
-  // The grouped view: unet's node_splits give 7 sections.
+  // Back to the boxes: unet's node_splits give 7 sections at the top.
   await page.keyboard.press("s", { delay: 100 });
   await page.waitForFunction(() => window.graphcost.state().grouped, null, { timeout: 10000 });
   const grouped = await state(page);
-  assert.equal(grouped.groups, 7);
-  assert.equal(grouped.group_kind, "section");
+  assert.equal(grouped.hierarchy.top_level, 7);
+  const titles = (await page.evaluate(() => window.graphcost.boxes())).map((b) => b.title).sort();
+  assert.deepEqual(titles, ["section 0", "section 1", "section 2", "section 3", "section 4", "section 5", "section 6"]);
   await page.waitForTimeout(300);
   await page.screenshot({ path: artifact("app-grouped") });
-  await page.keyboard.press("s", { delay: 100 });
-  await page.waitForFunction(() => !window.graphcost.state().grouped, null, { timeout: 10000 });
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -307,6 +394,8 @@ test("a drawing in progress shows its progress, Esc cancels it, and it can be cu
   assert.equal(s.drawing.done, true);
   assert.equal(s.drawing.stopped_early, true);
   assert.ok(s.drawing.layers > 10 && s.drawing.width > 0, `layers ${s.drawing.layers}, width ${s.drawing.width}`);
+  assert.ok((await page.evaluate(() => window.graphcost.boxes())).length > 0, "drawn as boxes");
+  await showEveryNode(page);
   assert.ok(await page.evaluate(() => window.graphcost.nodePosition(0) !== null));
   assert.deepEqual(problems, []);
   await page.close();
@@ -357,6 +446,7 @@ test("HiDPI: the canvas is backed in device pixels, follows resizes, and clicks 
   await page.waitForFunction(() => canvas.width !== 2400, null, { timeout: 10000 });
   canvas = await page.evaluate(() => ({ width: canvas.width, height: canvas.height }));
   assert.deepEqual(canvas, { width: 2000, height: 1400 });
+  await showEveryNode(page);
   const { target, picked } = await clickNodeIn(page, { left: 360, right: 540, top: 80, bottom: 440 });
   assert.ok(Math.abs(picked.x - target.x) < 4 && Math.abs(picked.y - target.y) < 4);
   await page.screenshot({ path: artifact("app-hidpi") });

@@ -205,7 +205,9 @@ void Viewer::build_box_geometry() {
     edge.a = static_cast<uint8_t>(std::min(235.0, 80 + 35 * std::log2(static_cast<double>(e.weight))));
     box_edges_.push_back(edge);
   }
+  const auto upload_start = std::chrono::steady_clock::now();
   if (grouped_) renderer_->upload(box_instances_, box_edges_, box_frames_);
+  upload_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload_start).count();
 }
 
 void Viewer::toggle_box(int32_t cluster) {
@@ -216,6 +218,7 @@ void Viewer::toggle_box(int32_t cluster) {
   // Keep the toggled box's top-left where it is on screen: the rest moves around it.
   const DrawingBox before = boxes.box_of(cluster);
   opening ? boxes.expand(cluster) : boxes.collapse(cluster);
+  const double layout_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const DrawingBox after = boxes.box_of(cluster);
   camera_.centre_x += after.min_x - before.min_x;
   camera_.centre_y += after.min_y - before.min_y;
@@ -233,9 +236,11 @@ void Viewer::toggle_box(int32_t cluster) {
     }
   }
   selected_box_ = cluster;
+  const auto geometry_start = std::chrono::steady_clock::now();
   build_box_geometry();
+  const double geometry_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - geometry_start).count();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  last_toggle_ = {{"box", cluster}, {"opened", opening}, {"ms", ms}, {"in_view", boxes.visible().size()}};
+  last_toggle_ = {{"box", cluster}, {"opened", opening}, {"ms", ms}, {"layout_ms", layout_ms}, {"geometry_ms", geometry_ms}, {"upload_ms", upload_ms_}, {"in_view", boxes.visible().size()}};
 }
 
 std::string Viewer::box_cost_text(int32_t cluster) const {

@@ -136,6 +136,7 @@ class Viewer {
   bool grouped_ = true;        // the nested view; false: every node of the layered drawing
   int32_t selected_box_ = -1;
   nlohmann::json last_toggle_;  // {box, opened, ms}
+  double upload_ms_ = 0;
   struct LabelStats {
     int drawn = 0, legible = 0, overlapping = 0;
   };
