@@ -196,3 +196,27 @@ TEST_CASE("hierarchy: inconsistent input is refused", "[drawing][hierarchy]") {
   input.rank = {0};
   CHECK_THROWS_AS(GraphHierarchy(input), std::invalid_argument);
 }
+
+TEST_CASE("hierarchy: unconnected named groups (an imported module's computations) wrap into rows, parts named by their ends",
+          "[drawing][hierarchy]") {
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  HierarchyInput input;
+  input.node_count = 200;
+  input.edges = &edges;
+  for (int32_t v = 0; v < 200; ++v) {
+    if (v % 2 == 1) edges.emplace_back(v - 1, v);
+    input.rank.push_back(v % 2);
+    input.paths.push_back({"comp." + std::to_string(v / 2)});
+  }
+  input.max_children = 10;
+  const GraphHierarchy h(input);
+  REQUIRE(h.visible().size() == 10);
+  const HierarchyCluster& first = h.cluster(h.visible().front().id);
+  CHECK(first.part);
+  CHECK(first.title == "comp.0 .. comp.9");
+  CHECK(h.width() < 4 * h.height());  // not one long row
+  check_view(h);
+  GraphHierarchy opened(input);
+  REQUIRE(opened.expand(opened.visible().front().id));
+  check_view(opened);
+}

@@ -28,17 +28,49 @@ constexpr size_t kExplainChunk = 2;  // configs per explanation or search unit
 }  // namespace
 
 std::vector<std::vector<std::string>> hierarchy_paths(const TpuGraph& graph) {
-  std::vector<std::vector<std::string>> paths(static_cast<size_t>(graph.node_count));
+  const size_t n = static_cast<size_t>(graph.node_count);
+  std::vector<std::vector<std::string>> paths(n);
   if (!graph.names.empty()) {
-    for (int32_t v = 0; v < graph.node_count; ++v) {
-      std::vector<std::string>& path = paths[static_cast<size_t>(v)];
-      path.push_back(graph.names.computation_of(v));
-      const std::string& op_name = graph.names.op_names[static_cast<size_t>(v)];
+    // Each node's namespaces: its op_name without the op itself.
+    std::vector<std::vector<std::string>> spaces(n);
+    for (size_t v = 0; v < n; ++v) {
+      const std::string& op_name = graph.names.op_names[v];
       size_t start = 0;
       for (size_t slash = op_name.find('/'); slash != std::string::npos; slash = op_name.find('/', start)) {
-        if (slash > start) path.push_back(op_name.substr(start, slash - start));
+        if (slash > start) spaces[v].push_back(op_name.substr(start, slash - start));
         start = slash + 1;
       }
+    }
+    // Instructions outside any namespace (parameters such as a layer's weights, and the reshapes,
+    // broadcasts and copies XLA adds without metadata) join the namespace of a consumer in their
+    // computation, else of a producer: a few passes, so chains of them follow the op they feed.
+    std::vector<std::vector<int32_t>> consumers(n), producers(n);
+    for (const Edge& e : graph.edges) {
+      consumers[static_cast<size_t>(e.producer)].push_back(e.consumer);
+      producers[static_cast<size_t>(e.consumer)].push_back(e.producer);
+    }
+    const std::vector<int32_t>& computation = graph.names.computation;
+    for (int pass = 0; pass < 8; ++pass) {
+      bool changed = false;
+      for (size_t v = 0; v < n; ++v) {
+        if (!spaces[v].empty()) continue;
+        for (const auto* neighbours : {&consumers[v], &producers[v]}) {
+          for (const int32_t u : *neighbours) {
+            const size_t w = static_cast<size_t>(u);
+            if (!spaces[w].empty() && computation[w] == computation[v]) {
+              spaces[v] = spaces[w];
+              changed = true;
+              break;
+            }
+          }
+          if (!spaces[v].empty()) break;
+        }
+      }
+      if (!changed) break;
+    }
+    for (size_t v = 0; v < n; ++v) {
+      paths[v].push_back(graph.names.computation_of(static_cast<int32_t>(v)));
+      paths[v].insert(paths[v].end(), spaces[v].begin(), spaces[v].end());
     }
   } else if (graph.node_splits.size() >= 4) {
     for (size_t s = 0; s + 1 < graph.node_splits.size(); ++s) {

@@ -35,7 +35,8 @@ namespace graphcost {
 
 // The groups each node belongs to, outermost first, for the app's nested boxes (GraphHierarchy):
 // for an imported HLO module its computation, then the namespaces of its op_name (the last part,
-// the op itself, left out); for a dataset file its node_splits section when there are three or
+// the op itself, left out; an instruction outside any namespace, like a layer's weights, takes a
+// consumer's in its computation, else a producer's); for a dataset file its node_splits section when there are three or
 // more; else none (the hierarchy then splits the graph into parts of consecutive layers).
 std::vector<std::vector<std::string>> hierarchy_paths(const TpuGraph& graph);
 

@@ -140,6 +140,7 @@ void GraphHierarchy::split_large(int32_t cluster, int max_children) {
       const size_t begin = p * count / parts, end = (p + 1) * count / parts;
       const int32_t part = add_cluster("", c);
       HierarchyCluster& made = clusters_[static_cast<size_t>(part)];
+      made.part = true;
       made.first_rank = INT32_MAX, made.last_rank = INT32_MIN;
       for (size_t i = begin; i < end; ++i) {
         const HierarchyItem& item = items[i];
@@ -157,8 +158,18 @@ void GraphHierarchy::split_large(int32_t cluster, int max_children) {
           made.last_rank = std::max(made.last_rank, rank_[static_cast<size_t>(item.id)]);
         }
       }
-      made.title = made.first_rank == made.last_rank ? "layer " + std::to_string(made.first_rank)
-                                                     : "layers " + std::to_string(made.first_rank) + "-" + std::to_string(made.last_rank);
+      // A part of named groups is named by its first and last; a part of nodes or of parts by its layers.
+      const HierarchyItem& first = made.items.front();
+      const HierarchyItem& last = made.items.back();
+      const bool named = first.cluster && last.cluster && !clusters_[static_cast<size_t>(first.id)].part &&
+                         !clusters_[static_cast<size_t>(last.id)].part;
+      if (named) {
+        made.title = clusters_[static_cast<size_t>(first.id)].title +
+                     (first == last ? "" : " .. " + clusters_[static_cast<size_t>(last.id)].title);
+      } else {
+        made.title = made.first_rank == made.last_rank ? "layer " + std::to_string(made.first_rank)
+                                                       : "layers " + std::to_string(made.first_rank) + "-" + std::to_string(made.last_rank);
+      }
       part_items.push_back({true, part});
       work.push_back(part);
     }
@@ -253,22 +264,56 @@ void GraphHierarchy::place_content(int32_t cluster) {
   }
   const DrawingOptions unit;  // the layered drawing's spacing of unit boxes
   const float spread = (mean_width + kGap) / (unit.node_width + unit.horizontal_gap);
-  const int32_t rows = *std::max_element(c.item_layer.begin(), c.item_layer.end()) + 1;
-  std::vector<std::vector<int32_t>> row_items(static_cast<size_t>(rows));
-  for (size_t i = 0; i < count; ++i) row_items[static_cast<size_t>(c.item_layer[i])].push_back(static_cast<int32_t>(i));
+  const float aspect = cluster == kRoot ? top_aspect_ : kAspect;
+  const int32_t layers = *std::max_element(c.item_layer.begin(), c.item_layer.end()) + 1;
+  std::vector<std::vector<int32_t>> layer_items(static_cast<size_t>(layers));
+  for (size_t i = 0; i < count; ++i) layer_items[static_cast<size_t>(c.item_layer[i])].push_back(static_cast<int32_t>(i));
+  // Rows: the layers, in the drawing's order; a layer much wider than the content should be (many
+  // unconnected items: an imported module's computations) is cut into rows packed left to right.
+  float area = 0;
+  for (size_t i = 0; i < count; ++i) area += (width[i] + kGap) * (height[i] + kRowGap);
+  const float ideal_width = std::sqrt(area * aspect);
+  std::vector<std::vector<int32_t>> row_items;
+  std::vector<char> packed;
+  for (std::vector<int32_t>& layer : layer_items) {
+    std::sort(layer.begin(), layer.end(), [&](int32_t a, int32_t b) {
+      return c.item_drawing_x[static_cast<size_t>(a)] < c.item_drawing_x[static_cast<size_t>(b)];
+    });
+    float total = 0;
+    for (const int32_t i : layer) total += width[static_cast<size_t>(i)] + kGap;
+    if (total <= ideal_width * 1.15f) {
+      row_items.push_back(layer);
+      packed.push_back(0);
+      continue;
+    }
+    std::vector<int32_t> row;
+    float used = 0;
+    for (const int32_t i : layer) {
+      const float w = width[static_cast<size_t>(i)] + kGap;
+      if (!row.empty() && used + w > ideal_width) {
+        row_items.push_back(std::move(row));
+        packed.push_back(1);
+        row.clear();
+        used = 0;
+      }
+      row.push_back(i);
+      used += w;
+    }
+    row_items.push_back(std::move(row));
+    packed.push_back(1);
+  }
+  const int32_t rows = static_cast<int32_t>(row_items.size());
   std::vector<float> row_height(static_cast<size_t>(rows), 0), row_left(static_cast<size_t>(rows), 1e30f),
       row_right(static_cast<size_t>(rows), -1e30f);
   for (size_t r = 0; r < row_items.size(); ++r) {
-    std::vector<int32_t>& row = row_items[r];
-    std::sort(row.begin(), row.end(), [&](int32_t a, int32_t b) {
-      return c.item_drawing_x[static_cast<size_t>(a)] < c.item_drawing_x[static_cast<size_t>(b)];
-    });
-    // Each at its drawing place, pushed right to clear the one before, then the row moved back so
-    // that on average the items sit where the drawing put them.
-    float right = -1e30f, drift = 0;
+    const std::vector<int32_t>& row = row_items[r];
+    // Each at its drawing place (a packed row: one after the other), pushed right to clear the one
+    // before, then the row moved back so that on average the items sit where they wanted to be.
+    float right = -1e30f, drift = 0, cursor = 0;
     for (const int32_t i : row) {
       const size_t at = static_cast<size_t>(i);
-      const float wanted = c.item_drawing_x[at] * spread;
+      const float wanted = packed[r] ? cursor + width[at] / 2 : c.item_drawing_x[at] * spread;
+      cursor += width[at] + kGap;
       const float left = std::max(wanted - width[at] / 2, right + kGap);
       c.item_x[at] = left + width[at] / 2;
       right = left + width[at];
@@ -282,6 +327,15 @@ void GraphHierarchy::place_content(int32_t cluster) {
       row_right[r] = std::max(row_right[r], c.item_x[at] + width[at] / 2);
     }
   }
+  // With a layer cut into packed rows, the drawing's x means little beside them: every row is
+  // centred instead.
+  if (std::find(packed.begin(), packed.end(), 1) != packed.end()) {
+    for (size_t r = 0; r < row_items.size(); ++r) {
+      const float shift = -(row_left[r] + row_right[r]) / 2;
+      for (const int32_t i : row_items[r]) c.item_x[static_cast<size_t>(i)] += shift;
+      row_left[r] += shift, row_right[r] += shift;
+    }
+  }
   // Long, thin contents (a chain of parts) wrap into columns, towards kAspect.
   float total_height = 0, left = 1e30f, right = -1e30f;
   for (size_t r = 0; r < row_items.size(); ++r) {
@@ -289,7 +343,6 @@ void GraphHierarchy::place_content(int32_t cluster) {
     left = std::min(left, row_left[r]), right = std::max(right, row_right[r]);
   }
   const float span = std::max(1e-3f, right - left);
-  const float aspect = cluster == kRoot ? top_aspect_ : kAspect;
   const int columns = std::max(1, std::min(rows, static_cast<int>(std::lround(std::sqrt(aspect * total_height / span)))));
   const float column_height = total_height / static_cast<float>(columns);
   float column_x = 0, y = 0, column_left = 1e30f, column_right = -1e30f;

@@ -44,6 +44,7 @@ struct HierarchyCluster {
   std::string title;      // its group's name, or "layers A-B" for a part of consecutive items
   int32_t parent = -1;    // -1 for the root (cluster 0), which is always open and never drawn
   int32_t depth = 0;      // root 0
+  bool part = false;      // made to split a big group (titled by its layers or its first and last), not named by the file
   std::vector<HierarchyItem> items;  // children, in topological order
   int32_t node_count = 0;            // in its subtree
   int32_t first_rank = 0, last_rank = 0;

@@ -153,6 +153,10 @@ test("with no argument the app opens its default demo, drawn and ranked, says wh
     if (s.scatter.x_label === "predicted runtime vs config 0") assert.ok(s.scatter.x_ticks.every((t) => /%$|^config 0$/.test(t)));
     else assert.match(s.scatter.x_note, /^no predicted runtimes: /);
     assert.equal(s.grouped, true, "the graph as labelled boxes first");
+    // The panels and labels as of a frame drawn with the graph (a busy app works between frames).
+    await page.waitForFunction(() => window.graphcost.state().panels.length >= 3, null, { timeout: 10000 });
+    await page.waitForTimeout(300);
+    Object.assign(s, await state(page));
     assertPanelsBesideGraph(s);
     assert.ok(s.boxes.labels.legible >= 7 && s.boxes.labels.overlapping === 0, JSON.stringify(s.boxes.labels));
     await page.screenshot({ path: artifact("app-arrival") });
@@ -195,6 +199,11 @@ test("the 21,918-node nlp graph at first sight: a few dozen legible labelled box
   try {
     await page.goto(`${server.url}/index.html?file=/files/${NLP_FILE}`);
     await page.waitForFunction(() => window.graphcost?.ready && window.graphcost.state().ranking?.done, null, { timeout: 120000 });
+    // A frame drawn with the graph (a busy app, explaining the pick, draws every half second).
+    await page.waitForFunction(() => {
+      const t = window.graphcost.state();
+      return t.panels.length >= 2 && t.boxes && t.boxes.labels.drawn > 0;
+    }, null, { timeout: 30000 });
     await page.waitForTimeout(500);  // settled frames
     let s = await state(page);
     assert.equal(s.grouped, true, "boxes first");
@@ -223,6 +232,24 @@ test("the 21,918-node nlp graph at first sight: a few dozen legible labelled box
     assert.ok(s.hierarchy.open === 1 && s.hierarchy.in_view > s.hierarchy.top_level, JSON.stringify(s.hierarchy));
     await page.waitForTimeout(300);
     await page.screenshot({ path: artifact("app-box-opened-nlp") });
+    // The inspector lists the opened box's costliest nodes (the pick is explained on arrival).
+    assert.equal(s.boxes.selected, box.id);
+    if (s.boxes.cost_shown) assert.ok(s.boxes.costliest.length > 0, "the box's costliest nodes");
+    // A link keeps the open boxes and the box at the centre, in another window size too.
+    await page.waitForFunction((id) => new URLSearchParams(location.search).get("open") === String(id), box.id, { timeout: 10000 });
+    const link = await page.evaluate(() => location.href);
+    const centreBox = (await state(page)).view.box;
+    const linked = await browser.newPage({ width: 1200, height: 800 });
+    try {
+      await linked.goto(link);
+      await linked.waitForFunction((id) => {
+        const t = window.graphcost && window.graphcost.ready && window.graphcost.state();
+        return t && t.view && t.view.open && t.view.open.length === 1 && t.view.open[0] === id;
+      }, box.id, { timeout: 60000 });
+      assert.equal((await linked.evaluate(() => window.graphcost.state())).view.box, centreBox);
+    } finally {
+      await linked.close();
+    }
     const frame = (await page.evaluate(() => window.graphcost.boxes())).find((b) => b.open);
     await page.mouse.click(frame.x - frame.width / 2 + 20, frame.top + 6);
     await page.waitForFunction(() => window.graphcost.state().boxes.last_toggle?.opened === false, null, { timeout: 10000 });
@@ -237,9 +264,11 @@ test("the 21,918-node nlp graph at first sight: a few dozen legible labelled box
     // A hidden panel column gives its room to the graph, and the page remembers it.
     const middle = s.canvas.height / s.canvas.pixel_ratio / 2;
     await page.mouse.click(area.x + 9, middle + 9);
-    await page.waitForFunction(() => window.graphcost.state().panel_columns.left === false, null, { timeout: 10000 });
+    await page.waitForFunction(() => {
+      const t = window.graphcost.state();
+      return t.panel_columns.left === false && t.graph_area.x === 0 && t.panels.every((p) => p.name !== "Open");
+    }, null, { timeout: 10000 });
     s = await state(page);
-    assert.equal(s.graph_area.x, 0);
     assert.ok(s.panels.every((p) => p.x > s.graph_area.width - 1), "only the right column is left");
     assertPanelsBesideGraph(s);
     assert.equal(await page.evaluate(() => localStorage.getItem("graphcost.panels")), "2");

@@ -169,6 +169,24 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_toggle_box(int box) {
   if (viewer) viewer->toggle_box_by_id(box);
 }
 
+// A link's nested view: `open` the boxes to open, dot-separated, outermost first; `centre_box` the
+// box to centre on (-1: none); zoom relative to the fit view.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_set_box_view(const char* open, int centre_box, float zoom) {
+  page_changed = true;
+  if (!viewer) return;
+  std::vector<int32_t> boxes;
+  const std::string text = open ? open : "";
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('.', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(start, end - start);
+    if (!part.empty() && part.size() < 10 && part.find_first_not_of("0123456789") == std::string::npos) boxes.push_back(std::stoi(part));
+    start = end + 1;
+  }
+  viewer->set_box_view(boxes, centre_box, zoom);
+}
+
 EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
   page_changed = true;
   if (viewer) viewer->select_config(config);

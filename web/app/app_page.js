@@ -47,19 +47,29 @@ var Module = {
     if (/^\d+$/.test(params.get("config") || "")) pendingConfig = Number(params.get("config"));
     const view = /^(-?[\d.]+),(-?[\d.]+),([\d.]+)(,g)?$/.exec(params.get("view") || "");
     if (view) pendingView = { x: Number(view[1]), y: Number(view[2]), zoom: Number(view[3]), grouped: Boolean(view[4]) };
+    // The nested view: the open boxes and the box at the centre (ids from the file's own grouping).
+    if (pendingView && pendingView.grouped) {
+      pendingView.open = /^[\d.]*$/.test(params.get("open") || "") ? params.get("open") || "" : "";
+      pendingView.box = /^\d+$/.test(params.get("box") || "") ? Number(params.get("box")) : -1;
+    }
     const arrival = params.get("file") ? { url: params.get("file") } : demos.find((demo) => demo.default);
     if (arrival) await Module.graphcostFetch(arrival.url, arrival.name);
     setInterval(followState, 500);
     window.graphcost.ready = true;
   },
 };
-// Keeps the address bar a link to what is shown (?file=, ?config=, ?view=) and applies a link's
+// Keeps the address bar a link to what is shown (?file=, ?config=, ?view=, and in the nested view
+// ?open= and ?box=) and applies a link's
 // view once the drawing is done and its config once the ranking is done.
 function followState() {
   const state = window.graphcost.state();
   if (!state.loaded) return;
   if (pendingView !== null && state.drawing && state.drawing.done) {
-    window.graphcost.setView(pendingView.x, pendingView.y, pendingView.zoom, pendingView.grouped);
+    if (pendingView.grouped && (pendingView.open || pendingView.box >= 0)) {
+      window.graphcost.setBoxView(pendingView.open, pendingView.box, pendingView.zoom);
+    } else {
+      window.graphcost.setView(pendingView.x, pendingView.y, pendingView.zoom, pendingView.grouped);
+    }
     pendingView = null;
     return;  // the next poll writes the address from the view now shown
   }
@@ -73,6 +83,8 @@ function followState() {
   if (shownUrl && state.view && pendingView === null) {
     const v = state.view;
     params.set("view", `${v.x.toFixed(1)},${v.y.toFixed(1)},${v.zoom.toFixed(3)}${v.grouped ? ",g" : ""}`);
+    if (v.grouped && v.open.length) params.set("open", v.open.join("."));
+    if (v.grouped && v.box >= 0) params.set("box", String(v.box));
   }
   const search = params.toString() ? `?${params}` : "";
   if (search !== location.search) history.replaceState(null, "", `${location.pathname}${search}`);
@@ -95,6 +107,8 @@ window.graphcost = {
   // cost}, CSS pixels from the canvas' top-left), and opening or closing one.
   boxes: () => JSON.parse(Module.UTF8ToString(Module._graphcost_app_boxes_json())),
   toggleBox: (id) => Module._graphcost_app_toggle_box(id),
+  // A link's nested view: open boxes ("3.17", outermost first), the box to centre on, zoom.
+  setBoxView: (open, box, zoom) => Module.ccall("graphcost_app_set_box_view", null, ["string", "number", "number"], [open, box, zoom]),
   stopDrawing: (keepRough) => Module._graphcost_app_stop_drawing(keepRough ? 1 : 0),
   holdDrawing: (hold) => Module._graphcost_app_hold_drawing(hold ? 1 : 0),
   redraw: () => Module._graphcost_app_redraw(),

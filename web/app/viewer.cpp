@@ -223,17 +223,23 @@ void Viewer::toggle_box(int32_t cluster) {
   camera_.centre_x += after.min_x - before.min_x;
   camera_.centre_y += after.min_y - before.min_y;
   if (opening) {
-    // The opened box in view: moved in when it fits at this zoom, else framed whole.
+    // The opened box in view, its children's labels legible: zoom in up to the scale where a
+    // closed box holds its title (never beyond framing the opened box), then move it into view.
+    const float fit_scale = Camera::framing(after, width_, height_, 0.97f, 0.3f, camera_).scale;
+    const float legible_scale = 150 * pixel_ratio_ / GraphHierarchy::kClusterWidth;
+    camera_.scale = std::min(fit_scale, std::max(camera_.scale, legible_scale));
     const float view_w = static_cast<float>(width_) / camera_.scale, view_h = static_cast<float>(height_) / camera_.scale;
-    const float box_w = after.max_x - after.min_x, box_h = after.max_y - after.min_y;
-    if (box_w <= view_w * 0.98f && box_h <= view_h * 0.98f) {
-      camera_.centre_x = std::min(camera_.centre_x, after.min_x + view_w / 2 - 0.01f * view_w);
-      camera_.centre_x = std::max(camera_.centre_x, after.max_x - view_w / 2 + 0.01f * view_w);
-      camera_.centre_y = std::min(camera_.centre_y, after.min_y + view_h / 2 - 0.01f * view_h);
-      camera_.centre_y = std::max(camera_.centre_y, after.max_y - view_h / 2 + 0.01f * view_h);
-    } else {
-      camera_ = Camera::framing(after, width_, height_, 0.97f, 0.3f, camera_);
-    }
+    const float margin = 0.02f * std::min(view_w, view_h);
+    auto clamp_axis = [&](float& centre, float low, float high, float view) {
+      if (high - low + 2 * margin >= view) {
+        centre = low - margin + view / 2;  // larger than the view: its top-left corner in view
+      } else {
+        centre = std::min(centre, low - margin + view / 2);
+        centre = std::max(centre, high + margin - view / 2);
+      }
+    };
+    clamp_axis(camera_.centre_x, after.min_x, after.max_x, view_w);
+    clamp_axis(camera_.centre_y, after.min_y, after.max_y, view_h);
   }
   selected_box_ = cluster;
   const auto geometry_start = std::chrono::steady_clock::now();
@@ -241,6 +247,39 @@ void Viewer::toggle_box(int32_t cluster) {
   const double geometry_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - geometry_start).count();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   last_toggle_ = {{"box", cluster}, {"opened", opening}, {"ms", ms}, {"layout_ms", layout_ms}, {"geometry_ms", geometry_ms}, {"upload_ms", upload_ms_}, {"in_view", boxes.visible().size()}};
+}
+
+std::vector<std::pair<int32_t, float>> Viewer::costliest_in_box(int32_t cluster, size_t count) const {
+  std::vector<std::pair<int32_t, float>> nodes;
+  const std::vector<float>& contribution = session_->node_contribution();
+  if (box_cost_.empty() || contribution.empty()) return nodes;
+  for (const int32_t v : session_->hierarchy().subtree_nodes(cluster)) {
+    if (contribution[static_cast<size_t>(v)] != 0) nodes.emplace_back(v, contribution[static_cast<size_t>(v)]);
+  }
+  const size_t keep = std::min(count, nodes.size());
+  std::partial_sort(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(keep), nodes.end(),
+                    [](const auto& a, const auto& b) { return std::fabs(a.second) > std::fabs(b.second); });
+  nodes.resize(keep);
+  return nodes;
+}
+
+void Viewer::set_box_view(const std::vector<int32_t>& open, int32_t centre_box, float zoom) {
+  if (!graph_ || !std::isfinite(zoom) || !(zoom > 0)) return;
+  set_grouped(true);
+  GraphHierarchy& boxes = session_->hierarchy();
+  for (const int32_t box : open) {
+    if (box > 0 && static_cast<size_t>(box) < boxes.clusters().size()) {
+      // A box opens only inside open boxes: its ancestors first (a link lists them outermost first).
+      const int32_t parent = boxes.cluster(box).parent;
+      if (parent == 0 || boxes.cluster(parent).expanded) boxes.expand(box);
+    }
+  }
+  build_box_geometry();
+  camera_ = fit_camera();
+  camera_.scale *= std::min(1e4f, std::max(1e-2f, zoom));
+  if (centre_box > 0 && static_cast<size_t>(centre_box) < boxes.clusters().size()) {
+    camera_.centre_x = boxes.cluster(centre_box).x, camera_.centre_y = boxes.cluster(centre_box).y;
+  }
 }
 
 std::string Viewer::box_cost_text(int32_t cluster) const {
@@ -418,7 +457,12 @@ nlohmann::json Viewer::state() const {
   state.update(session_->state());
   state["grouped"] = grouped_;
   if (grouped_) {
-    state["boxes"] = {{"labels", {{"drawn", label_stats_.drawn}, {"legible", label_stats_.legible}, {"overlapping", label_stats_.overlapping}}},
+    nlohmann::json costliest = nlohmann::json::array();
+    if (selected_box_ > 0) {
+      for (const auto& [node, contribution] : costliest_in_box(selected_box_, 8)) costliest.push_back({{"node", node}, {"contribution", contribution}});
+    }
+    state["boxes"] = {{"costliest", costliest},
+                      {"labels", {{"drawn", label_stats_.drawn}, {"legible", label_stats_.legible}, {"overlapping", label_stats_.overlapping}}},
                       {"cost_shown", !box_cost_.empty()},
                       {"selected", selected_box_}};
     if (!last_toggle_.is_null()) state["boxes"]["last_toggle"] = last_toggle_;
@@ -445,6 +489,34 @@ nlohmann::json Viewer::state() const {
                    {"y", camera_.centre_y},
                    {"zoom", camera_.scale / std::max(1e-9f, fit_camera().scale)},
                    {"grouped", grouped_}};
+  if (grouped_) {
+    // A link to the nested view names the open boxes (outermost first) and the box at the centre,
+    // so it shows the same boxes in another window size, where the top level wraps differently.
+    const GraphHierarchy& boxes = session_->hierarchy();
+    state["view"]["open"] = boxes.frames();
+    // The box under the centre: a closed box, else the innermost open box holding it, else the
+    // nearest box (the centre between boxes).
+    const GraphHierarchy::Hit centre = boxes.hit(camera_.centre_x, camera_.centre_y);
+    int32_t at = centre.item.cluster ? centre.item.id : -1;
+    float nearest = 1e30f;
+    auto distance = [&](int32_t box) {
+      const DrawingBox b = boxes.box_of(box);
+      const float dx = std::max({b.min_x - camera_.centre_x, 0.0f, camera_.centre_x - b.max_x});
+      const float dy = std::max({b.min_y - camera_.centre_y, 0.0f, camera_.centre_y - b.max_y});
+      return dx * dx + dy * dy;
+    };
+    if (at < 0) {
+      for (const int32_t frame : boxes.frames()) {
+        if (distance(frame) == 0) at = frame;  // frames are outermost first: the last is innermost
+      }
+    }
+    if (at < 0) {
+      for (const HierarchyItem& item : boxes.visible()) {
+        if (item.cluster && distance(item.id) < nearest) nearest = distance(item.id), at = item.id;
+      }
+    }
+    state["view"]["box"] = at;
+  }
   state["canvas"] = {{"width", canvas_width_}, {"height", canvas_height_}, {"pixel_ratio", pixel_ratio_}};
   const float css = 1 / std::max(1e-6f, pixel_ratio_);
   state["graph_area"] = {{"x", static_cast<float>(area_x_) * css}, {"y", static_cast<float>(area_y_) * css}, {"width", static_cast<float>(width_) * css},

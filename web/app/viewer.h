@@ -64,6 +64,9 @@ class Viewer {
   // The nested view's closed boxes as drawn now: [{id, title, nodes, x, y, width, height}] in CSS
   // pixels from the canvas' top-left (for scripts and tests); toggle one by id.
   nlohmann::json boxes_json() const;
+  // A link's nested view: opens `open` (outermost first), fits, zooms by `zoom` relative to the fit
+  // view and centres on `centre_box` (if any).
+  void set_box_view(const std::vector<int32_t>& open, int32_t centre_box, float zoom);
   void toggle_box_by_id(int32_t cluster) { toggle_box(cluster); }
   void set_demos(const nlohmann::json& demos);
   // The search box's matches for `text` (RankingSession::find_nodes), each with its names: for scripts.
@@ -79,7 +82,9 @@ class Viewer {
   void build_box_geometry();  // the nested view's frames, boxes, nodes and edges (uploads them when shown)
   void set_grouped(bool grouped);
   void toggle_box(int32_t cluster);  // opens or closes a box in place, timed (state().boxes.last_toggle)
-  std::string box_cost_text(int32_t cluster) const;  // "+18% cost" once explained, else ""
+  std::string box_cost_text(int32_t cluster) const;
+  // The box's nodes with the largest explained contributions (node, contribution), largest first.
+  std::vector<std::pair<int32_t, float>> costliest_in_box(int32_t cluster, size_t count) const;  // "+18% cost" once explained, else ""
 
   void recolour();
   void fit_view();

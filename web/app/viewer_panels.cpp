@@ -228,8 +228,33 @@ void Viewer::cost_legend() {
 
 void Viewer::panel_inspector() {
   if (!begin_docked("Inspector", true, 0.48f, 0.52f)) return;
-  if (selected_node_ < 0) {
+  if (selected_node_ < 0 && grouped_ && selected_box_ > 0) {  // a box: what it holds and where its cost sits
+    const HierarchyCluster& box = session_->hierarchy().cluster(selected_box_);
+    ImGui::TextWrapped("%s: %d nodes%s", box.title.c_str(), box.node_count,
+                       box_cost_text(selected_box_).empty() ? "" : (", " + box_cost_text(selected_box_)).c_str());
+    const std::string& contents = session_->cluster_contents(selected_box_);
+    if (!contents.empty()) ImGui::TextWrapped("most common: %s", contents.c_str());
+    const std::vector<std::pair<int32_t, float>> costliest = costliest_in_box(selected_box_, 8);
+    if (costliest.empty()) {
+      ImGui::TextDisabled(box_cost_.empty() ? "Its costliest nodes show once a config is explained (E)."
+                                            : "No node in it changes the explained config's cost.");
+    } else {
+      ImGui::Text("costliest nodes (config %d, occlusion):", selected_config_);
+      for (const auto& [node, contribution] : costliest) {
+        const std::string name = graph_->names.empty() ? opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])
+                                                       : graph_->names.instructions[static_cast<size_t>(node)];
+        char label[200];
+        std::snprintf(label, sizeof label, "%+.1f%%  %s (node %d)", 100 * contribution / std::max(1e-12, box_cost_total_), name.c_str(),
+                      node);
+        if (ImGui::Selectable(label)) centre_on(node);
+      }
+    }
     ImGui::TextDisabled("Click a node to see its features.");
+    ImGui::End();
+    return;
+  }
+  if (selected_node_ < 0) {
+    ImGui::TextDisabled("Click a node or a box to see what it holds.");
     ImGui::End();
     return;
   }
