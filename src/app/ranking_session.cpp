@@ -544,7 +544,8 @@ nlohmann::json RankingSession::state() const {
     state["hierarchy"] = {{"clusters", hierarchy_.clusters().size() - 1},
                           {"top_level", hierarchy_.cluster(0).items.size()},
                           {"open", hierarchy_.frames().size()},
-                          {"in_view", hierarchy_.visible().size()}};
+                          {"in_view", hierarchy_.visible().size()},
+                          {"edges", hierarchy_.edges().size()}};
   }
   if (explained_) {
     state["explained_nodes"] = contributions_.slots.size();
