@@ -197,7 +197,17 @@ void Viewer::build_box_geometry() {
       y += (top ? -1 : 1) * GraphHierarchy::kNodeHeight / 2;
     }
   };
-  for (const HierarchyEdge& e : boxes.edges()) {
+  // The heaviest edges only, two per item in view (at least 60): the rest of a top level's skip
+  // edges are clutter at a glance and cost software GL a frame step; the View panel says how many.
+  std::vector<const HierarchyEdge*> heaviest;
+  for (const HierarchyEdge& e : boxes.edges()) heaviest.push_back(&e);
+  const size_t keep = std::min(heaviest.size(), std::max<size_t>(60, 2 * boxes.visible().size()));
+  std::partial_sort(heaviest.begin(), heaviest.begin() + static_cast<std::ptrdiff_t>(keep), heaviest.end(),
+                    [](const HierarchyEdge* a, const HierarchyEdge* b) { return a->weight > b->weight; });
+  heaviest.resize(keep);
+  box_edges_total_ = boxes.edges().size();
+  for (const HierarchyEdge* heavy : heaviest) {
+    const HierarchyEdge& e = *heavy;
     EdgeInstance edge{0, 0, 0, 0, 90, 95, 110, 0};
     bottom(e.from, edge.x0, edge.y0, false);
     bottom(e.to, edge.x1, edge.y1, true);
@@ -462,6 +472,8 @@ nlohmann::json Viewer::state() const {
       for (const auto& [node, contribution] : costliest_in_box(selected_box_, 8)) costliest.push_back({{"node", node}, {"contribution", contribution}});
     }
     state["boxes"] = {{"costliest", costliest},
+                      {"edges_drawn", box_edges_.size()},
+                      {"edges", box_edges_total_},
                       {"labels", {{"drawn", label_stats_.drawn}, {"legible", label_stats_.legible}, {"overlapping", label_stats_.overlapping}}},
                       {"cost_shown", !box_cost_.empty()},
                       {"selected", selected_box_}};

@@ -136,6 +136,7 @@ class Viewer {
   // boxes and nodes over them; each box's share of the explained cost.
   std::vector<NodeInstance> box_instances_, box_frames_;
   std::vector<EdgeInstance> box_edges_;
+  size_t box_edges_total_ = 0;  // edges between what is in view; box_edges_ holds the heaviest
   std::vector<double> box_cost_;
   double box_cost_total_ = 0;  // sum of |contribution| over the nodes
   bool grouped_ = true;        // the nested view; false: every node of the layered drawing

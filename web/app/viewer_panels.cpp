@@ -136,6 +136,9 @@ void Viewer::panel_view() {
   if (ImGui::Checkbox("every node (S)", &all_nodes)) set_grouped(!all_nodes);
   ImGui::SameLine();
   ImGui::TextDisabled(grouped_ ? "boxes: click to open or close" : "the layered drawing of all nodes");
+  if (grouped_ && box_edges_.size() < box_edges_total_) {
+    ImGui::TextDisabled("edges: the %zu heaviest of %zu drawn", box_edges_.size(), box_edges_total_);
+  }
   if (grouped_ && ImGui::Button("Close all boxes")) {
     const GraphHierarchy& boxes = session_->hierarchy();
     const std::vector<int32_t> open = boxes.frames();
