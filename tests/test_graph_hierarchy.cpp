@@ -142,6 +142,11 @@ TEST_CASE("hierarchy: open and close in place; closing gives back the same pictu
   CHECK(h.frames() == std::vector<int32_t>{opened});
   CHECK(h.visible().size() == top.size() - 1 + h.cluster(opened).items.size());
   check_view(h);
+  // A box inside a closed box does not open (nothing would show it); closing a closed one is a no-op.
+  const int32_t hidden = h.cluster(top[4].id).items[1].id;
+  CHECK_FALSE(h.expand(hidden));
+  CHECK_FALSE(h.collapse(hidden));
+  CHECK_FALSE(h.cluster(hidden).expanded);
   // A second level inside the first.
   const int32_t inner = h.cluster(opened).items[2].id;
   REQUIRE(h.expand(inner));

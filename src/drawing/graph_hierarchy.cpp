@@ -250,6 +250,7 @@ void GraphHierarchy::lay_out_content(int32_t cluster) {
 void GraphHierarchy::place_content(int32_t cluster) {
   HierarchyCluster& c = clusters_[static_cast<size_t>(cluster)];
   const size_t count = c.items.size();
+  if (!c.laid_out || c.item_layer.size() != count) return;  // never opened: nothing to place
   c.item_x.assign(count, 0);
   c.item_y.assign(count, 0);
   if (count == 0) {
@@ -371,6 +372,7 @@ void GraphHierarchy::place_content(int32_t cluster) {
 bool GraphHierarchy::expand(int32_t cluster) {
   if (cluster <= kRoot || static_cast<size_t>(cluster) >= clusters_.size() || clusters_[static_cast<size_t>(cluster)].expanded) return false;
   HierarchyCluster& c = clusters_[static_cast<size_t>(cluster)];
+  if (!clusters_[static_cast<size_t>(c.parent)].expanded) return false;  // only a box in view opens (reveal opens a path)
   c.expanded = true;
   if (!c.laid_out) lay_out_content(cluster);
   for (int32_t k = cluster; k >= kRoot; k = clusters_[static_cast<size_t>(k)].parent) {
@@ -396,7 +398,7 @@ bool GraphHierarchy::collapse(int32_t cluster) {
     }
   }
   for (int32_t k = clusters_[static_cast<size_t>(cluster)].parent; k >= kRoot; k = clusters_[static_cast<size_t>(k)].parent) {
-    place_content(k);
+    if (clusters_[static_cast<size_t>(k)].expanded) place_content(k);  // open, so laid out
     resize(k);
   }
   refresh();

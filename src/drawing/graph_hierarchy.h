@@ -85,7 +85,8 @@ class GraphHierarchy {
   int32_t cluster_of(int32_t node) const { return cluster_of_[static_cast<size_t>(node)]; }  // the innermost
   bool empty() const { return clusters_.empty(); }
 
-  // Open or close a box in place (the root stays open); returns whether anything changed.
+  // Open or close a box in place (the root stays open); returns whether anything changed. Only a
+  // box in view opens: one inside a closed box does not (reveal opens the way to a node).
   bool expand(int32_t cluster);
   bool collapse(int32_t cluster);  // its open descendants close too
   // Opens every cluster on the way to `node` so that it is in view.

@@ -61,6 +61,7 @@ void Viewer::show_loaded() {
   if (colouring_ == Colouring::Contribution || colouring_ == Colouring::Compare) colouring_ = Colouring::Opcode;
   selected_box_ = -1;
   auto_explained_ = false;
+  explaining_config_ = explaining_other_ = explained_config_ = explained_other_ = -1;
   last_toggle_ = nullptr;
   box_cost_.clear();
   box_cost_total_ = 0;
@@ -356,6 +357,7 @@ void Viewer::after_work() {
   }
   if (explanation_shown_ || !session_->explained()) return;
   explanation_shown_ = true;
+  explained_config_ = explaining_config_, explained_other_ = explaining_other_;
   colouring_ = session_->explained_compare() ? Colouring::Compare : Colouring::Contribution;
   recolour();
 }
@@ -400,6 +402,15 @@ void Viewer::explain_selected(bool compare) {
   if (selected_config_ < 0 || (compare && compare_config_ < 0)) return;
   explanation_shown_ = false;
   compare ? session_->compare(selected_config_, compare_config_) : session_->explain(selected_config_);
+  explaining_config_ = selected_config_;
+  explaining_other_ = compare ? compare_config_ : -1;
+  if (grouped_) build_box_geometry();  // the previous explanation's box costs go with it
+}
+
+std::string Viewer::explained_configs() const {
+  return explained_other_ >= 0 ? "the difference between configs " + std::to_string(explained_config_) + " and " +
+                                     std::to_string(explained_other_)
+                               : "config " + std::to_string(explained_config_);
 }
 
 void Viewer::centre_on(int32_t node) {

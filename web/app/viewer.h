@@ -177,6 +177,9 @@ class Viewer {
   std::vector<int> key_presses_;    // since the last frame
   bool explanation_shown_ = false;  // the session's explanation is coloured in
   bool auto_explained_ = false;     // the pick's explanation was started for this graph
+  // The configs of the explanation running and of the one shown (the boxes' costs): -1 none.
+  int32_t explaining_config_ = -1, explaining_other_ = -1, explained_config_ = -1, explained_other_ = -1;
+  std::string explained_configs() const;  // "config 12", or "the difference between configs 12 and 40"
 
   // What-if: the edited config's values and the model's view of them.
   std::vector<int8_t> what_if_;

@@ -166,7 +166,7 @@ void Viewer::handle_mouse(int width, int height) {
     const std::string& contents = session_->cluster_contents(hovered_box);
     if (!contents.empty()) ImGui::Text("most common: %s", contents.c_str());
     const std::string cost = box_cost_text(hovered_box);
-    if (!cost.empty()) ImGui::Text("%s (the explanation of config %d)", cost.c_str(), selected_config_);
+    if (!cost.empty()) ImGui::Text("%s (the explanation of %s)", cost.c_str(), explained_configs().c_str());
     ImGui::EndTooltip();
   }
   if (hovered_node_ >= 0) {

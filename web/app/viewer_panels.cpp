@@ -208,9 +208,15 @@ void Viewer::cost_legend() {
                                  : "This graph's model has no per-node explanation: the boxes are not coloured by cost.");
     return;
   }
-  ImGui::TextWrapped("Colour and %%: each box's share of config %d's predicted cost, by occlusion (each node's layout reset "
-                     "to the most common one); red: slower, blue: faster.",
-                     selected_config_);
+  if (explained_other_ >= 0) {
+    ImGui::TextWrapped("Colour and %%: each box's share of the predicted difference between configs %d and %d (each node "
+                       "switched alone); red: config %d slower there, blue: faster.",
+                       explained_config_, explained_other_, explained_config_);
+  } else {
+    ImGui::TextWrapped("Colour and %%: each box's share of config %d's predicted cost, by occlusion (each node's layout reset "
+                       "to the most common one); red: slower, blue: faster.",
+                       explained_config_);
+  }
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const float bar_width = ImGui::GetContentRegionAvail().x, bar_height = ImGui::GetTextLineHeight() * 0.7f;
@@ -242,7 +248,7 @@ void Viewer::panel_inspector() {
       ImGui::TextDisabled(box_cost_.empty() ? "Its costliest nodes show once a config is explained (E)."
                                             : "No node in it changes the explained config's cost.");
     } else {
-      ImGui::Text("costliest nodes (config %d, occlusion):", selected_config_);
+      ImGui::TextWrapped("costliest nodes (%s):", explained_configs().c_str());
       for (const auto& [node, contribution] : costliest) {
         const std::string name = graph_->names.empty() ? opcode_name(graph_->node_opcodes[static_cast<size_t>(node)])
                                                        : graph_->names.instructions[static_cast<size_t>(node)];
