@@ -137,7 +137,7 @@ TEST_CASE("hostile submissions: huge lines and row counts stay bounded and preci
 TEST_CASE("the official sample submission fails against a solution of the shared labelled files", "[submission][real]") {
   SKIP_WITHOUT_REAL_DATA();
   const Solution solution = solution_from_tree(testing::data_dir() + "/tpugraphs", "train,valid", 0, 0.5);
-  REQUIRE(solution.entries.size() == 5);
+  REQUIRE(solution.entries.size() == 6);
   const SubmissionCheck result = check_submission_file(testing::real_file("sample_submission.csv"), solution);
   CHECK(result.rows == 894);
   CHECK(result.error_count == 894 + 1);  // every row an unknown ID, plus the missing IDs

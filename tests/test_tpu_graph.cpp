@@ -47,7 +47,7 @@ void check_dtype(const NpzFile& npz, const std::string& key, DType dtype, bool f
 TEST_CASE("every shared TpuGraphs file loads with the documented keys, dtypes and shapes", "[tpu_graph][real]") {
   SKIP_WITHOUT_REAL_DATA();
   const std::vector<std::string> files = find_npz_files(testing::data_dir() + "/tpugraphs");
-  REQUIRE(files.size() == 15);
+  REQUIRE(files.size() == 16);
   for (const std::string& path : files) {
     INFO(path);
     const NpzFile npz = read_npz_file(path);

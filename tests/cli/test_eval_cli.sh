@@ -13,7 +13,7 @@ out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 
 "$eval_tool" make-solution --data "$tree" --split train,valid --seed 1 --out "$out/solution.csv" >/dev/null; status=$?
 check "make-solution exits 0" test $status -eq 0
-check "solution has 5 rows and a header" test "$(wc -l <"$out/solution.csv")" -eq 6
+check "solution has 6 rows and a header" test "$(wc -l <"$out/solution.csv")" -eq 7
 
 "$eval_tool" make-solution --data "$tree" --split test --out "$out/hidden.csv" >"$out/hidden.txt" 2>&1; status=$?
 check "a solution of hidden runtimes is refused (exit 1)" test $status -eq 1
