@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/named_option.h"
+#include "cli/seed_option.h"
 #include "common/error_exit.h"
 #include "common/input_error.h"
 #include "competition_commands.h"
@@ -24,7 +25,7 @@ namespace {
 void add_solution_options(CLI::App* command, graphcost::SolutionSource& source, const char* flag) {
   command->add_option(flag, source.path, "solution CSV (make-solution), or an npz tree to score on --split")->required();
   command->add_option("--split", source.split, "split of an npz-tree solution (default valid)");
-  command->add_option("--seed", source.seed, "seed of the Public/Private split of an npz-tree solution");
+  graphcost::add_seed_option(command, source.seed, "seed of the Public/Private split of an npz-tree solution");
   command->add_option("--public-fraction", source.public_fraction, "share of each collection's graphs on the Public board")
       ->check(CLI::Range(0.0, 1.0));
 }
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   baseline_command->add_option("--split", baseline.split, "split(s) to cover, e.g. test or train,valid (default test)");
   graphcost::add_named_option(baseline_command, "--strategy", baseline.strategy, graphcost::baseline_strategy_names(),
                               "first, reverse, random, fewest-changes (default first)");
-  baseline_command->add_option("--seed", baseline.seed, "seed of the random strategy");
+  graphcost::add_seed_option(baseline_command, baseline.seed, "seed of the random strategy");
   baseline_command->add_option("--out", baseline.out, "submission CSV to write")->required();
 
   // competition: the organiser's commands for a live competition in one database file.

@@ -34,10 +34,13 @@ TEST_CASE("each kind of failure has its exit code", "[error_exit]") {
 TEST_CASE("an I/O error names the path, the operation and the system's reason", "[error_exit]") {
   CHECK(std::string(IoError("/tmp/x.csv", "write", ENOSPC).what()) == "/tmp/x.csv: write: No space left on device");
   CHECK(std::string(IoError("/tmp/x.csv", "read", 0, "short read").what()) == "/tmp/x.csv: read: short read");
-  // A folder that is a file: creating the partial file fails with the system's reason.
+  // A folder where files cannot be made: creating the partial file fails with the system's reason.
+  CHECK_THROWS_AS(write_file_atomically("/proc/graphcost-out.csv", "y"), IoError);
+  // A folder that is a file, or none at all: the path is the user's mistake, said before writing.
   const std::string dir = testing::scratch_dir("error_exit");
   write_file_atomically(dir + "/plain", "x");
-  CHECK_THROWS_AS(write_file_atomically(dir + "/plain/out.csv", "y"), IoError);
+  CHECK_THROWS_WITH(write_file_atomically(dir + "/plain/out.csv", "y"), Catch::Contains("/plain', which is not a folder"));
+  CHECK_THROWS_WITH(write_file_atomically(dir + "/missing/out.csv", "y"), Catch::Contains("got no folder '"));
 }
 
 TEST_CASE("named values: text becomes an enum once; unknown names are refused with the valid ones", "[error_exit]") {

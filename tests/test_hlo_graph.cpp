@@ -3,12 +3,18 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "data/opcodes.h"
 #include "hlo/fusion_kernels.h"
 #include "hlo/hlo_graph.h"
+#include "hlo/hlo_graph_writer.h"
+#include "hlo/hlo_import.h"
 #include "hlo/module_configs.h"
+#include "test_support.h"
 
 using namespace graphcost;
 
@@ -215,8 +221,9 @@ ENTRY e {
   ROOT f = f32[256,1024]{1,0} fusion(x), kind=kLoop, calls=fused
 })",
                                             "m.hlo");
-  std::vector<FusionKernel> kernels = fusion_kernels(module);
-  REQUIRE(kernels.size() == 1);
+  const std::vector<FusionSite> sites = fusion_sites(module);
+  REQUIRE(sites.size() == 1);
+  std::vector<FusionKernel> kernels = {fusion_kernel(module, sites[0])};
   TpuGraph& kernel = kernels[0].hlo.graph;
   CHECK(kernel.kind == GraphKind::Tile);
   CHECK(kernel.node_count == 4);  // fused: a n; entry: x (as a parameter), f
@@ -228,4 +235,25 @@ ENTRY e {
   CHECK(kernel.tile_config_features[0] == 16);
   CHECK(kernel.tile_config_features[1] == 128);
   CHECK(kernel.tile_config_features[8] == 16);  // tiles along dim 0
+}
+
+TEST_CASE("hlo import streamed a few rows at a time writes the same bytes as the graph built in memory", "[hlo][real]") {
+  SKIP_WITHOUT_REAL_DATA();
+  const std::string scratch = testing::scratch_dir("hlo_streamed");
+  for (const auto& entry : std::filesystem::directory_iterator(testing::data_dir() + "/hlo")) {
+    if (entry.path().extension() != ".hlo") continue;
+    INFO(entry.path().string());
+    HloImportOptions options;
+    options.random_configs = 7;
+    options.seed = 5;
+    const std::string in_memory = scratch + "/in_memory.npz", streamed = scratch + "/streamed.npz";
+    save_tpu_graph(import_hlo_layout(entry.path().string(), options).graph, in_memory);
+    const HloModule module = read_hlo_module(entry.path().string());
+    const auto configs = module_layout_configs(module, computation_first_nodes(module), options.random_configs, options.seed);
+    write_hlo_layout_graph(module, *configs, streamed, {});
+    std::ifstream a(in_memory, std::ios::binary), b(streamed, std::ios::binary);
+    const std::string bytes_a((std::istreambuf_iterator<char>(a)), {}), bytes_b((std::istreambuf_iterator<char>(b)), {});
+    CHECK(bytes_a.size() == bytes_b.size());
+    CHECK(bytes_a == bytes_b);
+  }
 }

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <numeric>
 
+#include "common/input_error.h"
 #include "common/internal_error.h"
+#include "common/memory_limit.h"
 #include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
@@ -128,7 +131,20 @@ std::shared_ptr<CostModel> ModelShelf::model_for(ShippedModel which) {
 
 std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, const std::string& file, ModelShelf& models) {
   const auto start = Clock::now();
+  if (is_hlo_text_path(path)) {
+    std::error_code error;
+    const uintmax_t bytes = std::filesystem::file_size(path, error);
+    if (!error && bytes > kMaxModuleTextBytes) {
+      throw InputError(path, "size", "HLO text of at most " + format_byte_size(kMaxModuleTextBytes) +
+                                         " in the app (it works on the page's one thread; `graphcost import` takes any size)",
+                       format_byte_size(bytes));
+    }
+  }
   auto graph = std::make_unique<TpuGraph>(load_graph_file(path));  // .npz, or HLO text imported here
+  if (graph->node_count > kMaxNodes) {
+    throw InputError(path, "nodes", "at most " + std::to_string(kMaxNodes) + " in the app (the CLI's rank and draw take more)",
+                     std::to_string(graph->node_count));
+  }
   const ShippedModel which = shipped_model_for(*graph, file.empty() ? path : file);
   auto session = std::make_unique<RankingSession>(std::move(graph), models.model_for(which), models.path_for(which));
   session->file_ = file.empty() ? path : file;

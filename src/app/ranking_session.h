@@ -79,7 +79,11 @@ class ModelShelf {
 class RankingSession {
  public:
   // Reads `path` (InputError as load_tpu_graph) and starts a session with the shelf's model of
-  // its kind; `file` names it in state() and the app (the path when empty).
+  // its kind; `file` names it in state() and the app (the path when empty). What the app opens is
+  // bounded (the page works on one thread and must stay responsive): HLO text up to
+  // kMaxModuleTextBytes, graphs up to kMaxNodes nodes; larger ones are refused, saying so.
+  static constexpr uint64_t kMaxModuleTextBytes = 16u << 20;
+  static constexpr int32_t kMaxNodes = 250000;
   static std::unique_ptr<RankingSession> open(const std::string& path, const std::string& file, ModelShelf& models);
   // `graph` as loaded (InputError is the loader's); `model` must be of the graph's kind. The
   // drawing starts at once; `source` names the model in state().
@@ -144,7 +148,9 @@ class RankingSession {
   // Layout configs' explanations, what-if and search: a layout graph whose model ranks each config
   // alone (not cross-config attention), from the ranking's start on (the search starts from the
   // best listed config, so it waits for the ranking's end).
-  bool explainable() const { return inference_ != nullptr; }
+  // Layout inference is running and something is configurable (with nothing configurable every
+  // config is one program: nothing to explain or search).
+  bool explainable() const { return inference_ != nullptr && graph_->configurable_count() > 0; }
   struct WhatIf {
     float cost = 0;
     int rank = 0;  // listed configs predicted cheaper

@@ -13,6 +13,7 @@
 #include "cli/info_command.h"
 #include "cli/model_commands.h"
 #include "cli/named_option.h"
+#include "cli/seed_option.h"
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
 #include "cli/simulate_command.h"
@@ -57,7 +58,7 @@ CLI::App* add_gen_command(CLI::App& app, graphcost::GenOptions& gen) {
   CLI::App* gen_command = app.add_subcommand("gen", "Write a synthetic TpuGraphs tree (a TPU-like cost simulator labels it)");
   gen_command->add_option("--out", gen.generator.out, "output folder (gets npz/... and solution_test.csv)")->required();
   gen_command->add_option("--graphs", gen.generator.graphs, "number of files, spread over the collections")->check(CLI::PositiveNumber);
-  gen_command->add_option("--seed", gen.generator.seed, "same seed, same bytes");
+  graphcost::add_seed_option(gen_command, gen.generator.seed, "same seed, same bytes");
   gen_command
       ->add_option("--collections", gen.generator.collections,
                    "subset of tile:xla layout:xla:random layout:xla:default layout:nlp:random layout:nlp:default")
@@ -113,7 +114,7 @@ CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train
   train_command->add_option("--hidden", train.train.model.hidden, "hidden width (default 64)")->check(CLI::Range(1, 4096));
   train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
   train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none (default 1)");
-  train_command->add_option("--seed", train.train.model.seed, "seed: same seed, same model");
+  graphcost::add_seed_option(train_command, train.train.model.seed, "seed: same seed, same model");
   train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
                           "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
   train_command->add_flag(
@@ -210,7 +211,7 @@ CLI::App* add_import_command(CLI::App& app, graphcost::ImportCommandOptions& imp
           "--configs", import.configs,
           "layout: random configs beside config 0, the module's own layouts (default 100); tile: at most N per kernel (default 1000)")
       ->check(CLI::Range(0, 1000000));
-  import_command->add_option("--seed", import.seed, "seed of the random configs");
+  graphcost::add_seed_option(import_command, import.seed, "seed of the random configs");
   import_command->add_flag("-q,--quiet", import.quiet, "no timings or per-file lines on stderr");
   return import_command;
 }

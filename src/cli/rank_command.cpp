@@ -106,6 +106,9 @@ int run_search_command(const SearchCommandOptions& options) {
   TpuGraph graph = load_graph_file(options.path);
   check_kinds(model, options.model, graph);
   if (graph.kind != GraphKind::Layout) throw InputError(options.path, "kind", "a layout graph (search changes layouts)", "a tile graph");
+  if (graph.configurable_count() == 0) {
+    throw InputError(options.path, "configurable nodes", "at least one (search changes their layouts)", "none: every config is one program");
+  }
   if (!options.out.empty()) check_output_path(options.out, {options.path, options.model});
   const PreparedGraph prepared = model.prepare(graph);
   const LayoutInference inference(model, prepared);

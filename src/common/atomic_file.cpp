@@ -14,9 +14,27 @@ namespace graphcost {
 
 void check_output_path(const std::string& output, const std::vector<std::string>& inputs) {
   struct stat target {};
-  if (::stat(output.c_str(), &target) != 0) return;  // does not exist yet: nothing to compare
+  if (::stat(output.c_str(), &target) != 0) {
+    // Does not exist yet: its folder must (the partial file is made beside it).
+    const size_t slash = output.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
+    struct stat parent {};
+    if (::stat(folder.c_str(), &parent) != 0) throw InputError(output, "", "a path in an existing folder", "no folder " + quoted(folder));
+    if (!S_ISDIR(parent.st_mode)) throw InputError(output, "", "a path in an existing folder", quoted(folder) + ", which is not a folder");
+    return;
+  }
   if (S_ISDIR(target.st_mode)) {
     throw InputError(output, "", "a file path to write", "a directory");
+  }
+  // Writing means a new file renamed over the old one: a FIFO, socket or device there would be
+  // replaced by a regular file (as root, --out /dev/full replaced /dev/full).
+  if (!S_ISREG(target.st_mode)) {
+    throw InputError(output, "", "a regular file (or a new path) to write",
+                     S_ISFIFO(target.st_mode)   ? "a FIFO"
+                     : S_ISSOCK(target.st_mode) ? "a socket"
+                     : S_ISCHR(target.st_mode)  ? "a character device"
+                     : S_ISBLK(target.st_mode)  ? "a block device"
+                                                : "not a regular file");
   }
   for (const std::string& input : inputs) {
     struct stat source {};

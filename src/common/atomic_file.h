@@ -2,9 +2,10 @@
 // behind. Bytes go to "<path>.partial" beside it (same folder, so the rename is atomic); commit()
 // flushes and renames it onto <path>; destruction without commit() removes the partial file.
 //
-// Refused before anything is created, as InputError: a path that names a directory, and a path
-// that is one of the inputs of the same run (the same file by device and inode, also through
-// another name), so `--out` can never replace the data it was computed from.
+// Refused before anything is created, as InputError: a path that names a directory, a FIFO, a
+// socket or a device (the rename would replace it with a regular file), a path whose folder does
+// not exist, and a path that is one of the inputs of the same run (the same file by device and
+// inode, also through another name), so `--out` can never replace the data it was computed from.
 // I/O failures (disk full, permissions) throw IoError naming the path.
 #pragma once
 
@@ -39,7 +40,7 @@ class AtomicFile {
 // The whole of `bytes` into `path`, atomically.
 void write_file_atomically(const std::string& path, std::string_view bytes, const std::vector<std::string>& inputs = {});
 
-// Throws InputError when `output` names a directory or the same file as one of `inputs`.
+// Throws InputError for what AtomicFile refuses (above), before anything is written.
 void check_output_path(const std::string& output, const std::vector<std::string>& inputs);
 
 }  // namespace graphcost

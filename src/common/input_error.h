@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace graphcost {
 
@@ -28,8 +29,19 @@ class InputError : public std::runtime_error {
   std::string file_, field_, expected_, actual_;
 };
 
-// `text` with control bytes (below 0x20, and 0x7f) written as \xNN: for printing names that come
-// from files (zip members, team names, paths) to a terminal, where ESC sequences would act.
-std::string printable(const std::string& text);
+// `text` with control bytes (below 0x20, and 0x7f) and bytes that are not valid UTF-8 written as
+// \xNN: for printing names that come from files (zip members, team names, paths) to a terminal,
+// where ESC sequences would act, and for storing them where UTF-8 is promised (node names).
+std::string printable(std::string_view text);
+
+// `text` as printable() writes it, in quotes, cut to its first `max_bytes` bytes (at a character
+// boundary) with "... (N bytes)" after: the one bound on how much of an input any message quotes,
+// so a 10 MB name never becomes a 10 MB error.
+constexpr size_t kQuotedBytes = 64;
+std::string quoted(std::string_view text, size_t max_bytes = kQuotedBytes);
+
+// The length of the valid UTF-8 sequence at text[i], or 0 when the byte there does not start one
+// (a stray continuation byte, an overlong form, a surrogate, a truncated sequence).
+size_t utf8_sequence_length(std::string_view text, size_t i);
 
 }  // namespace graphcost

@@ -145,7 +145,7 @@ const std::string& opcode_name(int opcode_id) {
   return names[opcode_id >= 0 && opcode_id < kOpcodeCount ? opcode_id : kOpcodeCount];
 }
 
-int opcode_id(const std::string& name) {
+int opcode_id(std::string_view name) {
   // A hash lookup: importing HLO text asks once per instruction.
   static const std::unordered_map<std::string_view, int> ids = [] {
     std::unordered_map<std::string_view, int> table;

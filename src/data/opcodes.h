@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace graphcost {
 
@@ -10,7 +11,7 @@ constexpr int kOpcodeCount = 121;
 // "convolution" for 26; "out-of-range" for ids outside 0..120.
 const std::string& opcode_name(int opcode_id);
 // The id of an HLO opcode name, or -1 if unknown.
-int opcode_id(const std::string& name);
+int opcode_id(std::string_view name);
 
 // Ids the rest of the code refers to by meaning.
 namespace opcode {

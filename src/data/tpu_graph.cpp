@@ -137,6 +137,23 @@ std::vector<double> config_ranking_targets(const TpuGraph& graph) {
   return targets;
 }
 
+void check_features_finite(const TpuGraph& graph) {
+  for (size_t i = 0; i < graph.node_features.size(); ++i) {
+    if (!std::isfinite(graph.node_features[i])) {
+      throw InputError(graph.source, "node_feat", "finite values",
+                       std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / kNodeFeatureCount) + ", column " +
+                           std::to_string(i % kNodeFeatureCount) + " (" + node_feature_name(static_cast<int>(i % kNodeFeatureCount)) + ")");
+    }
+  }
+  for (size_t i = 0; i < graph.tile_config_features.size(); ++i) {
+    if (!std::isfinite(graph.tile_config_features[i])) {
+      throw InputError(graph.source, "config_feat", "finite values",
+                       std::to_string(graph.tile_config_features[i]) + " at config " + std::to_string(i / kTileConfigFeatureCount) +
+                           ", column " + std::to_string(i % kTileConfigFeatureCount));
+    }
+  }
+}
+
 TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, LayoutConfigs layout_configs) {
   TpuGraph graph;
   graph.source = source;
@@ -158,13 +175,6 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
   // as large as the array itself).
   const NpyArray& node_opcode = reader.require("node_opcode", {n}, {"n"});
   graph.node_features = reader.values<float>(node_feat, "node_feat");
-  for (size_t i = 0; i < graph.node_features.size(); ++i) {
-    if (!std::isfinite(graph.node_features[i])) {
-      reader.fail("node_feat", "finite values",
-                  std::to_string(graph.node_features[i]) + " at node " + std::to_string(i / kNodeFeatureCount) + ", column " +
-                      std::to_string(i % kNodeFeatureCount) + " (" + node_feature_name(static_cast<int>(i % kNodeFeatureCount)) + ")");
-    }
-  }
 
   graph.node_opcodes = reader.values<uint8_t>(node_opcode, "node_opcode");
   for (size_t i = 0; i < graph.node_opcodes.size(); ++i) {
@@ -191,13 +201,6 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
     const int64_t c = config_feat.shape()[0];
     graph.config_count = static_cast<int32_t>(c);
     graph.tile_config_features = reader.values<float>(config_feat, "config_feat");
-    for (size_t i = 0; i < graph.tile_config_features.size(); ++i) {
-      if (!std::isfinite(graph.tile_config_features[i])) {
-        reader.fail("config_feat", "finite values",
-                    std::to_string(graph.tile_config_features[i]) + " at config " + std::to_string(i / kTileConfigFeatureCount) +
-                        ", column " + std::to_string(i % kTileConfigFeatureCount));
-      }
-    }
     const NpyArray& runtime = reader.require("config_runtime", {c}, {"c"});
     graph.config_runtime_ns = reader.values<int64_t>(runtime, "config_runtime");
     const NpyArray& normalizers = reader.require("config_runtime_normalizers", {c}, {"c"});
@@ -253,6 +256,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
     reader.fail(graph.kind == GraphKind::Tile ? "config_feat" : "node_config_feat", "at least one config", "0 configs");
   }
   check_runtimes(reader, graph);
+  check_features_finite(graph);
   graph.names = read_node_names(npz, source, n);
   return graph;
 }

@@ -76,6 +76,10 @@ int8_t layout_config_value(float value, const std::string& source, uint64_t inde
 // config count, and layout_config_features stays empty.
 enum class LayoutConfigs { InFile, Elsewhere };
 
+// InputError naming the graph's source, the node (or config) and the column of the first
+// non-finite node_feat or config_feat value: nothing non-finite is ranked, trained on or written.
+void check_features_finite(const TpuGraph& graph);
+
 // Validates `npz` as a TpuGraphs example. `source` names it in errors and locates it in the tree
 // (the kind follows the path when inside the tree, else the keys).
 TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, LayoutConfigs layout_configs = LayoutConfigs::InFile);

@@ -37,60 +37,70 @@ const HloShape& first_array(const HloShape& shape) {
 
 }  // namespace
 
-std::vector<FusionKernel> fusion_kernels(const HloModule& module) {
-  std::vector<FusionKernel> kernels;
-  for (const HloComputation& computation : module.computations) {
-    for (const HloInstruction& fusion : computation.instructions) {
-      if (fusion.opcode != "fusion" || fusion.called_computations.empty()) continue;
-      HloModule kernel_module;
-      kernel_module.name = module.name + "." + fusion.name;
-      kernel_module.source = module.source;
-      const std::vector<int32_t> kept = reachable_computations(module, fusion.called_computations.front());
-      std::vector<int32_t> renumbered(module.computations.size(), -1);
-      for (size_t k = 0; k < kept.size(); ++k) renumbered[static_cast<size_t>(kept[k])] = static_cast<int32_t>(k);
-      for (const int32_t c : kept) {
-        HloComputation copy = module.computations[static_cast<size_t>(c)];
-        copy.entry = false;
-        for (HloInstruction& instruction : copy.instructions) {
-          for (int32_t& callee : instruction.called_computations) callee = renumbered[static_cast<size_t>(callee)];
-        }
-        kernel_module.computations.push_back(std::move(copy));
+std::vector<FusionSite> fusion_sites(const HloModule& module) {
+  std::vector<FusionSite> sites;
+  for (size_t c = 0; c < module.computations.size(); ++c) {
+    const std::vector<HloInstruction>& instructions = module.computations[c].instructions;
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      if (instructions[i].opcode == "fusion" && !instructions[i].called_computations.empty()) {
+        sites.push_back({static_cast<int32_t>(c), static_cast<int32_t>(i)});
       }
-      HloComputation entry;
-      entry.name = computation.name;
-      entry.entry = true;
-      HloInstruction root = fusion;
-      root.operands.clear();
-      for (size_t k = 0; k < fusion.operands.size(); ++k) {
-        const HloInstruction& operand = computation.instructions[static_cast<size_t>(fusion.operands[k])];
-        HloInstruction parameter;
-        parameter.name = operand.name;
-        parameter.opcode = "parameter";
-        parameter.shape = operand.shape;
-        parameter.parameter_number = static_cast<int64_t>(k);
-        parameter.op_name = operand.op_name;
-        parameter.line = operand.line;
-        entry.instructions.push_back(std::move(parameter));
-        root.operands.push_back(static_cast<int32_t>(k));
-      }
-      root.called_computations = {renumbered[static_cast<size_t>(fusion.called_computations.front())]};
-      root.marked_root = true;
-      entry.instructions.push_back(std::move(root));
-      entry.root = static_cast<int32_t>(entry.instructions.size()) - 1;
-      kernel_module.computations.push_back(std::move(entry));
-      kernel_module.entry = static_cast<int32_t>(kernel_module.computations.size()) - 1;
-
-      FusionKernel kernel;
-      kernel.fusion = fusion.name;
-      kernel.computation = computation.name;
-      kernel.hlo = build_hlo_graph(kernel_module);
-      kernel.hlo.graph.kind = GraphKind::Tile;
-      kernel.hlo.graph.node_splits.clear();
-      kernel.output = first_array(fusion.shape);
-      kernels.push_back(std::move(kernel));
     }
   }
-  return kernels;
+  return sites;
+}
+
+FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {
+  const HloComputation& computation = module.computations[static_cast<size_t>(site.computation)];
+  const HloInstruction& fusion = computation.instructions[static_cast<size_t>(site.instruction)];
+  HloModule kernel_module;
+  kernel_module.name = module.name + "." + std::string(fusion.name);
+  kernel_module.source = module.source;
+  kernel_module.bytes = module.bytes;  // the instructions' names are views into it
+  kernel_module.decoded = module.decoded;
+  const std::vector<int32_t> kept = reachable_computations(module, fusion.called_computations.front());
+  std::vector<int32_t> renumbered(module.computations.size(), -1);
+  for (size_t k = 0; k < kept.size(); ++k) renumbered[static_cast<size_t>(kept[k])] = static_cast<int32_t>(k);
+  for (const int32_t c : kept) {
+    HloComputation copy = module.computations[static_cast<size_t>(c)];
+    copy.entry = false;
+    for (HloInstruction& instruction : copy.instructions) {
+      for (int32_t& callee : instruction.called_computations) callee = renumbered[static_cast<size_t>(callee)];
+    }
+    kernel_module.computations.push_back(std::move(copy));
+  }
+  HloComputation entry;
+  entry.name = computation.name;
+  entry.entry = true;
+  HloInstruction root = fusion;
+  root.operands.clear();
+  for (size_t k = 0; k < fusion.operands.size(); ++k) {
+    const HloInstruction& operand = computation.instructions[static_cast<size_t>(fusion.operands[k])];
+    HloInstruction parameter;
+    parameter.name = operand.name;
+    parameter.opcode = "parameter";
+    parameter.shape = operand.shape;
+    parameter.parameter_number = static_cast<int64_t>(k);
+    parameter.op_name = operand.op_name;
+    parameter.line = operand.line;
+    entry.instructions.push_back(std::move(parameter));
+    root.operands.push_back(static_cast<int32_t>(k));
+  }
+  root.called_computations = {renumbered[static_cast<size_t>(fusion.called_computations.front())]};
+  root.marked_root = true;
+  entry.instructions.push_back(std::move(root));
+  entry.root = static_cast<int32_t>(entry.instructions.size()) - 1;
+  kernel_module.computations.push_back(std::move(entry));
+  kernel_module.entry = static_cast<int32_t>(kernel_module.computations.size()) - 1;
+
+  FusionKernel kernel;
+  kernel.fusion = std::string(fusion.name);
+  kernel.computation = computation.name;
+  kernel.hlo = build_hlo_graph(kernel_module);
+  kernel.hlo.graph.kind = GraphKind::Tile;
+  kernel.hlo.graph.node_splits.clear();
+  kernel.output = first_array(fusion.shape);
+  return kernel;
 }
 
 }  // namespace graphcost

@@ -18,6 +18,15 @@ struct FusionKernel {
   HloShape output;          // the fusion's result (a multi-output fusion: its first array element)
 };
 
-std::vector<FusionKernel> fusion_kernels(const HloModule& module);
+// Where a fusion instruction sits: computation and instruction index.
+struct FusionSite {
+  int32_t computation = 0, instruction = 0;
+};
+
+// Every fusion instruction that calls a computation, in module order.
+std::vector<FusionSite> fusion_sites(const HloModule& module);
+// The kernel of one fusion, built on its own: a caller that writes each kernel before building the
+// next holds one kernel at a time, however many the module has.
+FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site);
 
 }  // namespace graphcost

@@ -1,7 +1,11 @@
 #include "hlo/hlo_features.h"
 
+#include "common/checked_arithmetic.h"
+#include "common/internal_error.h"
+
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace graphcost {
 namespace {
@@ -12,18 +16,16 @@ using namespace node_column;  // the column constants (data/node_features.h)
 using Row = std::array<float, kNodeFeatureCount>;
 
 // The dataset's FixedNumericSequenceFeatures<K>: the first K of `count` values (0-padded), then the
-// sum and the product of all of them (an empty list multiplies to 1). `value(i)` gives value i.
+// sum and the product of all of them (an empty list multiplies to 1), in 64-bit integers as the
+// featurizer computes them. `value(i)` gives value i. Readers refuse what overflows
+// (field_beyond_64_bits), so every value written is finite.
 template <typename Value>
 void sequence_with_aggregates(Row& row, int first, int k, size_t count, Value value) {
-  double sum = 0, product = 1;
-  for (size_t i = 0; i < count; ++i) {
-    const double v = static_cast<double>(value(i));
-    if (i < static_cast<size_t>(k)) row[static_cast<size_t>(first) + i] = static_cast<float>(v);
-    sum += v;
-    product *= v;
-  }
-  row[static_cast<size_t>(first + k)] = static_cast<float>(sum);
-  row[static_cast<size_t>(first + k + 1)] = static_cast<float>(product);
+  for (size_t i = 0; i < count && i < static_cast<size_t>(k); ++i) row[static_cast<size_t>(first) + i] = static_cast<float>(value(i));
+  const std::optional<SumAndProduct> aggregates = checked_sum_and_product(count, value);
+  check_invariant(aggregates.has_value(), "an instruction's attribute values were checked to fit 64 bits");
+  row[static_cast<size_t>(first + k)] = static_cast<float>(aggregates->sum);
+  row[static_cast<size_t>(first + k + 1)] = static_cast<float>(aggregates->product);
 }
 template <typename T>
 void sequence_with_aggregates(Row& row, int first, int k, const std::vector<T>& values) {
@@ -47,7 +49,30 @@ void window_field(Row& row, int first, const std::vector<HloWindowDim>& window, 
 
 }  // namespace
 
-int element_type_column(const std::string& element_type) {
+const char* field_beyond_64_bits(const HloInstruction& instruction) {
+  const HloOpAttributes& a = instruction.op_attributes();
+  const auto fits = [](size_t count, auto value) { return checked_sum_and_product(count, value).has_value(); };
+  const auto& w = a.window;
+  if (!fits(w.size(), [&](size_t i) { return w[i].size; })) return "window size";
+  if (!fits(w.size(), [&](size_t i) { return w[i].stride; })) return "window stride";
+  if (!fits(w.size(), [&](size_t i) { return w[i].padding_low; })) return "window padding low";
+  if (!fits(w.size(), [&](size_t i) { return w[i].padding_high; })) return "window padding high";
+  if (!fits(w.size(), [&](size_t i) { return w[i].window_dilation; })) return "window rhs_dilate";
+  if (!fits(w.size(), [&](size_t i) { return w[i].base_dilation; })) return "window lhs_dilate";
+  const auto& s = a.slice;
+  if (!fits(s.size(), [&](size_t i) { return s[i].start; })) return "slice start";
+  if (!fits(s.size(), [&](size_t i) { return s[i].stride; })) return "slice stride";
+  if (!fits(s.size(), [&](size_t i) { return s[i].limit; })) return "slice limit";
+  if (!fits(a.dynamic_slice_sizes.size(), [&](size_t i) { return a.dynamic_slice_sizes[i]; })) return "dynamic_slice_sizes";
+  const auto& p = a.padding;
+  if (!fits(p.size(), [&](size_t i) { return p[i].low; })) return "padding low";
+  if (!fits(p.size(), [&](size_t i) { return p[i].high; })) return "padding high";
+  const auto& d = instruction.shape.dims;
+  if (!fits(d.size(), [&](size_t i) { return d[i]; })) return "shape dimensions";
+  return nullptr;
+}
+
+int element_type_column(std::string_view element_type) {
   // PRIMITIVE_TYPE_FEATURES of the dataset's featurizer, in its order (columns 2..20).
   static constexpr const char* kTypeNames[] = {"invalid", "pred", "s8",  "s16",  "s32", "s64",  "u8",    "u16",    "u32",  "u64",
                                                "f16",     "f32",  "f64", "bf16", "c64", "c128", "tuple", "opaque", "token"};

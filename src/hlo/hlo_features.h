@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <string_view>
 
 #include "data/node_features.h"
 #include "hlo/hlo_module.h"
@@ -13,7 +14,12 @@ namespace graphcost {
 
 // The one-hot column (2..20) of an element type name, or -1 for types newer than the dataset's
 // list (f8 variants, s4, u4, ...), which get no column.
-int element_type_column(const std::string& element_type);
+int element_type_column(std::string_view element_type);
+
+// The attribute of `instruction` whose values' sum or product (which node_feat holds) leaves 64-bit
+// integers ("window size", "slice limit", ...), or nullptr when every one fits. Readers refuse such
+// an instruction, so that every feature written is finite.
+const char* field_beyond_64_bits(const HloInstruction& instruction);
 
 // `is_root`: the instruction is the ROOT of its own computation.
 std::array<float, kNodeFeatureCount> hlo_node_features(const HloInstruction& instruction, bool is_root);

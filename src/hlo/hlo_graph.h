@@ -28,6 +28,20 @@ struct HloGraph {
   }
 };
 
+// Refuses (InputError) a module of 2^30 instructions or more.
 HloGraph build_hlo_graph(const HloModule& module);
+
+// The pieces build_hlo_graph is made of, for writers that stream a graph without building it
+// (hlo/hlo_graph_writer.h):
+// the node id of each computation's first instruction (InputError past 2^30 nodes);
+std::vector<int32_t> computation_first_nodes(const HloModule& module);
+// the producers of instruction `i` of computation `c`: its distinct operands and the ROOT of each
+// computation it calls, ascending, without itself (one node's edges, in edge_index order);
+void node_producers(const HloModule& module, const std::vector<int32_t>& computation_first, size_t c, size_t i,
+                    std::vector<int32_t>& producers);
+// node_splits: 0, the end of each computation whose name contains "cluster", "while" or "cond", and n;
+std::vector<int64_t> hlo_node_splits(const HloModule& module);
+// a node's opcode id (0 for opcodes outside the dataset's table, which are added to `unknown` once).
+uint8_t hlo_opcode_id(std::string_view opcode, std::vector<std::string>& unknown);
 
 }  // namespace graphcost

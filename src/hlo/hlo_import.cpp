@@ -31,9 +31,43 @@ void merge_unknown(std::vector<std::string>& into, const std::vector<std::string
   }
 }
 
-// The layout graph of a parsed module (the text may be gone: the module holds copies).
-HloLayoutImport layout_import_of(const HloModule& module, const std::string& source, const HloImportOptions& options) {
+// What a module's graph takes in memory (TpuGraph: features, edges, names; configs as int8), so
+// that a tool refuses what would pass the limit instead of running out of memory part way.
+void check_graph_fits(const HloModule& module, int64_t configs) {
+  uint64_t bytes = module.bytes ? module.bytes->size() : 0;  // names and features' sources, kept
+  int64_t configurable_bound = 0;
+  for (const HloComputation& computation : module.computations) {
+    for (const HloInstruction& instruction : computation.instructions) {
+      // 140 features, opcode, an edge or two, two name strings and a computation index.
+      bytes += kNodeFeatureCount * sizeof(float) + 1 + 2 * sizeof(Edge) + 2 * sizeof(std::string) + sizeof(int32_t);
+      configurable_bound += instruction.opcode == "convolution" || instruction.opcode == "dot" || instruction.opcode == "reshape";
+    }
+  }
+  bytes += static_cast<uint64_t>(configs) * static_cast<uint64_t>(configurable_bound) * kLayoutConfigFeatureCount;
+  if (bytes > input_memory_limit()) {
+    throw InputError(module.source, "graph", "at most the input memory limit " + format_byte_size(input_memory_limit()) +
+                                                 " in memory (GRAPHCOST_MEMORY_LIMIT; `graphcost import` writes any size a few rows at a time)",
+                     "about " + format_byte_size(bytes) + " for " + std::to_string(module.instruction_count()) + " nodes and " +
+                         std::to_string(configs) + " configs");
+  }
+}
+
+}  // namespace
+
+HloModule read_hlo_module(const std::string& path, HloImportTimes* times) {
+  auto start = Clock::now();
+  std::string text = read_text_file(path);
+  if (times != nullptr) times->read = seconds_since(start);
+  start = Clock::now();
+  HloModule module = parse_hlo_module(std::move(text), path);
+  if (times != nullptr) times->parse = seconds_since(start);
+  return module;
+}
+
+HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
   HloLayoutImport result;
+  const HloModule module = read_hlo_module(path, &result.times);
+  check_graph_fits(module, 1 + static_cast<int64_t>(std::max(0, options.random_configs)));
   auto start = Clock::now();
   HloGraph hlo = build_hlo_graph(module);
   result.times.graph = seconds_since(start);
@@ -41,56 +75,30 @@ HloLayoutImport layout_import_of(const HloModule& module, const std::string& sou
   add_layout_configs(module, hlo, options.random_configs, options.seed);
   result.times.configs = seconds_since(start);
   result.graph = std::move(hlo.graph);
-  result.graph.source = source;
+  result.graph.source = path;
   result.graph.location = DatasetPath{};
+  check_features_finite(result.graph);  // the reader refuses what would overflow; this keeps it so
   result.computations = static_cast<int64_t>(module.computations.size());
   result.unknown_opcodes = std::move(hlo.unknown_opcodes);
   return result;
 }
 
-}  // namespace
-
-HloLayoutImport import_hlo_layout_text(std::string_view text, const std::string& source, const HloImportOptions& options) {
-  const auto start = Clock::now();
-  const HloModule module = parse_hlo_module(text, source);
-  const double parse = seconds_since(start);
-  HloLayoutImport result = layout_import_of(module, source, options);
-  result.times.parse = parse;
-  return result;
-}
-
-HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
-  auto start = Clock::now();
-  std::string text = read_text_file(path);
-  const double read = seconds_since(start);
-  start = Clock::now();
-  const HloModule module = parse_hlo_module(text, path);
-  const double parse = seconds_since(start);
-  std::string().swap(text);  // the module holds what it needs: the text's memory goes to the graph
-  HloLayoutImport result = layout_import_of(module, path, options);
-  result.times.read = read;
-  result.times.parse = parse;
-  return result;
-}
-
-HloTileImport import_hlo_tile_kernels(const std::string& path, const HloImportOptions& options) {
-  HloTileImport result;
-  auto start = Clock::now();
-  const std::string text = read_text_file(path);
-  result.times.read = seconds_since(start);
-  start = Clock::now();
-  const HloModule module = parse_hlo_module(text, path);
-  result.times.parse = seconds_since(start);
-  start = Clock::now();
-  result.kernels = fusion_kernels(module);
-  result.times.graph = seconds_since(start);
-  start = Clock::now();
-  for (size_t k = 0; k < result.kernels.size(); ++k) {
-    FusionKernel& kernel = result.kernels[k];
+HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOptions& options,
+                                    const std::function<void(FusionKernel& kernel, size_t site)>& each) {
+  HloTileKernels result;
+  const std::vector<FusionSite> sites = fusion_sites(module);
+  for (size_t k = 0; k < sites.size(); ++k) {
+    FusionKernel kernel = fusion_kernel(module, sites[k]);
     merge_unknown(result.unknown_opcodes, kernel.hlo.unknown_opcodes);
+    if (kernel.output.has_dynamic_dimension()) {
+      result.skipped.push_back(kernel.computation + "/" + kernel.fusion + " (its output has an unbounded dynamic dimension '?': no tile sizes)");
+      continue;
+    }
     add_tile_configs(kernel.hlo.graph, kernel.output.dims, kernel.output.minor_to_major, options.max_tile_configs, options.seed + k);
+    check_features_finite(kernel.hlo.graph);
+    each(kernel, k);
+    ++result.written;
   }
-  result.times.configs = seconds_since(start);
   return result;
 }
 

@@ -1,9 +1,16 @@
-// Importing a user's HLO text module as TpuGraphs graphs (`graphcost import`; docs/import.md), and
-// the one loader every tool uses for a graph argument: an .npz is read as it is, an .hlo / .txt file
-// is imported on the fly as a layout graph with the default options.
+// Importing a user's HLO module as TpuGraphs graphs (`graphcost import`; docs/import.md), and the
+// one loader every tool uses for a graph argument: an .npz is read as it is, an .hlo / .txt file is
+// imported on the fly as a layout graph with the default options.
+//
+// Memory: the module is read whole (its bytes must fit the input memory limit,
+// GRAPHCOST_MEMORY_LIMIT) and kept; `import` then writes the graph a few rows at a time
+// (hlo/hlo_graph_writer.h) and tile kernels one at a time, so its peak is a small multiple of the
+// text whatever the config or kernel count. Tools that need the whole graph in memory (rank, info,
+// draw, the app) refuse a module whose graph would pass the limit, saying how much it needs.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +31,10 @@ struct HloImportTimes {
   double read = 0, parse = 0, graph = 0, configs = 0;
 };
 
+// Reads and parses the module at `path`. InputError (file:line:column) on bad text, or when the
+// file passes the input memory limit.
+HloModule read_hlo_module(const std::string& path, HloImportTimes* times = nullptr);
+
 struct HloLayoutImport {
   TpuGraph graph;  // kind Layout, with configs (runtimes hidden)
   int64_t computations = 0;
@@ -31,18 +42,21 @@ struct HloLayoutImport {
   HloImportTimes times;
 };
 
-// Reads `path` and builds its layout graph with configs. InputError (file:line:column) on bad text.
+// The layout graph of the module at `path` with configs, in memory. InputError also when the
+// graph and its configs would need more than the input memory limit.
 HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options);
-HloLayoutImport import_hlo_layout_text(std::string_view text, const std::string& source, const HloImportOptions& options);
 
-struct HloTileImport {
-  std::vector<FusionKernel> kernels;  // each kernel's hlo.graph has its tile configs
+// What a tile import did with each fusion of a module.
+struct HloTileKernels {
+  int64_t written = 0;
+  std::vector<std::string> skipped;  // "fusion.3 (output f32[?,8]: an unbounded dynamic dimension has no tile sizes)"
   std::vector<std::string> unknown_opcodes;
-  HloImportTimes times;
 };
-// One tile graph per fusion instruction (none when the module has no fusion: a pre-optimization
-// module; the caller says so).
-HloTileImport import_hlo_tile_kernels(const std::string& path, const HloImportOptions& options);
+// Builds each fusion's kernel with its tile configs and hands it to `each`, one at a time (memory
+// is one kernel's, however many the module holds). A kernel whose output has an unbounded
+// dynamic dimension (`?`) has no tile sizes: it is skipped and listed. `site` indexes fusion_sites(module).
+HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOptions& options,
+                                    const std::function<void(FusionKernel& kernel, size_t site)>& each);
 
 // An .npz through load_tpu_graph; an .hlo / .txt through import_hlo_layout with default options.
 TpuGraph load_graph_file(const std::string& path);

@@ -1,6 +1,7 @@
 #include "hlo/hlo_lexer.h"
 
 #include <algorithm>
+#include <deque>
 #include <cstring>
 #include <limits>
 
@@ -10,7 +11,7 @@ namespace graphcost {
 namespace {
 
 // How much of the text a "found ..." part of a message quotes.
-constexpr size_t kQuoteBytes = 40;
+constexpr size_t kQuoteBytes = kQuotedBytes;
 
 }  // namespace
 
@@ -18,31 +19,37 @@ HloLexer::HloLexer(std::string_view text, const std::string& source)
     : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), source_(source), line_scan_(text.data()) {}
 
 void HloLexer::fail_at(const char* at, const std::string& expected, const std::string& found) const {
+  // Lines end in \n, \r\n or a lone \r (classic Mac text).
   int64_t line = 1;
   const char* line_start = begin_;
   for (const char* q = begin_; q < at; ++q) {
-    if (*q == '\n') {
+    if (*q == '\n' || (*q == '\r' && (q + 1 >= end_ || q[1] != '\n'))) {
       ++line;
       line_start = q + 1;
     }
   }
   const std::string where = source_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1);
   std::string context = context_kind_;
-  if (!context_name_.empty()) context += " '" + printable(std::string(context_name_)) + "'";
-  if (!attribute_.empty()) context += ", attribute '" + printable(std::string(attribute_)) + "'";
+  if (!context_name_.empty()) context += " " + quoted(context_name_);
+  if (!attribute_.empty()) context += ", attribute " + quoted(attribute_);
   throw InputError(where, context, expected, found);
 }
 void HloLexer::fail(const std::string& expected, const std::string& found) const { fail_at(p_, expected, found); }
 void HloLexer::fail_here(const std::string& expected) const { fail_at(p_, expected, found_here()); }
 std::string HloLexer::found_here() const {
   if (p_ >= end_) return "end of file";
+  const std::string_view rest(p_, static_cast<size_t>(end_ - p_));
+  if (rest.substr(0, 3) == "\xEF\xBB\xBF") return "a byte order mark (U+FEFF) inside the text";
   size_t length = 0;
   if (is_name_part_char(*p_) || *p_ == '%') {
-    while (p_ + length < end_ && length < kQuoteBytes && (is_name_part_char(p_[length]) || (length == 0 && p_[0] == '%'))) ++length;
+    while (length < rest.size() && (is_name_part_char(rest[length]) || (length == 0 && rest[0] == '%'))) ++length;
   } else {
-    length = 1;
+    length = std::max<size_t>(1, utf8_sequence_length(rest, 0));
+    if (utf8_sequence_length(rest, 0) == 0 && static_cast<unsigned char>(*p_) >= 0x80) {
+      return quoted(rest.substr(0, 1)) + " (a byte that is not UTF-8)";
+    }
   }
-  return "'" + printable(std::string(p_, length)) + "'";
+  return quoted(rest.substr(0, length), kQuoteBytes);
 }
 
 void HloLexer::skip_comments() {
@@ -96,8 +103,8 @@ std::string HloLexer::name(const char* what) { return std::string(name_view(what
 int64_t HloLexer::integer(const char* what) {
   skip_space();
   const char* start = p_;
-  bool negative = false;
-  if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
+  const bool negative = p_ < end_ && *p_ == '-';  // XLA's integers: -?[0-9]+ (no '+')
+  if (negative) ++p_;
   if (p_ >= end_ || !is_digit_char(*p_)) {
     p_ = start;
     fail_here(what);
@@ -106,8 +113,9 @@ int64_t HloLexer::integer(const char* what) {
   while (p_ < end_ && is_digit_char(*p_)) {
     const uint64_t digit = static_cast<uint64_t>(*p_ - '0');
     if (value > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - digit) / 10) {
-      fail_at(start, std::string(what) + " within 64-bit range",
-              "'" + printable(std::string(start, std::min<size_t>(kQuoteBytes, end_ - start))) + "'");
+      const char* digits_end = p_;
+      while (digits_end < end_ && is_digit_char(*digits_end)) ++digits_end;
+      fail_at(start, std::string(what) + " within 64-bit range", quoted(std::string_view(start, static_cast<size_t>(digits_end - start))));
     }
     value = value * 10 + digit;
     ++p_;
@@ -158,8 +166,10 @@ void HloLexer::skip_value(const char* what) {
   if (p_ == start) fail_here(std::string("a value of ") + what);
 }
 int32_t HloLexer::line_of(const char* at) {
-  // Lines are counted incrementally: instructions come in text order.
-  for (; line_scan_ < at; ++line_scan_) line_ += *line_scan_ == '\n';
+  // Lines are counted incrementally: instructions come in text order. A \r counts unless a \n follows.
+  for (; line_scan_ < at; ++line_scan_) {
+    line_ += *line_scan_ == '\n' || (*line_scan_ == '\r' && (line_scan_ + 1 >= end_ || line_scan_[1] != '\n'));
+  }
   return line_;
 }
 
@@ -203,7 +213,7 @@ std::vector<std::vector<int64_t>> HloLexer::dim_groups(std::string_view text, co
       const size_t digits = j;
       int64_t value = 0;
       while (j < text.size() && is_digit_char(text[j]) && j - digits < 18) value = value * 10 + (text[j++] - '0');
-      if (j == digits || (j < text.size() && is_digit_char(text[j]))) fail_at(at, what, "'" + printable(std::string(text)) + "'");
+      if (j == digits || (j < text.size() && is_digit_char(text[j]))) fail_at(at, what, quoted(text));
       parts.push_back(negative ? -value : value);
       i = j;
       if (i < text.size() && text[i] == '_') {
@@ -212,13 +222,49 @@ std::vector<std::vector<int64_t>> HloLexer::dim_groups(std::string_view text, co
       }
       break;
     }
-    if (parts.size() < min_parts || parts.size() > max_parts) fail_at(at, what, "'" + printable(std::string(text)) + "'");
+    if (parts.size() < min_parts || parts.size() > max_parts) fail_at(at, what, quoted(text));
     groups.push_back(std::move(parts));
     if (i == text.size()) break;
-    if (text[i] != 'x') fail_at(at, what, "'" + printable(std::string(text)) + "'");
+    if (text[i] != 'x') fail_at(at, what, quoted(text));
     ++i;
   }
   return groups;
+}
+
+std::string_view HloLexer::decode_string(std::string_view literal, std::deque<std::string>& store) {
+  if (literal.find('\\') == std::string_view::npos) return literal;
+  std::string out;
+  out.reserve(literal.size());
+  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+  for (size_t i = 0; i < literal.size(); ++i) {
+    if (literal[i] != '\\' || i + 1 == literal.size()) {
+      out += literal[i];
+      continue;
+    }
+    const char c = literal[++i];
+    static const std::string_view kSimple = "n\nr\rt\ta\ab\bf\fv\v\\\\\'\'\"\"??";
+    const size_t simple = kSimple.find(c);
+    if (simple != std::string_view::npos && simple % 2 == 0) {
+      out += kSimple[simple + 1];
+    } else if (c >= '0' && c <= '7') {  // \ooo (what absl::CEscape writes for other bytes)
+      int value = 0;
+      size_t k = i;
+      while (k < literal.size() && k < i + 3 && literal[k] >= '0' && literal[k] <= '7') value = value * 8 + (literal[k++] - '0');
+      out += static_cast<char>(value & 0xFF);
+      i = k - 1;
+    } else if (c == 'x' && i + 1 < literal.size() && hex(literal[i + 1]) >= 0) {
+      int value = 0;
+      size_t k = i + 1;
+      while (k < literal.size() && k < i + 3 && hex(literal[k]) >= 0) value = value * 16 + hex(literal[k++]);
+      out += static_cast<char>(value);
+      i = k - 1;
+    } else {  // an escape absl would refuse: kept as written
+      out += '\\';
+      out += c;
+    }
+  }
+  store.push_back(std::move(out));
+  return store.back();
 }
 
 void HloLexer::set_context(const char* kind, std::string_view name) {

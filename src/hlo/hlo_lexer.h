@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,9 @@ class HloLexer {
   int64_t integer(const char* what);  // decimal, optionally signed, within int64
   // A quoted string at the cursor (escapes kept as written); the cursor ends after its quote.
   std::string_view string_literal();
+  // A string literal's content with its escapes resolved (\n, \", \\, octal \ooo, \xHH), as
+  // XLA's parser reads it: the literal itself when it has none, else a string kept in `store`.
+  static std::string_view decode_string(std::string_view literal, std::deque<std::string>& store);
   // Skips one attribute value: brackets, braces and parentheses balanced (strings and comments
   // inside them skipped, with a stack: any depth), other text up to a ',', a space or a closer.
   void skip_value(const char* what);

@@ -6,7 +6,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/checked_arithmetic.h"
 #include "common/input_error.h"
+#include "hlo/hlo_features.h"
 #include "hlo/hlo_lexer.h"
 
 namespace graphcost {
@@ -15,15 +17,86 @@ namespace {
 // Tuple shapes nest by recursion; deeper text is refused (real modules nest 2-3 levels).
 constexpr int kMaxTupleDepth = 64;
 
+// Instruction names of the computation being read -> their index: open addressing over int32
+// slots, at most half full (8 to 16 bytes a name), looked up through the instructions' own name
+// views. A std::unordered_map node (about 56 bytes) was the parser's largest cost after the
+// instructions on a module of a million one-line instructions.
+class NameIndex {
+ public:
+  void clear() {
+    slots_.assign(16, -1);
+    count_ = 0;
+  }
+  int32_t find(std::string_view name, const std::vector<HloInstruction>& instructions) const {
+    for (size_t slot = first_slot(name);; slot = (slot + 1) & (slots_.size() - 1)) {
+      const int32_t index = slots_[slot];
+      if (index < 0 || instructions[static_cast<size_t>(index)].name == name) return index;
+    }
+  }
+  // `index` must be the last instruction, not yet indexed.
+  void insert(int32_t index, const std::vector<HloInstruction>& instructions) {
+    if (2 * (count_ + 1) > slots_.size()) {
+      slots_.assign(slots_.size() * 2, -1);
+      for (int32_t i = 0; i < index; ++i) place(i, instructions);
+    }
+    place(index, instructions);
+    ++count_;
+  }
+
+ private:
+  size_t first_slot(std::string_view name) const { return std::hash<std::string_view>()(name) & (slots_.size() - 1); }
+  void place(int32_t index, const std::vector<HloInstruction>& instructions) {
+    size_t slot = first_slot(instructions[static_cast<size_t>(index)].name);
+    while (slots_[slot] >= 0) slot = (slot + 1) & (slots_.size() - 1);
+    slots_[slot] = index;
+  }
+  std::vector<int32_t> slots_ = std::vector<int32_t>(16, -1);
+  size_t count_ = 0;
+};
+
+// The element type names of XLA (xla_data.proto's PrimitiveType, as HLO text spells them). A shape
+// of another name is refused: `tuple[2]` or a typo would otherwise become a shape of a type no
+// reader knows.
+constexpr std::string_view kElementTypes[] = {
+    "pred", "s1", "s2", "s4", "s8", "s16", "s32", "s64", "u1", "u2", "u4", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bf16",
+    "c64", "c128", "f4e2m1fn", "f8e3m4", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f8e8m0fnu",
+    "token", "opaque"};
+
+// The lines of a `{...}` block at `p` (which holds its '{'), without throwing on broken text (the
+// parse proper reports that): an upper bound on its instructions, to reserve them at once (a
+// growing vector would hold two copies of a million instructions while it moves them).
+size_t lines_of_block(const char* p, const char* end) {
+  size_t lines = 0, depth = 0;
+  for (; p < end; ++p) {
+    const char c = *p;
+    if (c == '\n') {
+      ++lines;
+    } else if (c == '"') {
+      for (++p; p < end && *p != '"'; ++p) {
+        if (*p == '\\') ++p;
+        else if (*p == '\n') ++lines;
+      }
+    } else if (c == '{' || c == '(' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ')' || c == ']') {
+      if (--depth == 0) break;
+    }
+  }
+  return lines;
+}
+
 class Parser : HloLexer {
  public:
-  Parser(std::string_view text, const std::string& source) : HloLexer(text, source) {}
+  Parser(std::string_view text, const std::string& source, std::deque<std::string>& decoded)
+      : HloLexer(text, source), decoded_(decoded) {}
 
   HloModule module() {
     HloModule module;
     module.source = source_;
+    if (std::string_view(p_, static_cast<size_t>(end_ - p_)).substr(0, 3) == "\xEF\xBB\xBF") p_ += 3;  // a UTF-8 byte order mark
     set_context("module header");
     expect_word("HloModule");
+    if (peek_word("ENTRY")) fail_here("the module's name (the text has none before ENTRY)");
     module.name = name("the module's name");
     while (accept(',')) skip_attribute();
     skip_info_blocks();
@@ -83,11 +156,18 @@ class Parser : HloLexer {
       p_ = start;
       fail_here("a shape (an element type such as f32, then [dims], or a '(' tuple)");
     }
-    result.element_type.assign(start, static_cast<size_t>(p_ - start));
+    result.element_type = std::string_view(start, static_cast<size_t>(p_ - start));
+    if (std::find(std::begin(kElementTypes), std::end(kElementTypes), result.element_type) == std::end(kElementTypes)) {
+      const char* type_end = p_;
+      p_ = start;
+      fail_at(start, "an element type (pred, s8..s64, u8..u64, f16, bf16, f32, f64, c64, c128, f8 and 4-bit types, token)",
+              quoted(std::string_view(start, static_cast<size_t>(type_end - start))));
+    }
     if (p_ >= end_ || *p_ != '[') {
       if (result.element_type == "token" || result.element_type == "opaque") return result;  // old dumps: `token`
-      fail_here("'[' starting the dimensions of a " + result.element_type + " shape");
+      fail_here("'[' starting the dimensions of a " + std::string(result.element_type) + " shape");
     }
+    const char* dims_start = p_;
     ++p_;
     if (!accept(']')) {
       do {
@@ -102,6 +182,11 @@ class Parser : HloLexer {
         result.dims.push_back(dim);
       } while (accept(','));
       expect(']', "closing the dimensions");
+      // The features hold the dims' sum and product (as XLA, the element count must fit 64 bits).
+      if (!checked_sum_and_product(result.dims.size(), [&](size_t i) { return result.dims[i]; })) {
+        fail_at(dims_start, "dimensions whose product (the element count) fits in 64 bits",
+                quoted(std::string_view(dims_start, static_cast<size_t>(p_ - dims_start))));
+      }
     }
     // A layout follows the dims directly: `f32[2,3]{1,0}`; `-> f32[2] {` opens a computation.
     if (p_ < end_ && *p_ == '{') {
@@ -112,6 +197,9 @@ class Parser : HloLexer {
           const int64_t dim = integer("a minor_to_major dimension index");
           if (dim < 0 || dim >= static_cast<int64_t>(result.dims.size())) {
             fail_at(p_ - 1, "a dimension index below the rank " + std::to_string(result.dims.size()), std::to_string(dim));
+          }
+          if (std::find(result.minor_to_major.begin(), result.minor_to_major.end(), static_cast<int>(dim)) != result.minor_to_major.end()) {
+            fail_at(p_ - 1, "each dimension once in the layout (a permutation)", std::to_string(dim) + " again");
           }
           result.minor_to_major.push_back(static_cast<int>(dim));
         } while (accept(','));
@@ -136,12 +224,15 @@ class Parser : HloLexer {
   HloComputation computation(HloModule& module) {
     HloComputation result;
     set_context("computation");
+    const char* entry_at = (skip_space(), p_);
     result.entry = accept_word("ENTRY");
+    if (result.entry && entry_seen_) fail_at(entry_at, "one ENTRY computation", "a second one");
+    entry_seen_ = entry_seen_ || result.entry;
     const std::string_view name_text = name_view("a computation name (or 'ENTRY')");
     result.name = std::string(name_text);
     set_context("computation", name_text);
     if (computation_index_.count(name_text))
-      fail_at(p_ - 1, "a computation name not used before", "'" + printable(result.name) + "' again");
+      fail_at(p_ - 1, "a computation name not used before", quoted(result.name) + " again");
     if (peek('(')) {  // the signature: parameters -> result shape
       skip_value("the computation's parameter list");
       skip_space();
@@ -152,9 +243,11 @@ class Parser : HloLexer {
     expect('{', "opening the computation's instructions");
     instruction_index_.clear();
     std::vector<HloInstruction>& instructions = result.instructions;
+    instructions.reserve(lines_of_block(p_ - 1, end_) + 1);
     while (!accept('}')) {
-      if (p_ >= end_) fail("'}' closing computation '" + printable(result.name) + "'", "end of file");
+      if (p_ >= end_) fail("'}' closing computation " + quoted(result.name), "end of file");
       instructions.push_back(instruction(result.name, instructions, module));
+      instruction_index_.insert(static_cast<int32_t>(instructions.size()) - 1, instructions);
       set_context("computation", name_text);
     }
     if (result.instructions.empty()) fail_at(p_ - 1, "at least one instruction", "an empty computation");
@@ -167,7 +260,7 @@ class Parser : HloLexer {
       }
     }
     if (roots > 1)
-      fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation '" + printable(result.name) + "'");
+      fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation " + quoted(result.name));
     while (accept(',')) skip_attribute();  // execution_thread="..."
     computation_index_.emplace(name_text, static_cast<int32_t>(module.computations.size()));
     return result;
@@ -180,11 +273,10 @@ class Parser : HloLexer {
     result.line = line_of(p_);
     const char* name_start = p_;
     const std::string_view name_text = name_view("an instruction name (or '}' closing the computation)");
-    result.name = std::string(name_text);
+    result.name = name_text;
     set_context("instruction", name_text);
-    if (instruction_index_.count(name_text)) {
-      fail_at(name_start, "a name not used before in computation '" + printable(computation) + "'",
-              "'" + printable(result.name) + "' again");
+    if (instruction_index_.find(name_text, earlier) >= 0) {
+      fail_at(name_start, "a name not used before in computation " + quoted(computation), quoted(name_text) + " again");
     }
     expect('=', "after the instruction's name");
     result.shape = shape();
@@ -192,15 +284,17 @@ class Parser : HloLexer {
     const char* opcode_start = p_;
     while (p_ < end_ && (is_name_part_char(*p_))) ++p_;
     if (p_ == opcode_start) fail_here("an opcode (add, convolution, ...)");
-    result.opcode.assign(opcode_start, static_cast<size_t>(p_ - opcode_start));
-    operands(result, computation);
+    result.opcode = std::string_view(opcode_start, static_cast<size_t>(p_ - opcode_start));
+    operands(result, computation, earlier);
     while (accept(',')) attribute(result, module);
-    instruction_index_.emplace(name_text, static_cast<int32_t>(earlier.size()));
+    if (const char* field = field_beyond_64_bits(result)) {
+      fail_at(name_start, std::string(field) + " values whose sum and product fit in 64 bits (node_feat holds both)", "a sum or product beyond 2^63-1");
+    }
     return result;
   }
 
-  void operands(HloInstruction& result, const std::string& computation) {
-    expect('(', ("opening the operands of " + result.opcode).c_str());
+  void operands(HloInstruction& result, const std::string& computation, const std::vector<HloInstruction>& earlier) {
+    expect('(', ("opening the operands of " + std::string(result.opcode)).c_str());
     if (result.opcode == "constant") {  // a literal, not operand names
       --p_;
       skip_value("the constant's literal");
@@ -226,12 +320,9 @@ class Parser : HloLexer {
       skip_space();
       const char* operand_start = p_;
       const std::string_view operand = name_view("an operand name");
-      const auto found = instruction_index_.find(operand);
-      if (found == instruction_index_.end()) {
-        fail_at(operand_start, "an instruction defined earlier in computation '" + printable(computation) + "'",
-                "'" + printable(std::string(operand)) + "'");
-      }
-      result.operands.push_back(found->second);
+      const int32_t found = instruction_index_.find(operand, earlier);
+      if (found < 0) fail_at(operand_start, "an instruction defined earlier in computation " + quoted(computation), quoted(operand));
+      result.operands.push_back(found);
     } while (accept(','));
     expect(')', "closing the operands (or ',' before the next)");
   }
@@ -286,7 +377,7 @@ class Parser : HloLexer {
     const char* expected = "dim_labels like b01f_01io->b01f";
     const size_t underscore = text.find('_'), arrow = text.find("->");
     if (underscore == std::string_view::npos || arrow == std::string_view::npos || underscore > arrow)
-      fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+      fail_at(at, expected, quoted(text));
     const std::string_view parts[3] = {text.substr(0, underscore), text.substr(underscore + 1, arrow - underscore - 1),
                                        text.substr(arrow + 2)};
     const char roles[3][2] = {{'b', 'f'}, {'i', 'o'}, {'b', 'f'}};
@@ -305,13 +396,13 @@ class Parser : HloLexer {
         } else if (is_digit_char(c) && static_cast<size_t>(c - '0') < labels.size() && positions[static_cast<size_t>(c - '0')] < 0) {
           positions[static_cast<size_t>(c - '0')] = static_cast<int64_t>(i);
         } else {
-          fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+          fail_at(at, expected, quoted(text));
         }
       }
       const size_t spatial_count = labels.size() >= 2 ? labels.size() - 2 : 0;
-      if (found[0] < 0 || found[1] < 0) fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+      if (found[0] < 0 || found[1] < 0) fail_at(at, expected, quoted(text));
       for (size_t s = 0; s < spatial_count; ++s) {
-        if (positions[s] < 0) fail_at(at, expected, "'" + printable(std::string(text)) + "'");
+        if (positions[s] < 0) fail_at(at, expected, quoted(text));
         spatial[part].push_back(positions[s]);
       }
       role_dims[part][0] = found[0];
@@ -378,7 +469,7 @@ class Parser : HloLexer {
       expect('=', "after the metadata field");
       skip_space();
       if (key == "op_name" && p_ < end_ && *p_ == '"') {
-        result.op_name = std::string(string_literal());
+        result.op_name = decode_string(string_literal(), decoded_);
       } else {
         skip_value("a metadata field");
       }
@@ -436,9 +527,9 @@ class Parser : HloLexer {
     for (const PendingCall& call : pending_calls_) {
       const auto found = computation_index_.find(call.name);
       set_context("called computation");
-      if (found == computation_index_.end()) fail_at(call.at, "a computation defined in this module", "'" + printable(call.name) + "'");
+      if (found == computation_index_.end()) fail_at(call.at, "a computation defined in this module", quoted(call.name));
       fail_at(call.at, "a computation defined before its caller (XLA prints callees first)",
-              "'" + printable(call.name) + "', defined later");
+              quoted(call.name) + ", defined later");
     }
     (void)module;
   }
@@ -449,10 +540,12 @@ class Parser : HloLexer {
     int32_t caller_computation;
   };
 
-  // Names are views into the text, which outlives the parse.
+  // Names are views into the text, which the module keeps.
   std::unordered_map<std::string_view, int32_t> computation_index_;
-  std::unordered_map<std::string_view, int32_t> instruction_index_;  // of the computation being read
+  NameIndex instruction_index_;  // of the computation being read
   std::vector<PendingCall> pending_calls_;
+  std::deque<std::string>& decoded_;
+  bool entry_seen_ = false;
 };
 
 }  // namespace
@@ -468,7 +561,16 @@ int64_t HloModule::instruction_count() const {
   return count;
 }
 
-HloModule parse_hlo_module(std::string_view text, const std::string& source) { return Parser(text, source).module(); }
+HloModule parse_hlo_module(std::string text, const std::string& source) {
+  auto bytes = std::make_shared<const std::string>(std::move(text));
+  auto decoded = std::make_shared<std::deque<std::string>>();
+  HloModule module = Parser(*bytes, source, *decoded).module();
+  module.bytes = std::move(bytes);
+  module.decoded = std::move(decoded);
+  return module;
+}
+
+bool HloShape::has_dynamic_dimension() const { return std::find(dims.begin(), dims.end(), -1) != dims.end(); }
 
 bool is_hlo_text_path(const std::string& path) {
   auto ends_with = [&](const char* suffix) {

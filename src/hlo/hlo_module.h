@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,12 +31,13 @@
 namespace graphcost {
 
 struct HloShape {
-  std::string element_type;         // "f32", "bf16", "pred", "token", ...; "tuple" for tuples
+  std::string_view element_type;    // "f32", "bf16", "pred", "token", ...; "tuple" for tuples
   std::vector<int64_t> dims;        // dynamic dims (`<=N`) as their bound N, unbounded (`?`) as -1
-  std::vector<int> minor_to_major;  // the written layout, or {rank-1, ..., 0} when none is written
+  std::vector<int> minor_to_major;  // the written layout (a permutation of the dims), or {rank-1, ..., 0} when none is written
   bool layout_written = false;      // the text gave `{...}` after the dims
   std::vector<HloShape> elements;   // tuple elements (top level; nested tuples inside)
   bool is_tuple() const { return element_type == "tuple"; }
+  bool has_dynamic_dimension() const;  // an unbounded `?` dim (-1)
 };
 
 // One dimension of a `window={...}` attribute, with XLA's defaults.
@@ -72,19 +74,21 @@ struct HloOpAttributes {
   std::vector<HloPaddingDim> padding;  // pad's padding=...
 };
 
+// Names and opcodes are views into the bytes their module owns (HloModule::bytes), valid while
+// the module, or a copy of it, lives.
 struct HloInstruction {
-  std::string name;    // without the leading '%'
-  std::string opcode;  // as written: "convolution", "get-tuple-element", ...
+  std::string_view name;     // without the leading '%'
+  std::string_view opcode;   // as written: "convolution", "get-tuple-element", ...
+  std::string_view op_name;  // metadata={op_name="..."}, escapes resolved: the source namespace, "" when absent
   HloShape shape;
   std::vector<int32_t> operands;             // instruction indices in the same computation, as written
   std::vector<int32_t> called_computations;  // calls=, to_apply=, condition=, body=, branch_computations=, ...
-  bool marked_root = false;                  // written with ROOT
-  bool is_stable = false;                    // is_stable=true (sort)
-  int32_t line = 0;                          // 1-based line of the instruction in the text
-  int64_t parameter_number = -1;             // K of parameter(K)
   std::vector<int64_t> dimensions;           // dimensions={...} (or iota_dimension=K)
-  std::string op_name;                       // metadata={op_name="..."}: the source namespace, "" when absent
   std::shared_ptr<HloOpAttributes> attributes;  // null when none of them was written
+  int64_t parameter_number = -1;                // K of parameter(K)
+  int32_t line = 0;                             // 1-based line of the instruction in the text (0: from a proto)
+  bool marked_root = false;                     // written with ROOT
+  bool is_stable = false;                       // is_stable=true (sort)
   const HloOpAttributes& op_attributes() const;  // *attributes, or an empty set
 };
 
@@ -97,14 +101,20 @@ struct HloComputation {
 
 struct HloModule {
   std::string name;
-  std::string source;                        // path or label the text came from (errors)
+  std::string source;                        // path or label the module came from (errors)
   std::vector<HloComputation> computations;  // in text order: callees first
   int32_t entry = -1;                        // the ENTRY computation, else the last one
+  // What the instructions' views point into: the text (or proto bytes) read, and strings that
+  // differ from their bytes (op_names with escapes resolved). Shared by copies of the module.
+  std::shared_ptr<const std::string> bytes;
+  std::shared_ptr<std::deque<std::string>> decoded;
   int64_t instruction_count() const;
 };
 
-// Parses a whole module; `source` names it in errors ("<source>:<line>:<column>").
-HloModule parse_hlo_module(std::string_view text, const std::string& source);
+// Parses a whole module, keeping `text` (the module's names are views into it); `source` names it
+// in errors ("<source>:<line>:<column>"). A leading UTF-8 byte order mark is skipped; lines may end
+// in \n, \r\n or \r.
+HloModule parse_hlo_module(std::string text, const std::string& source);
 // True for paths the tools treat as HLO text: ending in .hlo or .txt.
 bool is_hlo_text_path(const std::string& path);
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <random>
+#include <unordered_set>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "data/random_layout_block.h"
 #include "data/tile_configs.h"
 
@@ -41,7 +43,7 @@ void write_block(int8_t* block, const HloShape* shape) {
 
 }  // namespace
 
-std::vector<int32_t> configurable_hlo_nodes(const HloModule& module, const HloGraph& hlo) {
+std::vector<int32_t> configurable_hlo_nodes(const HloModule& module, const std::vector<int32_t>& computation_first) {
   std::vector<int32_t> nodes;
   for (size_t c = 0; c < module.computations.size(); ++c) {
     const HloComputation& computation = module.computations[c];
@@ -54,51 +56,87 @@ std::vector<int32_t> configurable_hlo_nodes(const HloModule& module, const HloGr
       if (!is_array_of_layout_rank(*tensors.output) || !is_array_of_layout_rank(*tensors.input)) continue;
       if (mxu && !is_array_of_layout_rank(*tensors.kernel)) continue;
       if (!mxu && std::max(tensors.output->dims.size(), tensors.input->dims.size()) < 2) continue;
-      nodes.push_back(hlo.node_of(c, i));
+      nodes.push_back(computation_first[c] + static_cast<int32_t>(i));
     }
   }
   return nodes;
 }
 
-void add_layout_configs(const HloModule& module, HloGraph& hlo, int random_configs, uint64_t seed) {
-  TpuGraph& graph = hlo.graph;
-  if (random_configs < 0) throw InputError(module.source, "configs", "0 or more random configs", std::to_string(random_configs));
-  graph.configurable_nodes = configurable_hlo_nodes(module, hlo);
-  const size_t nc = graph.configurable_nodes.size();
-  std::vector<ConfigurableTensors> tensors;
-  tensors.reserve(nc);
-  for (const int32_t node : graph.configurable_nodes) {
-    const size_t c = static_cast<size_t>(std::upper_bound(hlo.computation_first.begin(), hlo.computation_first.end(), node) -
-                                         hlo.computation_first.begin() - 1);
-    const HloComputation& computation = module.computations[c];
-    tensors.push_back(tensors_of(computation, computation.instructions[static_cast<size_t>(node - hlo.computation_first[c])]));
-  }
-  // With nothing configurable every config is the same program: config 0 alone.
-  if (nc == 0) random_configs = 0;
-  graph.config_count = 1 + random_configs;
-  graph.layout_config_features.assign(static_cast<size_t>(graph.config_count) * nc * kLayoutConfigFeatureCount, -1);
-  for (size_t slot = 0; slot < nc; ++slot) {
-    int8_t* row = graph.layout_config_features.data() + slot * kLayoutConfigFeatureCount;
-    write_block(row, tensors[slot].output);
-    write_block(row + 6, tensors[slot].input);
-    write_block(row + 12, tensors[slot].kernel);
-  }
-  std::mt19937_64 random(seed);
-  for (int config = 1; config <= random_configs; ++config) {
-    for (size_t slot = 0; slot < nc; ++slot) {
-      int8_t* row = graph.layout_config_features.data() + (static_cast<size_t>(config) * nc + slot) * kLayoutConfigFeatureCount;
-      const ConfigurableTensors& t = tensors[slot];
-      draw_random_layout_block(row, static_cast<int>(t.output->dims.size()), random);
-      draw_random_layout_block(row + 6, static_cast<int>(t.input->dims.size()), random);
-      if (t.kernel != nullptr) draw_random_layout_block(row + 12, static_cast<int>(t.kernel->dims.size()), random);
+namespace {
+
+// Config 0 from the module's written layouts, then random blocks drawn in config order.
+class ModuleLayoutConfigs : public LayoutConfigSource {
+ public:
+  ModuleLayoutConfigs(const HloModule& module, const std::vector<int32_t>& computation_first, int random_configs, uint64_t seed)
+      : random_(seed) {
+    if (random_configs < 0) throw InputError(module.source, "configs", "0 or more random configs", std::to_string(random_configs));
+    nodes_ = configurable_hlo_nodes(module, computation_first);
+    for (const int32_t node : nodes_) {
+      const size_t c = static_cast<size_t>(std::upper_bound(computation_first.begin(), computation_first.end(), node) -
+                                           computation_first.begin() - 1);
+      const HloComputation& computation = module.computations[c];
+      tensors_.push_back(tensors_of(computation, computation.instructions[static_cast<size_t>(node - computation_first[c])]));
     }
+    // With nothing configurable every config is the same program: config 0 alone.
+    count_ = 1 + (nodes_.empty() ? 0 : random_configs);
   }
-  graph.config_runtime_ns.assign(static_cast<size_t>(graph.config_count), 0);
-  graph.runtimes_hidden = true;
+  const std::vector<int32_t>& configurable_nodes() const override { return nodes_; }
+  int64_t config_count() const override { return count_; }
+  void next_config(int8_t* rows) override {
+    check_invariant(next_ < count_, "no more configs than config_count()");
+    for (size_t slot = 0; slot < tensors_.size(); ++slot) {
+      int8_t* row = rows + slot * kLayoutConfigFeatureCount;
+      const ConfigurableTensors& t = tensors_[slot];
+      if (next_ == 0) {
+        write_block(row, t.output);
+        write_block(row + 6, t.input);
+        write_block(row + 12, t.kernel);
+      } else {
+        std::fill(row, row + kLayoutConfigFeatureCount, static_cast<int8_t>(-1));
+        draw_random_layout_block(row, static_cast<int>(t.output->dims.size()), random_);
+        draw_random_layout_block(row + 6, static_cast<int>(t.input->dims.size()), random_);
+        if (t.kernel != nullptr) draw_random_layout_block(row + 12, static_cast<int>(t.kernel->dims.size()), random_);
+      }
+    }
+    ++next_;
+  }
+
+ private:
+  std::vector<int32_t> nodes_;
+  std::vector<ConfigurableTensors> tensors_;
+  int64_t count_ = 1, next_ = 0;
+  std::mt19937_64 random_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayoutConfigSource> module_layout_configs(const HloModule& module, const std::vector<int32_t>& computation_first,
+                                                          int random_configs, uint64_t seed) {
+  return std::make_unique<ModuleLayoutConfigs>(module, computation_first, random_configs, seed);
+}
+
+void add_layout_configs(HloGraph& hlo, LayoutConfigSource& configs) {
+  TpuGraph& graph = hlo.graph;
+  graph.configurable_nodes = configs.configurable_nodes();
+  const size_t per_config = graph.configurable_nodes.size() * kLayoutConfigFeatureCount;
+  graph.config_count = static_cast<int32_t>(configs.config_count());
+  graph.layout_config_features.assign(static_cast<size_t>(graph.config_count) * per_config, -1);
+  for (int32_t config = 0; config < graph.config_count; ++config) {
+    configs.next_config(graph.layout_config_features.data() + static_cast<size_t>(config) * per_config);
+  }
+  graph.config_runtime_ns = configs.runtimes_ns();
+  graph.runtimes_hidden = graph.config_runtime_ns.empty();
+  if (graph.runtimes_hidden) graph.config_runtime_ns.assign(static_cast<size_t>(graph.config_count), 0);
+}
+
+void add_layout_configs(const HloModule& module, HloGraph& hlo, int random_configs, uint64_t seed) {
+  const std::unique_ptr<LayoutConfigSource> configs = module_layout_configs(module, hlo.computation_first, random_configs, seed);
+  add_layout_configs(hlo, *configs);
 }
 
 void add_tile_configs(TpuGraph& kernel, const std::vector<int64_t>& dims, const std::vector<int>& minor_to_major, int max_configs,
                       uint64_t seed) {
+  for (const int64_t dim : dims) check_invariant(dim >= 0, "tile configs are drawn for static output dims only");
   // Alignment by the layout: 128 lanes for the minor-most dim, 8 sublanes for the next.
   std::vector<int64_t> alignment(dims.size(), 1);
   if (!minor_to_major.empty()) alignment[static_cast<size_t>(minor_to_major[0])] = 128;
@@ -114,14 +152,17 @@ void add_tile_configs(TpuGraph& kernel, const std::vector<int64_t>& dims, const 
   if (total <= static_cast<uint64_t>(max_configs)) {
     for (uint64_t i = 0; i < total; ++i) picked.push_back(i);
   } else {
+    // Floyd's sampling: max_configs distinct indices in max_configs draws, however close to the
+    // total (drawing until enough distinct ones came up stalled near it).
     std::mt19937_64 random(seed);
-    while (picked.size() < static_cast<size_t>(max_configs)) {
-      picked.push_back(random() % total);
-      if (picked.size() == static_cast<size_t>(max_configs)) {
-        std::sort(picked.begin(), picked.end());
-        picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
-      }
+    std::unordered_set<uint64_t> chosen;
+    chosen.reserve(static_cast<size_t>(max_configs));
+    for (uint64_t j = total - static_cast<uint64_t>(max_configs); j < total; ++j) {
+      const uint64_t t = random() % (j + 1);
+      if (!chosen.insert(t).second) chosen.insert(j);
     }
+    picked.assign(chosen.begin(), chosen.end());
+    std::sort(picked.begin(), picked.end());
   }
   kernel.tile_config_features.clear();
   for (uint64_t index : picked) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "common/memory_limit.h"
 
 namespace graphcost {
@@ -88,11 +89,29 @@ void write_npz(const std::string& path, const std::vector<std::pair<std::string,
   writer.finish();
 }
 
-NpzWriter::NpzWriter(std::string path, ZipCompression compression) : writer_(std::move(path)), compression_(compression) {}
+NpzWriter::NpzWriter(std::string path, ZipCompression compression, const std::vector<std::string>& inputs)
+    : writer_(std::move(path), inputs), compression_(compression) {}
 
 void NpzWriter::add(const std::string& name, const NpyArray& array) {
   const std::vector<uint8_t> header = array.header_bytes();
   writer_.add(name + ".npy", {{header.data(), header.size()}, {array.data(), array.byte_size()}}, compression_);
+}
+
+void NpzWriter::add_streamed(const std::string& name, DType dtype, const std::vector<int64_t>& shape, bool fortran_order,
+                             const std::function<void(const ZipWriter::ByteSink&)>& produce) {
+  uint64_t expected = dtype_size(dtype);
+  for (const int64_t dim : shape) expected *= static_cast<uint64_t>(dim);
+  writer_.add_streamed(name + ".npy", compression_, [&](const ZipWriter::ByteSink& write) {
+    const std::vector<uint8_t> header = NpyArray::header_for(dtype, shape, fortran_order);
+    write(header.data(), header.size());
+    uint64_t written = 0;
+    produce([&](const void* data, size_t size) {
+      written += size;
+      check_invariant(written <= expected, "a streamed npy array holds no more bytes than its shape");
+      write(data, size);
+    });
+    check_invariant(written == expected, "a streamed npy array holds the bytes its shape declares");
+  });
 }
 
 void NpzWriter::finish() { writer_.finish(); }

@@ -46,8 +46,13 @@ void write_npz(const std::string& path, const std::vector<std::pair<std::string,
 // next (the peak memory is then the largest array, not all of them).
 class NpzWriter {
  public:
-  NpzWriter(std::string path, ZipCompression compression);
+  NpzWriter(std::string path, ZipCompression compression, const std::vector<std::string>& inputs = {});
   void add(const std::string& name, const NpyArray& array);
+  // An array of `dtype` and `shape` whose bytes (in the array's order) `produce` writes to the sink
+  // a piece at a time: an array larger than memory, computed as it is written. InternalError when
+  // the bytes produced are not exactly the shape's.
+  void add_streamed(const std::string& name, DType dtype, const std::vector<int64_t>& shape, bool fortran_order,
+                    const std::function<void(const ZipWriter::ByteSink&)>& produce);
   void finish();  // the file appears only now (atomic)
 
  private:

@@ -443,6 +443,12 @@ std::vector<uint8_t> local_header(const ZipMember& member) {
 }  // namespace
 
 void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>& parts, ZipCompression compression) {
+  add_streamed(member_name, compression, [&](const ByteSink& write) {
+    for (const ByteSpan& part : parts) write(part.data, part.size);
+  });
+}
+
+void ZipWriter::add_streamed(const std::string& member_name, ZipCompression compression, const std::function<void(const ByteSink&)>& produce) {
   if (file_ == nullptr) throw InternalError("ZipWriter::add after finish");
   if (member_name.size() > 0xFFFF) throw InternalError("zip member name too long");
   for (const ZipMember& existing : members_) {
@@ -454,22 +460,23 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
   member.name = member_name;
   member.method = compression == ZipCompression::Deflate ? 8 : 0;
   member.local_header_offset = position();
-  uLong crc = crc32(0, nullptr, 0);
-  for (const ByteSpan& part : parts) {
-    // An empty part may have no buffer, and zlib's crc32_z(crc, NULL, 0) restarts the CRC at 0.
-    if (part.size > 0) crc = crc32_z(crc, part.data, part.size);
-    member.uncompressed_size += part.size;
-  }
-  member.crc32 = static_cast<uint32_t>(crc);
 
-  // Sizes are patched in after the data is written (the file is seekable).
+  // The CRC and sizes are known only at the end: they are patched into the local header then
+  // (the file is seekable).
   const uint64_t header_offset = position();
   std::vector<uint8_t> header = local_header(member);
   write_bytes(header.data(), header.size());
   const uint64_t data_start = position();
+  uLong crc = crc32(0, nullptr, 0);
 
   if (compression == ZipCompression::Stored) {
-    for (const ByteSpan& part : parts) write_bytes(part.data, part.size);
+    produce([&](const void* data, size_t size) {
+      // An empty piece may have no buffer, and zlib's crc32_z(crc, NULL, 0) restarts the CRC at 0.
+      if (size == 0) return;
+      crc = crc32_z(crc, static_cast<const Bytef*>(data), size);
+      member.uncompressed_size += size;
+      write_bytes(data, size);
+    });
   } else {
     z_stream stream{};
     if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -490,20 +497,25 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
         write_bytes(buffer.data(), buffer.size() - stream.avail_out);
       } while (stream.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END));
     };
-    for (const ByteSpan& part : parts) {
+    produce([&](const void* data, size_t size) {
+      if (size == 0) return;
+      const Bytef* bytes = static_cast<const Bytef*>(data);
+      crc = crc32_z(crc, bytes, size);
+      member.uncompressed_size += size;
       size_t offset = 0;
-      while (offset < part.size) {
-        const size_t take = std::min<size_t>(part.size - offset, 1u << 30);
-        stream.next_in = const_cast<Bytef*>(part.data + offset);
+      while (offset < size) {
+        const size_t take = std::min<size_t>(size - offset, 1u << 30);
+        stream.next_in = const_cast<Bytef*>(bytes + offset);
         stream.avail_in = static_cast<uInt>(take);
         pump(Z_NO_FLUSH);
         offset += take;
       }
-    }
+    });
     stream.next_in = nullptr;
     stream.avail_in = 0;
     pump(Z_FINISH);
   }
+  member.crc32 = static_cast<uint32_t>(crc);
   member.compressed_size = position() - data_start;
 
   header = local_header(member);

@@ -79,6 +79,10 @@ class ZipWriter {
 
   // Appends one member whose content is the concatenation of `parts`.
   void add(const std::string& member_name, const std::vector<ByteSpan>& parts, ZipCompression compression);
+  // Appends one member whose content `produce` hands to the sink it is given, a piece at a time,
+  // so that a member larger than memory can be written as it is computed.
+  using ByteSink = std::function<void(const void* data, size_t size)>;
+  void add_streamed(const std::string& member_name, ZipCompression compression, const std::function<void(const ByteSink&)>& produce);
   // Writes the central directory and moves the file into place. Throws std::runtime_error on I/O
   // failure (the partial file is removed).
   void finish();

@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
+#include "common/units.h"
 #include "data/dataset_path.h"
 #include "data/opcodes.h"
 #include "data/random_layout_block.h"
@@ -67,7 +69,16 @@ Split split_of(int index) {
   return r < 14 ? Split::Train : r < 17 ? Split::Valid : Split::Test;
 }
 
-int64_t to_ns(double seconds) { return std::max<int64_t>(1, std::llround(seconds * 1e9)); }
+// Simulated seconds as whole nanoseconds (at least 1). Programs whose runtimes could leave int64
+// are refused when they are loaded (load_programs), so this never clamps a label.
+int64_t to_ns(double seconds) {
+  check_invariant(std::isfinite(seconds) && seconds >= 0 && seconds * 1e9 < 9e18, "a simulated runtime fits int64 nanoseconds");
+  return std::max<int64_t>(1, std::llround(seconds * 1e9));
+}
+
+// The longest config-0 runtime a program may simulate to: other configs of it (slower layouts,
+// noise) stay far inside int64 nanoseconds (9.2e18 ns, 292 years).
+constexpr double kMaxProgramSeconds = 1e6;
 
 void finish_runtimes(TpuGraph& graph, bool hidden, std::vector<int64_t>& true_runtimes, std::vector<int64_t>& true_normalizers) {
   true_runtimes = graph.config_runtime_ns;
@@ -187,6 +198,13 @@ ProgramPool load_programs(const std::string& dir, GeneratorReport& report) {
       report.skipped_programs.push_back(program.name + " (" + std::to_string(program.configurable.size()) + " configurable nodes, fewer than " +
                                         std::to_string(kMinProgramConfigurable) + ")");
       continue;
+    }
+    const LayoutProgram priced(rebuilt.nodes, rebuilt.configurable);
+    const double seconds = priced.runtime(priced.default_config());
+    if (!(seconds <= kMaxProgramSeconds)) {
+      throw InputError(path.string(), "simulated runtime of its own layouts",
+                       "at most " + format_duration(kMaxProgramSeconds) + " (labels must fit int64 nanoseconds)",
+                       format_duration(seconds) + " (dimensions far beyond any real program's)");
     }
     program.nlp = rebuilt.convolutions == 0;
     program.graph.config_count = 0;

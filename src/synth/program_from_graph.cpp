@@ -19,13 +19,18 @@ double element_count(const std::vector<int64_t>& dims) {
 
 constexpr int kOutputBoundsColumn = 8;  // config_feat 8..13: tiles per output dim
 
-std::string node_field(int32_t node, const char* field) { return "node " + std::to_string(node) + " " + field; }
+// "node 12 (convolution.3) shape_dimensions_1": the instruction's name too when the file has names.
+std::string node_field(const TpuGraph& graph, int32_t node, const char* field) {
+  std::string text = "node " + std::to_string(node);
+  if (!graph.names.empty()) text += " (" + quoted(graph.names.instructions[static_cast<size_t>(node)]) + ")";
+  return text + " " + field;
+}
 
 // A feature that must hold a whole number in [low, high].
 int64_t whole_feature(const TpuGraph& graph, int32_t node, int column, int64_t low, int64_t high) {
   const float value = graph.node_feature(node, column);
   if (!std::isfinite(value) || value != std::floor(value) || value < static_cast<float>(low) || value > static_cast<float>(high)) {
-    throw InputError(graph.source, node_field(node, node_feature_name(column).c_str()),
+    throw InputError(graph.source, node_field(graph, node, node_feature_name(column).c_str()),
                      "a whole number in [" + std::to_string(low) + ", " + std::to_string(high) + "]", std::to_string(value));
   }
   return static_cast<int64_t>(value);
@@ -42,6 +47,10 @@ ElementType element_type_of(const TpuGraph& graph, int32_t node) {
 std::vector<int64_t> dims_of(const TpuGraph& graph, int32_t node) {
   std::vector<int64_t> dims;
   for (int i = 0; i < 6; ++i) {
+    if (graph.node_feature(node, kShapeDims + i) == -1) {
+      throw InputError(graph.source, node_field(graph, node, node_feature_name(kShapeDims + i).c_str()),
+                       "a static size to price (an unbounded dynamic dimension, '?' in HLO text, has none)", "-1");
+    }
     const int64_t size = whole_feature(graph, node, kShapeDims + i, 0, int64_t{1} << 40);
     if (size == 0) break;
     dims.push_back(size);

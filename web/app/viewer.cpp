@@ -31,6 +31,13 @@ bool Viewer::open(const std::string& path, const std::string& display_name) {
     pending_ = RankingSession::open(path, display_name, models_);  // a newer file replaces one still being laid out
   } catch (const std::exception& e) {                              // the CLI's wording (common/error_exit.h)
     error_ = error_message(e);
+    // A dropped file lives in MEMFS at /.glfw_dropped_files/NAME: the visitor knows it as NAME.
+    for (size_t at; !display_name.empty() && path != display_name && (at = error_.find(path)) != std::string::npos;) {
+      error_.replace(at, path.size(), display_name);
+    }
+    // Messages quote bounded excerpts of an input (common/input_error.h); this bounds the rest.
+    constexpr size_t kMaxShown = 4000;
+    if (error_.size() > kMaxShown) error_ = error_.substr(0, kMaxShown) + "... (" + std::to_string(error_.size()) + " bytes)";
     return false;
   }
   error_.clear();
