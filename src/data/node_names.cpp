@@ -20,6 +20,10 @@ std::vector<std::string> split_names(const NpyArray& array, const std::string& s
       names.back().push_back(static_cast<char>(bytes[i]));
     }
   }
+  // A file written elsewhere may hold bytes that are not UTF-8 or control bytes: shown as \xNN.
+  for (std::string& name : names) {
+    if (printable(name).size() != name.size()) name = printable(name);
+  }
   return names;
 }
 

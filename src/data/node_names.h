@@ -8,8 +8,9 @@
 //   node_op_names      u1 (bytes,): n op_names joined by '\n' ("" where the metadata has none)
 //   node_computation   i32 (n,):    index into computation_names
 //   computation_names  u1 (bytes,): k names joined by '\n'
-// (numpy: `bytes(f["node_names"]).decode().split("\n")`.) Names never contain '\n': HLO names
-// cannot, and op_names keep the text's escapes.
+// (numpy: `bytes(f["node_names"]).decode().split("\n")`.) Names are UTF-8 without control bytes:
+// the importer writes anything else as \xNN (common/input_error.h, printable()), and the reader
+// does the same to a file written elsewhere, so a name never splits in two and always decodes.
 #pragma once
 
 #include <cstdint>

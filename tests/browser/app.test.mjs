@@ -78,6 +78,18 @@ async function drop(page, url, name) {
   }, [url, name]);
 }
 
+// Drops a file built in the page: `text` repeated as `parts` says ([[text, times], ...]).
+async function dropBuilt(page, parts, name) {
+  await page.evaluate(([pieces, fileName]) => {
+    const blobs = pieces.map(([text, times]) => text.repeat(times));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(blobs, fileName));
+    const canvas = document.getElementById("canvas");
+    canvas.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, [parts, name]);
+}
+
 const state = (page) => page.evaluate(() => window.graphcost.state());
 
 // The layered drawing of every node instead of the nested boxes (the S key).
@@ -456,6 +468,39 @@ test("malformed files show a clear error and the app keeps working", async () =>
   assert.equal(s.error, "");
   assert.equal(s.kind, "tile");
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("hostile HLO modules: a 10 MB name gives a short error at once, 20 MB is refused by size, one config ranks", async () => {
+  const { page, problems } = await openApp();
+  // A 10 MB undefined operand name: the message used to quote it whole and freeze the page.
+  const head = "HloModule m\nENTRY e {\n  ROOT a = f32[2] negate(";
+  let started = Date.now();
+  await dropBuilt(page, [[head, 1], ["x", 10 << 20], [")\n}\n", 1]], "long_name.hlo");
+  await page.waitForFunction(() => window.graphcost.state().error !== "", null, { timeout: 60000 });
+  let s = await state(page);
+  const tenMegabytes = Date.now() - started;
+  assert.ok(s.error.length < 1000, `error of ${s.error.length} characters`);
+  assert.match(s.error, /^long_name\.hlo:3:/, "the dropped file by its name, not its MEMFS path");
+  assert.match(s.error, /\(10485760 bytes\)/);
+  // Still answering: a state call right after returns at once.
+  started = Date.now();
+  await state(page);
+  assert.ok(Date.now() - started < 2000, "the page answers");
+  // 20 MB of text: refused by its size before it is parsed (it used to crash the module).
+  await dropBuilt(page, [[head, 1], ["x", 20 << 20], [")\n}\n", 1]], "huge_name.hlo");
+  await page.waitForFunction(() => /huge_name/.test(window.graphcost.state().error), null, { timeout: 60000 });
+  s = await state(page);
+  assert.match(s.error, /^huge_name\.hlo: size: expected HLO text of at most 16 MiB in the app/);
+  // Nothing configurable, one config (the shared fusion.hlo): ranked, nothing thrown.
+  await drop(page, "/hlo/fusion.hlo", "fusion.hlo");
+  await page.waitForFunction(() => window.graphcost.state().file === "fusion.hlo" && window.graphcost.state().ranking?.done, null,
+                             { timeout: 60000 });
+  s = await state(page);
+  assert.equal(s.error, "");
+  assert.equal(s.configs, 1);
+  assert.deepEqual(problems, []);
+  console.log(`hostile HLO: the 10 MB name's error shown ${tenMegabytes} ms after the drop`);
   await page.close();
 });
 
