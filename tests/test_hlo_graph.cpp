@@ -248,9 +248,11 @@ TEST_CASE("hlo import streamed a few rows at a time writes the same bytes as the
     options.seed = 5;
     const std::string in_memory = scratch + "/in_memory.npz", streamed = scratch + "/streamed.npz";
     save_tpu_graph(import_hlo_layout(entry.path().string(), options).graph, in_memory);
-    const HloModule module = read_hlo_module(entry.path().string());
+    ModuleFileFormat format;
+    const HloModule module = read_hlo_module(entry.path().string(), nullptr, &format);
     const auto configs = module_layout_configs(module, computation_first_nodes(module), options.random_configs, options.seed);
-    write_hlo_layout_graph(module, *configs, streamed, {});
+    const std::string provenance = module_provenance(entry.path().string(), format, module, configs->config_count() - 1, options.seed);
+    write_hlo_layout_graph(module, *configs, streamed, {}, provenance);
     std::ifstream a(in_memory, std::ios::binary), b(streamed, std::ios::binary);
     const std::string bytes_a((std::istreambuf_iterator<char>(a)), {}), bytes_b((std::istreambuf_iterator<char>(b)), {});
     CHECK(bytes_a.size() == bytes_b.size());

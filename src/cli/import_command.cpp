@@ -34,9 +34,8 @@ std::string configurable_mix(const std::vector<uint8_t>& opcodes) {
   return text.empty() ? "none" : text;
 }
 
-int import_layout(const ImportCommandOptions& options, const HloImportOptions& import_options) {
-  HloImportTimes times;
-  const HloModule module = read_hlo_module(options.module, &times);
+int import_layout(const ImportCommandOptions& options, const HloImportOptions& import_options, const HloModule& module, ModuleFileFormat format,
+                  const HloImportTimes& times) {
   auto start = std::chrono::steady_clock::now();
   const std::unique_ptr<LayoutConfigSource> configs =
       module_layout_configs(module, computation_first_nodes(module), import_options.random_configs, import_options.seed);
@@ -44,7 +43,8 @@ int import_layout(const ImportCommandOptions& options, const HloImportOptions& i
   const auto progress = [&](int64_t written) {
     if (!options.quiet) std::fprintf(stderr, "\r  configs %lld / %lld", static_cast<long long>(written), static_cast<long long>(total));
   };
-  const HloGraphWritten written = write_hlo_layout_graph(module, *configs, options.out, {options.module}, progress);
+  const std::string provenance = module_provenance(options.module, format, module, total - 1, import_options.seed);
+  const HloGraphWritten written = write_hlo_layout_graph(module, *configs, options.out, {options.module}, provenance, progress);
   if (!options.quiet && total >= 4096) std::fprintf(stderr, "\n");
   const double write = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   warn_unknown_opcodes(written.unknown_opcodes);
@@ -66,14 +66,23 @@ int import_layout(const ImportCommandOptions& options, const HloImportOptions& i
 // File names for the kernels: "<module stem>.<fusion>.npz", with the computation's name added for a
 // fusion name that several computations use, and a number for what still collides once the names
 // are made safe for file systems: no kernel overwrites another.
+std::string file_safe(std::string_view text) {
+  std::string out(text.substr(0, 100));
+  for (char& c : out) {
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  }
+  return out;
+}
+
+std::string make_output_folder(const std::string& out) {
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (!std::filesystem::is_directory(out)) throw InputError(out, "--out", "a folder for the kernel files", "not a folder");
+  return out;
+}
+
 std::vector<std::string> kernel_file_stems(const HloModule& module, const std::vector<FusionSite>& sites, const std::string& stem) {
-  const auto safe = [](std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-      if (!(isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
-    }
-    return out.substr(0, 100);
-  };
+  const auto safe = file_safe;
   const auto fusion_name = [&](const FusionSite& site) {
     return module.computations[static_cast<size_t>(site.computation)].instructions[static_cast<size_t>(site.instruction)].name;
   };
@@ -91,20 +100,14 @@ std::vector<std::string> kernel_file_stems(const HloModule& module, const std::v
   return stems;
 }
 
-int import_tile(const ImportCommandOptions& options, const HloImportOptions& import_options) {
-  const HloModule module = read_hlo_module(options.module);
+int import_tile(const ImportCommandOptions& options, const HloImportOptions& import_options, const HloModule& module) {
   const std::vector<FusionSite> sites = fusion_sites(module);
   if (sites.empty()) {
     throw InputError(options.module, "fusion instructions", "at least one (a post-optimization module: *.after_optimizations.txt)",
                      "none (a pre-optimization module?)");
   }
-  std::error_code error;
-  std::filesystem::create_directories(options.out, error);
-  if (!std::filesystem::is_directory(options.out)) throw InputError(options.out, "--out", "a folder for the kernel files", "not a folder");
-  std::string stem = std::filesystem::path(options.module).stem().string();
-  for (char& c : stem) {
-    if (!(isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
-  }
+  make_output_folder(options.out);
+  const std::string stem = file_safe(std::filesystem::path(options.module).stem().string());
   const std::vector<std::string> stems = kernel_file_stems(module, sites, stem);
   const HloTileKernels kernels = for_each_tile_kernel(module, import_options, [&](FusionKernel& kernel, size_t site) {
     const std::string path = (std::filesystem::path(options.out) / (stems[site] + ".npz")).string();
@@ -127,18 +130,70 @@ int import_tile(const ImportCommandOptions& options, const HloImportOptions& imp
   return 0;
 }
 
+// Tuning records: the labelled files the dataset builds from them. One record -> --out FILE.npz;
+// a TuningData of several -> --out DIR, a file per module (what the dataset would skip, skipped
+// with the reason).
+int import_tuning_records(const ImportCommandOptions& options, std::string bytes, ModuleFileFormat format) {
+  if (options.configs >= 0) std::fprintf(stderr, "warning: --configs ignored: tuning records hold their measured configs\n");
+  const std::vector<ModuleTuningRecord> records =
+      read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), options.module, format == ModuleFileFormat::TuningData);
+  const bool folder = records.size() > 1;
+  if (folder) make_output_folder(options.out);
+  const std::string stem = file_safe(std::filesystem::path(options.module).stem().string());
+  std::map<std::string, int> taken;
+  int written = 0;
+  for (size_t r = 0; r < records.size(); ++r) {
+    const ModuleTuningRecord& record = records[r];
+    const bool tile = is_tile_record(record);
+    std::string path = options.out;
+    if (folder) {
+      std::string name = stem + "." + file_safe(record.module.name);
+      if (taken[name]++ > 0) name += "." + std::to_string(taken[name]);
+      path = (std::filesystem::path(options.out) / (name + ".npz")).string();
+    }
+    try {
+      if (tile && record.runs.size() <= 1) throw InputError(options.module, excerpt(record.module.name), "more than one run", std::to_string(record.runs.size()));
+      const std::string provenance = record_provenance(options.module, format, record, r, records.size(), tile);
+      TpuGraph graph = tile ? tile_graph_from_record(record, provenance) : layout_graph_from_record(record, provenance);
+      check_features_finite(graph);
+      check_output_path(path, {options.module});
+      save_tpu_graph(graph, path);
+      ++written;
+      std::printf("%s: %s %s, %d nodes, %d labelled configs -> %s\n", printable(options.module).c_str(), tile ? "tile kernel" : "layout program",
+                  excerpt(record.module.name).c_str(), graph.node_count, graph.config_count, printable(path).c_str());
+    } catch (const InputError& e) {
+      if (!folder) throw;
+      std::fprintf(stderr, "warning: skipped module %zu of %zu (as the dataset does): %s\n", r + 1, records.size(), e.what());
+    }
+  }
+  if (written == 0) throw InputError(options.module, "modules", "at least one the dataset would keep", "none of " + std::to_string(records.size()));
+  if (folder) std::printf("%d of %zu modules written to %s\n", written, records.size(), printable(options.out).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_import_command(const ImportCommandOptions& options) {
+  HloImportTimes times;
+  auto start = std::chrono::steady_clock::now();
+  std::string bytes = read_module_file(options.module);
+  times.read = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const ModuleFileFormat format = detect_module_file_format(bytes, options.module);
+  if (format == ModuleFileFormat::ModuleTuningData || format == ModuleFileFormat::TuningData) {
+    return import_tuning_records(options, std::move(bytes), format);
+  }
   if (options.kind == GraphKind::Layout) check_output_path(options.out, {options.module});
+  start = std::chrono::steady_clock::now();
+  const HloModule module = module_from_bytes(std::move(bytes), format, options.module);
+  times.parse = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   HloImportOptions import_options;
   import_options.seed = options.seed;
   if (options.kind == GraphKind::Layout) {
     if (options.configs >= 0) import_options.random_configs = options.configs;
-    return import_layout(options, import_options);
+    return import_layout(options, import_options, module, format, times);
   }
   if (options.configs >= 0) import_options.max_tile_configs = std::max(1, options.configs);
-  return import_tile(options, import_options);
+  return import_tile(options, import_options, module);
 }
 
 }  // namespace graphcost

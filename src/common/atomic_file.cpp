@@ -19,8 +19,8 @@ void check_output_path(const std::string& output, const std::vector<std::string>
     const size_t slash = output.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
     struct stat parent {};
-    if (::stat(folder.c_str(), &parent) != 0) throw InputError(output, "", "a path in an existing folder", "no folder " + quoted(folder));
-    if (!S_ISDIR(parent.st_mode)) throw InputError(output, "", "a path in an existing folder", quoted(folder) + ", which is not a folder");
+    if (::stat(folder.c_str(), &parent) != 0) throw InputError(output, "", "a path in an existing folder", "no folder " + excerpt(folder));
+    if (!S_ISDIR(parent.st_mode)) throw InputError(output, "", "a path in an existing folder", excerpt(folder) + ", which is not a folder");
     return;
   }
   if (S_ISDIR(target.st_mode)) {

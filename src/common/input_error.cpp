@@ -74,7 +74,7 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-std::string quoted(std::string_view text, size_t max_bytes) {
+std::string excerpt(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return "'" + printable(text) + "'";
   size_t cut = 0;
   while (cut < max_bytes) {

@@ -37,8 +37,8 @@ std::string printable(std::string_view text);
 // `text` as printable() writes it, in quotes, cut to its first `max_bytes` bytes (at a character
 // boundary) with "... (N bytes)" after: the one bound on how much of an input any message quotes,
 // so a 10 MB name never becomes a 10 MB error.
-constexpr size_t kQuotedBytes = 64;
-std::string quoted(std::string_view text, size_t max_bytes = kQuotedBytes);
+constexpr size_t kExcerptBytes = 64;
+std::string excerpt(std::string_view text, size_t max_bytes = kExcerptBytes);
 
 // The length of the valid UTF-8 sequence at text[i], or 0 when the byte there does not start one
 // (a stray continuation byte, an overlong form, a surrogate, a truncated sequence).

@@ -147,6 +147,7 @@ GraphSummary summarize_graph(const TpuGraph& graph) {
   s.named = !graph.names.empty();
   s.named_computations = static_cast<int64_t>(graph.names.computations.size());
   for (const std::string& op_name : graph.names.op_names) s.op_named_nodes += op_name.empty() ? 0 : 1;
+  s.provenance = graph.provenance;
   std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return s;
 }
@@ -155,6 +156,7 @@ std::string format_graph_summary(const GraphSummary& s) {
   std::string out;
   auto line = [&](const char* label, const std::string& value) { out += format("%-20s %s\n", label, value.c_str()); };
   line("file", s.file);
+  if (!s.provenance.empty()) line("source", s.provenance);
   line("kind", graph_kind_name(s.kind));
   line("collection", s.collection.empty() ? "- (outside the TpuGraphs tree)" : s.collection + " (" + s.split + ")");
   line("kaggle id", s.kaggle_id.empty() ? "-" : s.kaggle_id);
@@ -207,6 +209,7 @@ nlohmann::json graph_summary_json(const GraphSummary& s) {
                          {"labelled", s.labelled},
                          {"opcodes", opcodes}};
   if (s.named) json["names"] = {{"computations", s.named_computations}, {"op_named_nodes", s.op_named_nodes}};
+  if (!s.provenance.empty()) json["source"] = s.provenance;
   if (s.labelled) {
     json["runtime_min_ns"] = s.runtime_min_ns;
     json["runtime_max_ns"] = s.runtime_max_ns;

@@ -29,6 +29,7 @@ struct GraphSummary {
   std::vector<std::pair<int, int64_t>> opcode_counts;  // (opcode id, nodes), most frequent first
   bool named = false;                                  // the file carries node names (data/node_names.h)
   int64_t named_computations = 0, op_named_nodes = 0;  // HLO computations; nodes with a metadata op_name
+  std::string provenance;                              // where the contents come from (imported files), "" when unknown
 };
 
 GraphSummary summarize_graph(const TpuGraph& graph);

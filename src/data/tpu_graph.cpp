@@ -258,6 +258,12 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
   check_runtimes(reader, graph);
   check_features_finite(graph);
   graph.names = read_node_names(npz, source, n);
+  if (const NpyArray* provenance = npz.find("provenance")) {
+    if (provenance->rank() != 1 || provenance->dtype() != DType::UInt8) {
+      reader.fail("provenance", "a 1-D uint8 array (UTF-8 text)", std::string(dtype_name(provenance->dtype())) + " of shape " + provenance->shape_text());
+    }
+    graph.provenance = printable(std::string_view(reinterpret_cast<const char*>(provenance->data()), provenance->byte_size()));
+  }
   return graph;
 }
 
@@ -267,6 +273,7 @@ TpuGraph load_tpu_graph(const std::string& path) {
   options.only = {"node_feat",       "node_opcode",      "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers",
                   "node_config_ids", "node_config_feat", "node_splits"};
   options.only.insert(options.only.end(), node_name_keys().begin(), node_name_keys().end());
+  options.only.push_back("provenance");
   try {
     return tpu_graph_from_npz(read_npz_file(path, options), path);
   } catch (const std::bad_alloc&) {
@@ -309,6 +316,10 @@ void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
     writer.add("node_splits", NpyArray::from_values<int64_t>({1, static_cast<int64_t>(graph.node_splits.size())}, graph.node_splits));
   }
   for (const auto& [name, array] : node_name_arrays(graph.names)) writer.add(name, array);
+  if (!graph.provenance.empty()) {
+    writer.add("provenance", NpyArray::from_values<uint8_t>({static_cast<int64_t>(graph.provenance.size())},
+                                                            std::vector<uint8_t>(graph.provenance.begin(), graph.provenance.end())));
+  }
   writer.finish();
 }
 

@@ -7,7 +7,8 @@
 //                        node_config_ids i64 (nc,), node_config_feat f32 (c,nc,18),
 //                        config_runtime i64 (c,), node_splits i64 (1,s)
 // edge_index row [u, v] means node u consumes the output of node v.
-// Either kind may also hold the optional node name keys of data/node_names.h (imported HLO).
+// Either kind may also hold the optional node name keys of data/node_names.h (imported HLO), and
+// `provenance` u1 (bytes,): UTF-8 text saying where the file's contents come from.
 //
 // Loading checks the whole schema and throws InputError naming the file, the key, the expected and
 // the actual value. Accepted dtype variants: any integer dtype for integer keys (range-checked),
@@ -53,6 +54,10 @@ struct TpuGraph {
   bool runtimes_hidden = false;
 
   NodeNames names;  // optional (files from `graphcost import`): instruction, computation, op_name per node
+  // Optional: where the file's graph, configs and runtimes come from (files from `graphcost import`:
+  // "module_tuning_data_layout.pb: ModuleTuningData ..., 112 of 122 runs"), key `provenance`
+  // (uint8 UTF-8 text).
+  std::string provenance;
 
   int32_t configurable_count() const { return static_cast<int32_t>(configurable_nodes.size()); }
   float node_feature(int32_t node, int column) const { return node_features[node * kNodeFeatureCount + column]; }

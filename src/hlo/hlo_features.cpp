@@ -49,6 +49,11 @@ void window_field(Row& row, int first, const std::vector<HloWindowDim>& window, 
 
 }  // namespace
 
+int64_t group_count(const HloInstruction& instruction, int64_t written) {
+  if (written >= 0) return written;
+  return instruction.opcode == "convolution" || instruction.opcode == "custom-call" ? 1 : 0;
+}
+
 const char* field_beyond_64_bits(const HloInstruction& instruction) {
   const HloOpAttributes& a = instruction.op_attributes();
   const auto fits = [](size_t count, auto value) { return checked_sum_and_product(count, value).has_value(); };
@@ -120,11 +125,8 @@ Row hlo_node_features(const HloInstruction& instruction, bool is_root) {
     row[kOutputBatch] = static_cast<float>(dims.output_batch);
     row[kOutputFeature] = static_cast<float>(dims.output_feature);
   }
-  // Group counts are convolution fields (1 unless written); other instructions leave them 0.
-  if (instruction.opcode == "convolution") {
-    row[kFeatureGroups] = static_cast<float>(attributes.feature_group_count < 0 ? 1 : attributes.feature_group_count);
-    row[kBatchGroups] = static_cast<float>(attributes.batch_group_count < 0 ? 1 : attributes.batch_group_count);
-  }
+  row[kFeatureGroups] = static_cast<float>(group_count(instruction, attributes.feature_group_count));
+  row[kBatchGroups] = static_cast<float>(group_count(instruction, attributes.batch_group_count));
 
   const std::vector<HloSliceDim>& slice = attributes.slice;
   sequence_with_aggregates(row, kSliceStart, 2, slice.size(), [&](size_t i) { return slice[i].start; });

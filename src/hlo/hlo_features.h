@@ -16,6 +16,12 @@ namespace graphcost {
 // list (f8 variants, s4, u4, ...), which get no column.
 int element_type_column(std::string_view element_type);
 
+// node_feat's feature_group_count / batch_group_count (columns 107, 108): the value written (text
+// attribute or proto field), else what XLA's protos hold without one: 1 for a convolution or a
+// custom-call (XLA sets both on them, and the dataset's featurizer copies the proto field), 0 for
+// the rest. `written` is -1 when the module gives none.
+int64_t group_count(const HloInstruction& instruction, int64_t written);
+
 // The attribute of `instruction` whose values' sum or product (which node_feat holds) leaves 64-bit
 // integers ("window size", "slice limit", ...), or nullptr when every one fits. Readers refuse such
 // an instruction, so that every feature written is finite.

@@ -85,7 +85,8 @@ void add_names(NpzWriter& writer, const HloModule& module, int64_t n) {
 }  // namespace
 
 HloGraphWritten write_hlo_layout_graph(const HloModule& module, LayoutConfigSource& configs, const std::string& path,
-                                       const std::vector<std::string>& inputs, const std::function<void(int64_t)>& progress) {
+                                       const std::vector<std::string>& inputs, const std::string& provenance,
+                                       const std::function<void(int64_t)>& progress) {
   HloGraphWritten written;
   const std::vector<int32_t> first = computation_first_nodes(module);
   const int64_t n = module.instruction_count();
@@ -152,6 +153,10 @@ HloGraphWritten write_hlo_layout_graph(const HloModule& module, LayoutConfigSour
   writer.add_streamed("node_splits", DType::Int64, {1, static_cast<int64_t>(splits.size())}, false,
                       [&](const Sink& sink) { sink(splits.data(), splits.size() * sizeof(int64_t)); });
   add_names(writer, module, n);
+  if (!provenance.empty()) {
+    writer.add_streamed("provenance", DType::UInt8, {static_cast<int64_t>(provenance.size())}, false,
+                        [&](const Sink& sink) { sink(provenance.data(), provenance.size()); });
+  }
   writer.finish();
   return written;
 }

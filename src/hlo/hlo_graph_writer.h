@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,10 @@ struct HloGraphWritten {
 };
 
 // Writes `module` with the configs of `configs` (asked for in order) to `path`, atomically and
-// never over one of `inputs` (common/atomic_file.h). `progress(configs_written)` is called now
-// and then while configs are written, when given.
+// never over one of `inputs` (common/atomic_file.h), with `provenance` (TpuGraph::provenance) when
+// not empty. `progress(configs_written)` is called now and then while configs are written.
 HloGraphWritten write_hlo_layout_graph(const HloModule& module, LayoutConfigSource& configs, const std::string& path,
-                                       const std::vector<std::string>& inputs, const std::function<void(int64_t)>& progress = {});
+                                       const std::vector<std::string>& inputs, const std::string& provenance = "",
+                                       const std::function<void(int64_t)>& progress = {});
 
 }  // namespace graphcost

@@ -2,28 +2,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "common/input_error.h"
 #include "common/memory_limit.h"
+#include "hlo/hlo_proto.h"
 #include "hlo/module_configs.h"
-#include "io/byte_source.h"
 
 namespace graphcost {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-std::string read_text_file(const std::string& path) {
-  const ByteSource file = ByteSource::open_file(path);
-  if (file.size() > input_memory_limit()) {
-    throw InputError(path, "size", "at most the input memory limit " + format_byte_size(input_memory_limit()) + " (GRAPHCOST_MEMORY_LIMIT)",
-                     format_byte_size(file.size()));
-  }
-  std::string text(static_cast<size_t>(file.size()), '\0');
-  if (!text.empty()) file.read(0, text.size(), reinterpret_cast<uint8_t*>(text.data()), "HLO text");
-  return text;
-}
 
 void merge_unknown(std::vector<std::string>& into, const std::vector<std::string>& more) {
   for (const std::string& opcode : more) {
@@ -54,19 +44,57 @@ void check_graph_fits(const HloModule& module, int64_t configs) {
 
 }  // namespace
 
-HloModule read_hlo_module(const std::string& path, HloImportTimes* times) {
+HloModule read_hlo_module(const std::string& path, HloImportTimes* times, ModuleFileFormat* format_out) {
   auto start = Clock::now();
-  std::string text = read_text_file(path);
+  std::string bytes = read_module_file(path);
   if (times != nullptr) times->read = seconds_since(start);
   start = Clock::now();
-  HloModule module = parse_hlo_module(std::move(text), path);
+  const ModuleFileFormat format = detect_module_file_format(bytes, path);
+  if (format_out != nullptr) *format_out = format;
+  HloModule module = module_from_bytes(std::move(bytes), format, path);
   if (times != nullptr) times->parse = seconds_since(start);
   return module;
 }
 
+HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const std::string& source) {
+  switch (format) {
+    case ModuleFileFormat::HloText: return parse_hlo_module(std::move(bytes), source);
+    case ModuleFileFormat::HloProto:
+    case ModuleFileFormat::HloModuleProto: return parse_hlo_module_proto(std::move(bytes), source, format == ModuleFileFormat::HloProto);
+    case ModuleFileFormat::ModuleTuningData:
+    case ModuleFileFormat::TuningData: break;
+  }
+  std::vector<ModuleTuningRecord> records =
+      read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), source, format == ModuleFileFormat::TuningData);
+  if (records.size() != 1) {
+    throw InputError(source, "modules", "one module (`graphcost import FILE --out DIR` writes a file for each of several)",
+                     std::to_string(records.size()) + " in a TuningData");
+  }
+  return std::move(records.front().module);
+}
+
+std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs, uint64_t seed) {
+  std::string text = printable(std::filesystem::path(path).filename().string()) + ": " + module_file_format_name(format) + ", module " +
+                     excerpt(module.name) + "; config 0 its own layouts";
+  if (random_configs > 0) text += ", " + std::to_string(random_configs) + " random (seed " + std::to_string(seed) + ")";
+  return text + "; runtimes unmeasured";
+}
+
+std::string record_provenance(const std::string& path, ModuleFileFormat format, const ModuleTuningRecord& record, size_t index, size_t count,
+                              bool tile) {
+  const KeptRuns kept = kept_runs(record, tile);
+  std::string text = printable(std::filesystem::path(path).filename().string()) + ": " + module_file_format_name(format);
+  if (count > 1) text += " module " + std::to_string(index + 1) + " of " + std::to_string(count);
+  text += ", " + excerpt(record.module.name) + " (fingerprint " + std::to_string(record.fingerprint) + "); " +
+          std::to_string(kept.runs.size()) + " of " + std::to_string(record.runs.size()) + " runs kept as configs";
+  if (kept.failed > 0) text += " (" + std::to_string(kept.failed) + " failed)";
+  return text + ", default run " + std::to_string(kept.default_run) + ": " + std::to_string(record.runs[kept.default_run].compute_time_ns) + " ns";
+}
+
 HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
   HloLayoutImport result;
-  const HloModule module = read_hlo_module(path, &result.times);
+  ModuleFileFormat format = ModuleFileFormat::HloText;
+  const HloModule module = read_hlo_module(path, &result.times, &format);
   check_graph_fits(module, 1 + static_cast<int64_t>(std::max(0, options.random_configs)));
   auto start = Clock::now();
   HloGraph hlo = build_hlo_graph(module);
@@ -77,6 +105,7 @@ HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOption
   result.graph = std::move(hlo.graph);
   result.graph.source = path;
   result.graph.location = DatasetPath{};
+  result.graph.provenance = module_provenance(path, format, module, result.graph.config_count - 1, options.seed);
   check_features_finite(result.graph);  // the reader refuses what would overflow; this keeps it so
   result.computations = static_cast<int64_t>(module.computations.size());
   result.unknown_opcodes = std::move(hlo.unknown_opcodes);
@@ -103,8 +132,23 @@ HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOpti
 }
 
 TpuGraph load_graph_file(const std::string& path) {
-  if (!is_hlo_text_path(path)) return load_tpu_graph(path);
-  return import_hlo_layout(path, HloImportOptions{}).graph;
+  if (is_npz_file(path)) return load_tpu_graph(path);
+  std::string bytes = read_module_file(path);
+  const ModuleFileFormat format = detect_module_file_format(bytes, path);
+  if (format != ModuleFileFormat::ModuleTuningData && format != ModuleFileFormat::TuningData) {
+    return import_hlo_layout(path, HloImportOptions{}).graph;
+  }
+  const std::vector<ModuleTuningRecord> records =
+      read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), path, format == ModuleFileFormat::TuningData);
+  if (records.size() != 1) {
+    throw InputError(path, "modules", "one module's tuning records (`graphcost import FILE --out DIR` writes a file for each of several)",
+                     std::to_string(records.size()) + " in a TuningData");
+  }
+  const bool tile = is_tile_record(records[0]);
+  const std::string provenance = record_provenance(path, format, records[0], 0, 1, tile);
+  TpuGraph graph = tile ? tile_graph_from_record(records[0], provenance) : layout_graph_from_record(records[0], provenance);
+  check_features_finite(graph);
+  return graph;
 }
 
 }  // namespace graphcost

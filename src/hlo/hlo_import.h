@@ -1,6 +1,7 @@
-// Importing a user's HLO module as TpuGraphs graphs (`graphcost import`; docs/import.md), and the
-// one loader every tool uses for a graph argument: an .npz is read as it is, an .hlo / .txt file is
-// imported on the fly as a layout graph with the default options.
+// Importing a user's HLO module (text or binary) as TpuGraphs graphs (`graphcost import`;
+// docs/import.md), and the one loader every tool uses for a graph argument: an .npz is read as it
+// is, a module imported on the fly as a layout graph with the default options, tuning records
+// turned into their labelled graph.
 //
 // Memory: the module is read whole (its bytes must fit the input memory limit,
 // GRAPHCOST_MEMORY_LIMIT) and kept; `import` then writes the graph a few rows at a time
@@ -17,6 +18,8 @@
 #include "data/tpu_graph.h"
 #include "hlo/fusion_kernels.h"
 #include "hlo/hlo_module.h"
+#include "hlo/module_file.h"
+#include "hlo/tuning_records.h"
 
 namespace graphcost {
 
@@ -31,9 +34,20 @@ struct HloImportTimes {
   double read = 0, parse = 0, graph = 0, configs = 0;
 };
 
-// Reads and parses the module at `path`. InputError (file:line:column) on bad text, or when the
-// file passes the input memory limit.
-HloModule read_hlo_module(const std::string& path, HloImportTimes* times = nullptr);
+// Reads the module at `path`, whatever its format (hlo/module_file.h: HLO text, an HloProto or
+// HloModuleProto, or the module of a ModuleTuningData). InputError (file:line:column, or the byte
+// offset in a proto) on bad input, a TuningData of several modules, or a file past the input
+// memory limit. `format`, when given, receives the file's format.
+HloModule read_hlo_module(const std::string& path, HloImportTimes* times = nullptr, ModuleFileFormat* format = nullptr);
+// The same from a file's bytes already read (read_module_file) and told (detect_module_file_format).
+HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const std::string& source);
+
+// "resnet.hlo: HLO text, module jit_f; config 0 its own layouts, 100 random (seed 0)": what an
+// imported file says of where it comes from (TpuGraph::provenance).
+std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs, uint64_t seed);
+// "op_tuning_data.pb: TuningData module 3 of 10, fusion.205 (fingerprint ...); 16 of 16 runs kept, default 45021 ns".
+std::string record_provenance(const std::string& path, ModuleFileFormat format, const ModuleTuningRecord& record, size_t index, size_t count,
+                              bool tile);
 
 struct HloLayoutImport {
   TpuGraph graph;  // kind Layout, with configs (runtimes hidden)
@@ -58,7 +72,9 @@ struct HloTileKernels {
 HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOptions& options,
                                     const std::function<void(FusionKernel& kernel, size_t site)>& each);
 
-// An .npz through load_tpu_graph; an .hlo / .txt through import_hlo_layout with default options.
+// The one loader for a graph argument: an .npz (hlo/module_file.h's is_npz_file) through
+// load_tpu_graph; tuning records of one module as the labelled graph the dataset builds from them
+// (hlo/tuning_records.h); any other module through import_hlo_layout with default options.
 TpuGraph load_graph_file(const std::string& path);
 
 }  // namespace graphcost

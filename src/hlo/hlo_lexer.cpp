@@ -11,7 +11,7 @@ namespace graphcost {
 namespace {
 
 // How much of the text a "found ..." part of a message quotes.
-constexpr size_t kQuoteBytes = kQuotedBytes;
+constexpr size_t kQuoteBytes = kExcerptBytes;
 
 }  // namespace
 
@@ -30,8 +30,8 @@ void HloLexer::fail_at(const char* at, const std::string& expected, const std::s
   }
   const std::string where = source_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1);
   std::string context = context_kind_;
-  if (!context_name_.empty()) context += " " + quoted(context_name_);
-  if (!attribute_.empty()) context += ", attribute " + quoted(attribute_);
+  if (!context_name_.empty()) context += " " + excerpt(context_name_);
+  if (!attribute_.empty()) context += ", attribute " + excerpt(attribute_);
   throw InputError(where, context, expected, found);
 }
 void HloLexer::fail(const std::string& expected, const std::string& found) const { fail_at(p_, expected, found); }
@@ -46,10 +46,10 @@ std::string HloLexer::found_here() const {
   } else {
     length = std::max<size_t>(1, utf8_sequence_length(rest, 0));
     if (utf8_sequence_length(rest, 0) == 0 && static_cast<unsigned char>(*p_) >= 0x80) {
-      return quoted(rest.substr(0, 1)) + " (a byte that is not UTF-8)";
+      return excerpt(rest.substr(0, 1)) + " (a byte that is not UTF-8)";
     }
   }
-  return quoted(rest.substr(0, length), kQuoteBytes);
+  return excerpt(rest.substr(0, length), kQuoteBytes);
 }
 
 void HloLexer::skip_comments() {
@@ -115,7 +115,7 @@ int64_t HloLexer::integer(const char* what) {
     if (value > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - digit) / 10) {
       const char* digits_end = p_;
       while (digits_end < end_ && is_digit_char(*digits_end)) ++digits_end;
-      fail_at(start, std::string(what) + " within 64-bit range", quoted(std::string_view(start, static_cast<size_t>(digits_end - start))));
+      fail_at(start, std::string(what) + " within 64-bit range", excerpt(std::string_view(start, static_cast<size_t>(digits_end - start))));
     }
     value = value * 10 + digit;
     ++p_;
@@ -213,7 +213,7 @@ std::vector<std::vector<int64_t>> HloLexer::dim_groups(std::string_view text, co
       const size_t digits = j;
       int64_t value = 0;
       while (j < text.size() && is_digit_char(text[j]) && j - digits < 18) value = value * 10 + (text[j++] - '0');
-      if (j == digits || (j < text.size() && is_digit_char(text[j]))) fail_at(at, what, quoted(text));
+      if (j == digits || (j < text.size() && is_digit_char(text[j]))) fail_at(at, what, excerpt(text));
       parts.push_back(negative ? -value : value);
       i = j;
       if (i < text.size() && text[i] == '_') {
@@ -222,10 +222,10 @@ std::vector<std::vector<int64_t>> HloLexer::dim_groups(std::string_view text, co
       }
       break;
     }
-    if (parts.size() < min_parts || parts.size() > max_parts) fail_at(at, what, quoted(text));
+    if (parts.size() < min_parts || parts.size() > max_parts) fail_at(at, what, excerpt(text));
     groups.push_back(std::move(parts));
     if (i == text.size()) break;
-    if (text[i] != 'x') fail_at(at, what, quoted(text));
+    if (text[i] != 'x') fail_at(at, what, excerpt(text));
     ++i;
   }
   return groups;

@@ -161,7 +161,7 @@ class Parser : HloLexer {
       const char* type_end = p_;
       p_ = start;
       fail_at(start, "an element type (pred, s8..s64, u8..u64, f16, bf16, f32, f64, c64, c128, f8 and 4-bit types, token)",
-              quoted(std::string_view(start, static_cast<size_t>(type_end - start))));
+              excerpt(std::string_view(start, static_cast<size_t>(type_end - start))));
     }
     if (p_ >= end_ || *p_ != '[') {
       if (result.element_type == "token" || result.element_type == "opaque") return result;  // old dumps: `token`
@@ -185,7 +185,7 @@ class Parser : HloLexer {
       // The features hold the dims' sum and product (as XLA, the element count must fit 64 bits).
       if (!checked_sum_and_product(result.dims.size(), [&](size_t i) { return result.dims[i]; })) {
         fail_at(dims_start, "dimensions whose product (the element count) fits in 64 bits",
-                quoted(std::string_view(dims_start, static_cast<size_t>(p_ - dims_start))));
+                excerpt(std::string_view(dims_start, static_cast<size_t>(p_ - dims_start))));
       }
     }
     // A layout follows the dims directly: `f32[2,3]{1,0}`; `-> f32[2] {` opens a computation.
@@ -232,7 +232,7 @@ class Parser : HloLexer {
     result.name = std::string(name_text);
     set_context("computation", name_text);
     if (computation_index_.count(name_text))
-      fail_at(p_ - 1, "a computation name not used before", quoted(result.name) + " again");
+      fail_at(p_ - 1, "a computation name not used before", excerpt(result.name) + " again");
     if (peek('(')) {  // the signature: parameters -> result shape
       skip_value("the computation's parameter list");
       skip_space();
@@ -245,7 +245,7 @@ class Parser : HloLexer {
     std::vector<HloInstruction>& instructions = result.instructions;
     instructions.reserve(lines_of_block(p_ - 1, end_) + 1);
     while (!accept('}')) {
-      if (p_ >= end_) fail("'}' closing computation " + quoted(result.name), "end of file");
+      if (p_ >= end_) fail("'}' closing computation " + excerpt(result.name), "end of file");
       instructions.push_back(instruction(result.name, instructions, module));
       instruction_index_.insert(static_cast<int32_t>(instructions.size()) - 1, instructions);
       set_context("computation", name_text);
@@ -260,7 +260,7 @@ class Parser : HloLexer {
       }
     }
     if (roots > 1)
-      fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation " + quoted(result.name));
+      fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation " + excerpt(result.name));
     while (accept(',')) skip_attribute();  // execution_thread="..."
     computation_index_.emplace(name_text, static_cast<int32_t>(module.computations.size()));
     return result;
@@ -276,7 +276,7 @@ class Parser : HloLexer {
     result.name = name_text;
     set_context("instruction", name_text);
     if (instruction_index_.find(name_text, earlier) >= 0) {
-      fail_at(name_start, "a name not used before in computation " + quoted(computation), quoted(name_text) + " again");
+      fail_at(name_start, "a name not used before in computation " + excerpt(computation), excerpt(name_text) + " again");
     }
     expect('=', "after the instruction's name");
     result.shape = shape();
@@ -321,7 +321,7 @@ class Parser : HloLexer {
       const char* operand_start = p_;
       const std::string_view operand = name_view("an operand name");
       const int32_t found = instruction_index_.find(operand, earlier);
-      if (found < 0) fail_at(operand_start, "an instruction defined earlier in computation " + quoted(computation), quoted(operand));
+      if (found < 0) fail_at(operand_start, "an instruction defined earlier in computation " + excerpt(computation), excerpt(operand));
       result.operands.push_back(found);
     } while (accept(','));
     expect(')', "closing the operands (or ',' before the next)");
@@ -377,7 +377,7 @@ class Parser : HloLexer {
     const char* expected = "dim_labels like b01f_01io->b01f";
     const size_t underscore = text.find('_'), arrow = text.find("->");
     if (underscore == std::string_view::npos || arrow == std::string_view::npos || underscore > arrow)
-      fail_at(at, expected, quoted(text));
+      fail_at(at, expected, excerpt(text));
     const std::string_view parts[3] = {text.substr(0, underscore), text.substr(underscore + 1, arrow - underscore - 1),
                                        text.substr(arrow + 2)};
     const char roles[3][2] = {{'b', 'f'}, {'i', 'o'}, {'b', 'f'}};
@@ -396,13 +396,13 @@ class Parser : HloLexer {
         } else if (is_digit_char(c) && static_cast<size_t>(c - '0') < labels.size() && positions[static_cast<size_t>(c - '0')] < 0) {
           positions[static_cast<size_t>(c - '0')] = static_cast<int64_t>(i);
         } else {
-          fail_at(at, expected, quoted(text));
+          fail_at(at, expected, excerpt(text));
         }
       }
       const size_t spatial_count = labels.size() >= 2 ? labels.size() - 2 : 0;
-      if (found[0] < 0 || found[1] < 0) fail_at(at, expected, quoted(text));
+      if (found[0] < 0 || found[1] < 0) fail_at(at, expected, excerpt(text));
       for (size_t s = 0; s < spatial_count; ++s) {
-        if (positions[s] < 0) fail_at(at, expected, quoted(text));
+        if (positions[s] < 0) fail_at(at, expected, excerpt(text));
         spatial[part].push_back(positions[s]);
       }
       role_dims[part][0] = found[0];
@@ -527,9 +527,9 @@ class Parser : HloLexer {
     for (const PendingCall& call : pending_calls_) {
       const auto found = computation_index_.find(call.name);
       set_context("called computation");
-      if (found == computation_index_.end()) fail_at(call.at, "a computation defined in this module", quoted(call.name));
+      if (found == computation_index_.end()) fail_at(call.at, "a computation defined in this module", excerpt(call.name));
       fail_at(call.at, "a computation defined before its caller (XLA prints callees first)",
-              quoted(call.name) + ", defined later");
+              excerpt(call.name) + ", defined later");
     }
     (void)module;
   }

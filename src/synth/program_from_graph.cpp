@@ -22,7 +22,7 @@ constexpr int kOutputBoundsColumn = 8;  // config_feat 8..13: tiles per output d
 // "node 12 (convolution.3) shape_dimensions_1": the instruction's name too when the file has names.
 std::string node_field(const TpuGraph& graph, int32_t node, const char* field) {
   std::string text = "node " + std::to_string(node);
-  if (!graph.names.empty()) text += " (" + quoted(graph.names.instructions[static_cast<size_t>(node)]) + ")";
+  if (!graph.names.empty()) text += " (" + excerpt(graph.names.instructions[static_cast<size_t>(node)]) + ")";
   return text + " " + field;
 }
 
