@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs libFuzzer targets for a number of seconds each (not part of the default test run).
-# Usage: scripts/fuzz.sh [TARGET=all|fuzz_npz_reader|fuzz_submission_parser|fuzz_model_loader|fuzz_hlo_import] [SECONDS=60]
+# Usage: scripts/fuzz.sh [TARGET=all|fuzz_npz_reader|fuzz_submission_parser|fuzz_model_loader|fuzz_hlo_import|fuzz_hlo_proto] [SECONDS=60]
 # "all" (the default) runs every target in turn, SECONDS each, and stops at the first failure.
 # The corpus lives in build/fuzz/corpus/TARGET, seeded with the small shared TpuGraphs files
 # (npz reader), small valid and broken submissions (submission parser) or the shipped models
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 target=${1:-all}
 seconds=${2:-60}
 if [ "$target" = all ]; then
-  for each in fuzz_npz_reader fuzz_submission_parser fuzz_model_loader fuzz_hlo_import; do
+  for each in fuzz_npz_reader fuzz_submission_parser fuzz_model_loader fuzz_hlo_import fuzz_hlo_proto; do
     echo "=== $each, $seconds s ==="
     bash "$0" "$each" "$seconds"
   done
@@ -34,6 +34,9 @@ if [ -z "$(ls -A "$corpus")" ]; then
       cp models/*.npz "$corpus/" ;;
     fuzz_hlo_import)  # the small real modules (the large ones slow each run down)
       [ -d "$data/hlo" ] && find "$data/hlo" -name '*.hlo' -size -40k -exec cp {} "$corpus/" \; ;;
+    fuzz_hlo_proto)  # XLA's binary test module and the raw tile records (the layout record is 620 KB)
+      [ -d "$data/hlo" ] && cp "$data/hlo/hlo_opt_hlo_protobinary.pb" "$corpus/"
+      [ -d "$data/tpugraphs-raw" ] && cp "$data/tpugraphs-raw/op_tuning_data.pb" "$corpus/" ;;
   esac
 fi
 "build/fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -malloc_limit_mb=100 \

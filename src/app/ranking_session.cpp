@@ -131,11 +131,11 @@ std::shared_ptr<CostModel> ModelShelf::model_for(ShippedModel which) {
 
 std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, const std::string& file, ModelShelf& models) {
   const auto start = Clock::now();
-  if (is_hlo_text_path(path)) {
+  if (!is_npz_file(path)) {
     std::error_code error;
     const uintmax_t bytes = std::filesystem::file_size(path, error);
     if (!error && bytes > kMaxModuleTextBytes) {
-      throw InputError(path, "size", "HLO text of at most " + format_byte_size(kMaxModuleTextBytes) +
+      throw InputError(path, "size", "a module file of at most " + format_byte_size(kMaxModuleTextBytes) +
                                          " in the app (it works on the page's one thread; `graphcost import` takes any size)",
                        format_byte_size(bytes));
     }

@@ -81,7 +81,7 @@ class RankingSession {
   // Reads `path` (InputError as load_tpu_graph) and starts a session with the shelf's model of
   // its kind; `file` names it in state() and the app (the path when empty). What the app opens is
   // bounded (the page works on one thread and must stay responsive): HLO text up to
-  // kMaxModuleTextBytes, graphs up to kMaxNodes nodes; larger ones are refused, saying so.
+  // kMaxModuleTextBytes (HLO text or proto), graphs up to kMaxNodes nodes; larger ones are refused, saying so.
   static constexpr uint64_t kMaxModuleTextBytes = 16u << 20;
   static constexpr int32_t kMaxNodes = 250000;
   static std::unique_ptr<RankingSession> open(const std::string& path, const std::string& file, ModelShelf& models);

@@ -75,6 +75,10 @@ std::string file_safe(std::string_view text) {
 }
 
 std::string make_output_folder(const std::string& out) {
+  const std::filesystem::path path(out);
+  if (path.extension() == ".npz") {
+    throw InputError(out, "--out", "a folder for one file per kernel or module", "a .npz file name (not a folder)");
+  }
   std::error_code error;
   std::filesystem::create_directories(out, error);
   if (!std::filesystem::is_directory(out)) throw InputError(out, "--out", "a folder for the kernel files", "not a folder");

@@ -46,7 +46,7 @@ before(async () => {
   nativeOrder = row.split(",")[1].split(";").map(Number);
   nativeNodes = JSON.parse(execFileSync(graphcost, ["info", "--json", join(data, "tpugraphs", LAYOUT_FILE)])).nodes;
   server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming"),
-                               "/hlo/": join(data, "hlo") });
+                               "/hlo/": join(data, "hlo"), "/raw/": join(data, "tpugraphs-raw") });
   browser = await launchBrowser();
 });
 
@@ -379,6 +379,24 @@ test("a dropped HLO text module is imported in WebAssembly, ranked, and its node
   await page.close();
 });
 
+test("dropped binary protos: XLA's HloProto, and the dataset's raw tuning records as a labelled graph", async () => {
+  const { page, problems } = await openApp();
+  await drop(page, "/raw/module_tuning_data_layout.pb", "module_tuning_data_layout.pb");
+  await page.waitForFunction(() => window.graphcost.state().file === "module_tuning_data_layout.pb" && window.graphcost.state().ranking?.done,
+                             null, { timeout: 120000 });
+  let s = await state(page);
+  assert.equal(s.nodes, 3163);
+  assert.equal(s.configs, 112, "the record's 112 measured configs");
+  assert.ok(Number.isFinite(s.ranking.kendall_tau), "measured: the ranking is scored against the runtimes");
+  await drop(page, "/hlo/hlo_opt_hlo_protobinary.pb", "hlo_opt_hlo_protobinary.pb");
+  await page.waitForFunction(() => window.graphcost.state().file === "hlo_opt_hlo_protobinary.pb", null, { timeout: 60000 });
+  s = await state(page);
+  assert.equal(s.nodes, 1);
+  assert.equal(s.error, "");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("clicking a node fills the inspector", async () => {
   const { page, problems } = await openApp();
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
@@ -491,7 +509,7 @@ test("hostile HLO modules: a 10 MB name gives a short error at once, 20 MB is re
   await dropBuilt(page, [[head, 1], ["x", 20 << 20], [")\n}\n", 1]], "huge_name.hlo");
   await page.waitForFunction(() => /huge_name/.test(window.graphcost.state().error), null, { timeout: 60000 });
   s = await state(page);
-  assert.match(s.error, /^huge_name\.hlo: size: expected HLO text of at most 16 MiB in the app/);
+  assert.match(s.error, /^huge_name\.hlo: size: expected a module file of at most 16 MiB in the app/);
   // Nothing configurable, one config (the shared fusion.hlo): ranked, nothing thrown.
   await drop(page, "/hlo/fusion.hlo", "fusion.hlo");
   await page.waitForFunction(() => window.graphcost.state().file === "fusion.hlo" && window.graphcost.state().ranking?.done, null,

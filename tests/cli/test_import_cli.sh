@@ -82,4 +82,25 @@ mkdir -p "$out/tree/npz/layout/xla/default/test"
 cp "$out/resnet50_keras_jax_f32.npz" "$out/tree/npz/layout/xla/default/test/resnet50.npz"
 "$graphcost" predict --model "$model" --data "$out/tree" --out "$out/sub.csv" >/dev/null 2>&1; status=$?
 check "predict on an imported file" bash -c "test $status -eq 0 && grep -q '^layout:xla:default:resnet50,' '$out/sub.csv'"
+
+# Binary modules and the dataset's raw tuning records (docs/import.md).
+raw="$data/tpugraphs-raw"
+"$graphcost" info "$hlo/hlo_opt_hlo_protobinary.pb" >"$out/pb.txt" 2>&1; status=$?
+check "info on XLA's binary HloProto" bash -c "test $status -eq 0 && grep -q '^source .*HloProto, module .module_mod1.' '$out/pb.txt'"
+"$graphcost" import "$raw/module_tuning_data_layout.pb" --out "$out/unet_3d.npz" >"$out/raw.txt" 2>&1; status=$?
+check "import of the raw layout record: 112 labelled configs" bash -c "test $status -eq 0 && grep -q '3163 nodes, 112 labelled configs' '$out/raw.txt'"
+check "  ...and info says where they come from" bash -c "'$graphcost' info '$out/unet_3d.npz' | grep -q '^source .*112 of 122 runs kept as configs (10 failed)'"
+train_tree="$out/raw-tree/npz/tile/xla"
+mkdir -p "$train_tree/train" "$train_tree/valid"
+"$graphcost" import "$raw/op_tuning_data.pb" --out "$train_tree/train" >"$out/tiles-raw.txt" 2>&1; status=$?
+check "import of the raw tile records: ten labelled tile files" bash -c "test $status -eq 0 && test \$(ls '$train_tree/train' | wc -l) -eq 10"
+mv "$train_tree/train/op_tuning_data.fusion.245.npz" "$train_tree/valid/"
+"$graphcost" train --data "$out/raw-tree" --collection tile:xla --epochs 1 --steps-per-epoch 5 --hidden 16 --out "$out/raw-tile.npz" >"$out/raw-train.txt" 2>&1; status=$?
+check "a tile model trains on the imported kernels" test $status -eq 0
+"$graphcost" evaluate-model --model "$out/raw-tile.npz" --data "$out/raw-tree" >"$out/raw-eval.txt" 2>&1; status=$?
+check "  ...and is evaluated on one of them" test $status -eq 0
+"$graphcost" import "$raw/op_tuning_data.pb" --out "$out/one.npz" >"$out/many.txt" 2>&1; status=$?
+check "a TuningData of ten kernels wants a folder" bash -c "test $status -eq 1 && grep -q 'not a folder' '$out/many.txt'"
+"$graphcost" rank "$raw/op_tuning_data.pb" --model "$here/models/tile_xla.npz" >"$out/rank-many.txt" 2>&1; status=$?
+check "rank on records of ten modules says import writes each" bash -c "test $status -eq 1 && grep -q 'writes a file for each of several' '$out/rank-many.txt'"
 finish
