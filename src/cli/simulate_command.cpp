@@ -160,6 +160,8 @@ void print_text(const Simulated& s, const Scores& scores) {
 }  // namespace
 
 int run_simulate_command(const SimulateCommandOptions& options) {
+  if (!options.gemm.empty()) return run_simulate_gemm(options);
+  if (options.paths.empty()) throw InputError("", "paths", "one or more files to simulate (or --gemm FILE.csv)", "none");
   if (!options.out.empty()) check_output_path(options.out, options.paths);
   const HardwareModel hardware = hardware_profile(options.hardware);
   nlohmann::json files = nlohmann::json::array();

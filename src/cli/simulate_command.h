@@ -13,9 +13,14 @@ namespace graphcost {
 struct SimulateCommandOptions {
   std::vector<std::string> paths;
   std::string out;  // CSV: file, config, simulated_seconds, measured (empty when hidden)
-  std::string hardware = "nominal";  // or a JSON file of constants (synth/hardware_profile.h)
+  std::string hardware = "nominal";  // tpu-v5e, tpu-v6e, or a JSON file of constants (synth/hardware_profile.h)
   bool json = false;
+  std::string gemm;  // a CSV of GEMMs (M, N, K, dtype[, median_s][, family]): priced by synth/gemm_model.h instead of files
+  bool fit = false;  // --gemm: fit the profile's efficiencies to the rows, with held-out figures
 };
 int run_simulate_command(const SimulateCommandOptions& options);
+// The --gemm mode (src/cli/simulate_gemm.cpp): each row priced; with median_s, median and p90
+// |relative error| and Kendall tau-b; --out writes the rows with predicted_s beside their columns.
+int run_simulate_gemm(const SimulateCommandOptions& options);
 
 }  // namespace graphcost

@@ -168,11 +168,29 @@ double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const Layo
     if (kernel_rank < 2 || (kernel[0] != kernel_output && kernel[1] != n.kernel_contracting_dim)) efficiency *= hardware_.mxu_kernel_efficiency;
     if (out_layout.empty() || out_layout[0] != n.output_feature_dim) efficiency *= hardware_.mxu_output_efficiency;
     const double rate = hardware_.mxu_flops_bf16 / (n.type == ElementType::F32 ? hardware_.mxu_f32_slowdown : 1.0);
-    compute = n.flops / (rate * efficiency);
+    compute = mxu_padded_flops(n) / (rate * efficiency * hardware_.mxu_efficiency);
   } else {
     compute = n.flops / hardware_.vector_flops;
   }
+  if (hardware_.mxu_dim > 0) {  // the measured TPU model (synth/gemm_model.h): partial overlap
+    const double memory = bytes / (hardware_.hbm_bytes_per_second * hardware_.hbm_efficiency);
+    return std::max(compute, memory) + hardware_.overlap_share * std::min(compute, memory) + hardware_.op_overhead_seconds;
+  }
   return std::max(compute, bytes / hardware_.hbm_bytes_per_second) + hardware_.op_overhead_seconds;
+}
+
+double LayoutProgram::mxu_padded_flops(const SynthNode& n) const {
+  if (hardware_.mxu_dim <= 0 || n.dims.empty()) return n.flops;
+  // As a GEMM: N the output features, M the rest of the output, K what flops = 2 M N K leaves.
+  double elements = 1;
+  for (const int64_t d : n.dims) elements *= static_cast<double>(d);
+  if (elements <= 0) return n.flops;
+  const size_t feature = n.output_feature_dim >= 0 ? static_cast<size_t>(n.output_feature_dim) : n.dims.size() - 1;
+  const double features = static_cast<double>(std::max<int64_t>(1, n.dims[feature]));
+  const double rows = elements / features, contracted = n.flops / (2 * elements);
+  const double mxu = hardware_.mxu_dim;
+  const auto up = [](double value, double multiple) { return std::ceil(value / multiple) * multiple; };
+  return 2 * up(rows, 8) * up(contracted, mxu) * up(features, mxu);
 }
 
 PairwiseSum::PairwiseSum(size_t terms) : terms_(terms) {

@@ -38,6 +38,18 @@ struct HardwareModel {
   double tile_overhead_seconds = 0.35e-6;
   double vmem_bytes = 16.0 * (1 << 20);
   double spill_slowdown = 3.0;
+  // The matrix unit as measured TPU timings show it (synth/gemm_model.h; the tpu-v5e and tpu-v6e
+  // profiles): 0 keeps the nominal model above. With mxu_dim > 0, an MXU op pads its contracting
+  // and output-feature dims to mxu_dim and its rows to 8, runs at mxu_efficiency of the peak
+  // (int8 at mxu_flops_int8), moves its bytes at hbm_efficiency of the bandwidth, and hides all but
+  // overlap_share of the smaller of compute and memory time under the larger.
+  int mxu_dim = 0;
+  double mxu_flops_int8 = 0;  // 0: twice mxu_flops_bf16
+  double mxu_efficiency = 1, hbm_efficiency = 1, overlap_share = 0;
+  // A GEMM operand that fits in resident_share of VMEM is read resident_read_speedup times faster
+  // (it stays in VMEM across repeated calls); launch_seconds is a whole program's floor (a jitted
+  // call), which a single GEMM pays and an op inside a program does not.
+  double resident_read_speedup = 1, resident_share = 0.9, launch_seconds = 0;
 };
 
 // A layout block (6 values of node_config_feat: a prefix of minor_to_major, -1 padded) resolved to
@@ -117,6 +129,8 @@ class LayoutProgram {
   Evaluation evaluate(const std::vector<int8_t>& config) const;
   double padded_bytes(int32_t node, LayoutSpan layout) const;
   double op_seconds(int32_t node, LayoutSpan out_layout, const LayoutSpan* operand_layouts) const;
+  // An MXU op's flops with its dims padded to the matrix unit (HardwareModel::mxu_dim; as is when 0).
+  double mxu_padded_flops(const SynthNode& n) const;
   double copy_seconds(double moved_bytes) const;  // a layout-mismatch copy of read + written bytes
   // Whether a node writes its operand 0's layout (elementwise, concatenate, reduce-window of the
   // same rank), and whether it reads its operands in its own layout (elementwise, concatenate).

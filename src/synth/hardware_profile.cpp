@@ -36,9 +36,20 @@ const std::vector<Field>& fields() {
       {"tile_overhead_seconds", &HardwareModel::tile_overhead_seconds, nullptr, 0, true, INFINITY},
       {"vmem_bytes", &HardwareModel::vmem_bytes, nullptr, 0, false, INFINITY},
       {"spill_slowdown", &HardwareModel::spill_slowdown, nullptr, 1, true, INFINITY},
+      {"mxu_dim", nullptr, &HardwareModel::mxu_dim, 0, true, 4096},
+      {"mxu_flops_int8", &HardwareModel::mxu_flops_int8, nullptr, 0, true, INFINITY},
+      {"mxu_efficiency", &HardwareModel::mxu_efficiency, nullptr, 0, false, 1},
+      {"hbm_efficiency", &HardwareModel::hbm_efficiency, nullptr, 0, false, 1},
+      {"overlap_share", &HardwareModel::overlap_share, nullptr, 0, true, 1},
+      {"resident_read_speedup", &HardwareModel::resident_read_speedup, nullptr, 1, true, INFINITY},
+      {"resident_share", &HardwareModel::resident_share, nullptr, 0, true, 1},
+      {"launch_seconds", &HardwareModel::launch_seconds, nullptr, 0, true, INFINITY},
   };
   return all;
 }
+
+// Fitted on the v5e rows (see tpu_profile).
+constexpr double kFittedMxuEfficiency = 0.9781, kFittedHbmEfficiency = 0.8359, kFittedOverlapShare = 0.25, kFittedResidentReadSpeedup = 2.5156;
 
 std::string range_text(const Field& f) {
   std::ostringstream text;
@@ -47,11 +58,39 @@ std::string range_text(const Field& f) {
   return text.str();
 }
 
+// TPU v5e and v6e: the published constants (jax's tpu_info.py, as ../shared/data/tpu-gemm/v5e.yaml
+// and v6e.yaml give them) and each chip's measured launch floor (runs.json); the efficiencies are
+// fitted on the 450 v5e GEMMs only (`graphcost simulate --gemm measurements_v5e.csv --hardware
+// tpu-v5e --fit`, docs/simulator.md) and carried to v6e unchanged. Other constants stay nominal.
+HardwareModel tpu_profile(bool v6e) {
+  HardwareModel h;
+  h.mxu_flops_bf16 = v6e ? 9.20e14 : 1.97e14;
+  h.mxu_flops_int8 = v6e ? 1.84e15 : 3.94e14;
+  h.hbm_bytes_per_second = v6e ? 1.64e12 : 8.20e11;
+  h.mxu_dim = v6e ? 256 : 128;
+  h.vmem_bytes = 134217728;
+  h.launch_seconds = v6e ? 1.1873000001116907e-4 : 1.0555999999439791e-4;
+  h.lanes = 128;
+  h.sublanes = 8;
+  h.mxu_efficiency = kFittedMxuEfficiency;
+  h.hbm_efficiency = kFittedHbmEfficiency;
+  h.overlap_share = kFittedOverlapShare;
+  h.resident_read_speedup = kFittedResidentReadSpeedup;
+  h.resident_share = 0.9;
+  return h;
+}
+
 }  // namespace
+
+const std::vector<std::string>& hardware_profile_names() {
+  static const std::vector<std::string> names = {"nominal", "tpu-v5e", "tpu-v6e"};
+  return names;
+}
 
 HardwareModel hardware_profile(const std::string& name_or_path) {
   HardwareModel hardware;
   if (name_or_path == "nominal") return hardware;
+  if (name_or_path == "tpu-v5e" || name_or_path == "tpu-v6e") return tpu_profile(name_or_path == "tpu-v6e");
   std::ifstream in(name_or_path, std::ios::binary);
   if (!in) throw InputError(name_or_path, "hardware profile", "\"nominal\" or a readable JSON file", "no such file");
   std::ostringstream bytes;

@@ -73,4 +73,28 @@ cp "$real/layout/xla/default/train/unet3d.npz" "$out/input.npz"
 "$graphcost" simulate "$out/input.npz" --out "$out/input.npz" >"$out/self.txt" 2>&1; status=$?
 check "--out never overwrites an input" bash -c "test $status -eq 1 && cmp -s '$out/input.npz' '$real/layout/xla/default/train/unet3d.npz'"
 
+# Real TPU GEMM timings (docs/simulator.md): each row priced, the figures against the medians.
+gemm="$data/tpu-gemm/measurements_v5e.csv"
+"$graphcost" simulate --gemm "$gemm" --hardware tpu-v5e --out "$out/gemm.csv" >"$out/gemm.txt" 2>&1; status=$?
+check "simulate --gemm on the v5e timings exits 0" test $status -eq 0
+check "  ...writes predicted_s beside each row's own columns" /usr/bin/python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open('$out/gemm.csv'))); src = list(csv.DictReader(open('$gemm')))
+ok = len(rows) == len(src) == 450 and all(r['M'] == s['M'] and r['median_s'] == s['median_s'] and float(r['predicted_s']) > 0 for r, s in zip(rows, src))
+sys.exit(0 if ok else 1)"
+check "  ...and prints median and p90 error and tau (the scipy oracle agrees)" /usr/bin/python3 -c "
+import csv, re, sys
+from scipy.stats import kendalltau
+rows = list(csv.DictReader(open('$out/gemm.csv')))
+errors = sorted(abs(float(r['predicted_s']) / float(r['median_s']) - 1) for r in rows)
+tau = kendalltau([float(r['predicted_s']) for r in rows], [float(r['median_s']) for r in rows]).statistic
+m = re.search(r'against the measured medians +450 rows: median \|error\| +([0-9.]+)%, p90 +([0-9.]+)%, Kendall tau-b ([0-9.]+)', open('$out/gemm.txt').read())
+median = (errors[224] + errors[225]) / 2
+sys.exit(0 if m and abs(float(m.group(1)) - 100 * median) < 0.06 and abs(float(m.group(3)) - tau) < 0.0006 else 1)"
+printf 'M,N,K,dtype\n128,128,128,bf16\n64,x,8,bf16\n' >"$out/bad-gemm.csv"
+"$graphcost" simulate --gemm "$out/bad-gemm.csv" --hardware tpu-v5e >"$out/bad-gemm.txt" 2>&1; status=$?
+check "a bad GEMM row exits 1 naming its line and column" bash -c "test $status -eq 1 && grep -q 'bad-gemm.csv:3: column N: expected a whole number' '$out/bad-gemm.txt'"
+"$graphcost" simulate --gemm "$gemm" >"$out/nominal-gemm.txt" 2>&1; status=$?
+check "the nominal profile has no matrix-unit size: refused with the profiles that have one" bash -c "test $status -eq 1 && grep -q 'tpu-v5e, tpu-v6e' '$out/nominal-gemm.txt'"
+
 finish
