@@ -17,6 +17,7 @@
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
 #include "cli/simulate_command.h"
+#include "cli/tune_command.h"
 #include "common/error_exit.h"
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
@@ -115,6 +116,9 @@ CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train
   train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers (default 2)")->check(CLI::Range(0, 64));
   train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none (default 1)");
   graphcost::add_seed_option(train_command, train.train.model.seed, "seed: same seed, same model");
+  train_command->add_option("--init", train.train.init,
+                            "start from this model's weights (its architecture and feature statistics; fresh optimizer): a warm start, "
+                            "as tune --init model does");
   train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
                           "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
   train_command->add_flag(
@@ -216,6 +220,38 @@ CLI::App* add_import_command(CLI::App& app, graphcost::ImportCommandOptions& imp
   return import_command;
 }
 
+CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
+  CLI::App* command = app.add_subcommand(
+      "tune", "Tune a program from a few of its measurements: rank the candidates, measure a batch, learn, repeat (docs/tuning.md)");
+  command->add_option("target", tune.target, "a layout or tile .npz, tuning records, or a module (HLO text or proto)")->required();
+  command->add_option("--model", tune.model, "a model: the first ranking, the warm start (--init model), or zero-shot's");
+  command->add_option("--budget", tune.tune.budget, "measurements in all, failed ones included (default 100)")->check(CLI::Range(1, 1000000));
+  command->add_option("--per-round", tune.tune.per_round, "measurements a round (default 10)")->check(CLI::Range(1, 100000));
+  graphcost::add_named_option(command, "--strategy", tune.tune.strategy, graphcost::tune_strategy_names(),
+                              "online (default: learn after each round), zero-shot (the model as is), random, fewest-changes");
+  graphcost::add_named_option(command, "--init", tune.tune.init, graphcost::tune_init_names(),
+                              "online: fit each round from scratch (default) or from --model's weights");
+  command->add_option("--explore", tune.tune.explore, "online: share of each batch drawn at random among the unmeasured (default 0.3)")
+      ->check(CLI::Range(0.0, 1.0));
+  graphcost::add_named_option(command, "--oracle", tune.oracle, graphcost::oracle_kind_names(),
+                              "replay (the file's recorded runtimes; default), simulate (graphcost's simulator), command (--measure)");
+  command->add_option("--measure", tune.measure, "--oracle command: a command given CONFIG.json [MODULE.hlo]; prints seconds on its last line");
+  command->add_option("--measure-timeout", tune.measure_timeout, "--oracle command: seconds before a run is killed (default 600)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept (default 1)")->check(CLI::Range(1, 1000));
+  command->add_option("--hardware", tune.hardware, "--oracle simulate: nominal (default), tpu-v5e, tpu-v6e or a JSON profile");
+  command->add_option("--candidates", tune.candidates, "module targets: random configs beside config 0 (default 1000)")->check(CLI::Range(1, 10000000));
+  graphcost::add_seed_option(command, tune.tune.seed, "seed: same seed, same measurements in the same order");
+  command->add_option("--epochs", tune.tune.epochs, "online: epochs per round's fit (default 4)")->check(CLI::Range(1, 10000));
+  command->add_option("--steps-per-epoch", tune.tune.steps_per_epoch, "online: steps per epoch (default 50)")->check(CLI::Range(1, 100000));
+  command->add_option("--out", tune.out, "a labelled TpuGraphs file of every config measured (journal beside it: OUT.journal)");
+  command->add_option("--costs-out", tune.costs_out, "CSV: config,predicted,measured (1 if measured) for every candidate");
+  command->add_flag("--resume", tune.resume, "continue the run journaled beside --out (nothing is measured twice)");
+  command->add_flag("--json", tune.json, "print the summary as JSON");
+  command->add_flag("-q,--quiet", tune.quiet, "no per-round lines on stderr");
+  return command;
+}
+
 CLI::App* add_simulate_command(CLI::App& app, graphcost::SimulateCommandOptions& simulate) {
   CLI::App* simulate_command = app.add_subcommand(
       "simulate", "Price every config of a file with the cost simulator (gen's labeller); on measured files, its tau and top-5 slowdown");
@@ -245,7 +281,9 @@ CLI::App* add_search_command(CLI::App& app, graphcost::SearchCommandOptions& sea
       app.add_subcommand("search", "Search better layouts with a model (greedy, from the best listed config) and write them");
   search_command->add_option("path", search.path, "a layout .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
   search_command->add_option("--model", search.model, "layout model file")->required();
-  search_command->add_option("--out", search.out, "write the input's configs plus the found one here (.npz)");
+  search_command->add_option("--out", search.out,
+                             "write the input's configs plus the found one here (.npz), or, for HLO text, the module with the found "
+                             "config's layouts written in (.hlo/.txt)");
   search_command->add_option("--rounds", search.rounds, "greedy rounds (default 8)")->check(CLI::Range(1, 1000));
   search_command->add_option("--candidates", search.candidates, "candidate rows per node (default 6)")->check(CLI::Range(1, 1000));
   search_command->add_flag("-q,--quiet", search.quiet, "no progress on stderr");
@@ -292,6 +330,7 @@ int main(int argc, char** argv) {
   graphcost::ImportCommandOptions import;
   graphcost::RankCommandOptions rank;
   graphcost::SimulateCommandOptions simulate;
+  graphcost::TuneCommandOptions tune;
   graphcost::SearchCommandOptions search;
   graphcost::EvaluateCommandOptions evaluate;
   graphcost::CalibrateCommandOptions calibrate;
@@ -304,6 +343,7 @@ int main(int argc, char** argv) {
   CLI::App* import_command = add_import_command(app, import);
   CLI::App* rank_command = add_rank_command(app, rank);
   CLI::App* simulate_command = add_simulate_command(app, simulate);
+  CLI::App* tune_command = add_tune_command(app, tune);
   CLI::App* search_command = add_search_command(app, search);
   CLI::App* evaluate_command = add_evaluate_command(app, evaluate);
   CLI::App* calibrate_command = add_calibrate_command(app, calibrate);
@@ -320,6 +360,7 @@ int main(int argc, char** argv) {
     if (import_command->parsed()) return graphcost::run_import_command(import);
     if (rank_command->parsed()) return graphcost::run_rank_command(rank);
     if (simulate_command->parsed()) return graphcost::run_simulate_command(simulate);
+    if (tune_command->parsed()) return graphcost::run_tune_command(tune);
     if (search_command->parsed()) return graphcost::run_search_command(search);
     if (train_command->parsed()) {
       if (!train_budget.empty()) {

@@ -3,16 +3,19 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "hlo/hlo_import.h"
+#include "hlo/hlo_layout_writer.h"
 #include "metrics/ranking_metrics.h"
 #include "model/config_explainer.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
+#include "tune/tuning_target.h"
 
 namespace graphcost {
 namespace {
@@ -103,7 +106,16 @@ int run_rank_command(const RankCommandOptions& options) {
 
 int run_search_command(const SearchCommandOptions& options) {
   CostModel model = CostModel::load(options.model);
-  TpuGraph graph = load_graph_file(options.path);
+  // --out tuned.hlo: the module's text with the found layouts, so the module itself is kept.
+  const bool module_out = is_hlo_text_path(options.out);
+  std::optional<TuningTarget> target;
+  if (module_out) {
+    target = load_tuning_target(options.path, HloImportOptions{}.random_configs, 0);
+    if (!target->module || !target->module->from_text) {
+      throw InputError(options.out, "--out", "an .npz (a .hlo output needs an HLO text input to write the layouts into)", options.path);
+    }
+  }
+  TpuGraph graph = module_out ? target->graph : load_graph_file(options.path);
   check_kinds(model, options.model, graph);
   if (graph.kind != GraphKind::Layout) throw InputError(options.path, "kind", "a layout graph (search changes layouts)", "a tile graph");
   if (graph.configurable_count() == 0) {
@@ -141,6 +153,12 @@ int run_search_command(const SearchCommandOptions& options) {
   const std::vector<int8_t>& found = search.best();
   graph.layout_config_features.insert(graph.layout_config_features.end(), found.begin(), found.end());
   graph.config_count += 1;
+  if (module_out) {
+    write_file_atomically(options.out, module_text_with_layouts(*target->module, target->computation_first, graph, graph.config_count - 1),
+                          {options.path, options.model});
+    std::printf("wrote %s: the module with the found config's layouts written in (docs/tuning.md)\n", printable(options.out).c_str());
+    return 0;
+  }
   if (!graph.runtimes_hidden) {
     std::printf("note: %s is written without the input's measured runtimes (the found config has none)\n", printable(options.out).c_str());
   }

@@ -58,6 +58,7 @@ FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {
   kernel_module.source = module.source;
   kernel_module.bytes = module.bytes;  // the instructions' names are views into it
   kernel_module.decoded = module.decoded;
+  kernel_module.from_text = module.from_text;
   const std::vector<int32_t> kept = reachable_computations(module, fusion.called_computations.front());
   std::vector<int32_t> renumbered(module.computations.size(), -1);
   for (size_t k = 0; k < kept.size(); ++k) renumbered[static_cast<size_t>(kept[k])] = static_cast<int32_t>(k);

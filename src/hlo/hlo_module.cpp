@@ -567,6 +567,7 @@ HloModule parse_hlo_module(std::string text, const std::string& source) {
   HloModule module = Parser(*bytes, source, *decoded).module();
   module.bytes = std::move(bytes);
   module.decoded = std::move(decoded);
+  module.from_text = true;
   return module;
 }
 

@@ -108,6 +108,7 @@ struct HloModule {
   // differ from their bytes (op_names with escapes resolved). Shared by copies of the module.
   std::shared_ptr<const std::string> bytes;
   std::shared_ptr<std::deque<std::string>> decoded;
+  bool from_text = false;  // `bytes` is HLO text (parse_hlo_module), not a proto
   int64_t instruction_count() const;
 };
 

@@ -80,6 +80,13 @@ const nn::Parameter& CostModel::parameter(const std::string& name) const {
   throw InternalError("no parameter " + name);
 }
 
+CostModel CostModel::clone() const {
+  CostModel copy(config_, statistics_);
+  for (size_t i = 0; i < parameters_.size(); ++i) copy.parameters_[i]->value = parameters_[i]->value;
+  copy.calibration_ = calibration_;
+  return copy;
+}
+
 std::vector<nn::Parameter*> CostModel::parameters() {
   std::vector<nn::Parameter*> out;
   for (auto& p : parameters_) out.push_back(p.get());

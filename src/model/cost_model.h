@@ -97,6 +97,9 @@ struct RuntimeCalibration {
 class CostModel {
  public:
   CostModel(ModelConfig config, FeatureStatistics statistics);
+  // An independent copy (parameters, statistics, calibration): a warm start that leaves the
+  // original as it was.
+  CostModel clone() const;
 
   const ModelConfig& config() const { return config_; }
   const FeatureStatistics& statistics() const { return statistics_; }

@@ -205,6 +205,16 @@ TrainResult train_model(const TrainOptions& requested, const TrainProgress& prog
     result.configs_per_step = options.configs_per_step;
     return result;
   }
+  if (!options.init.empty()) {
+    CostModel model = CostModel::load(options.init);
+    if (model.config().kind != config.kind) {
+      throw InputError(options.init, "model config.kind", std::string(graph_kind_name(config.kind)) + " (the collection's)",
+                       graph_kind_name(model.config().kind));
+    }
+    TrainResult result = fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
+    result.configs_per_step = options.configs_per_step;
+    return result;
+  }
   // The feature statistics of every training graph, whichever rank holds it.
   std::vector<double> sums = feature_sums(train_graphs);
   world.sum(sums);

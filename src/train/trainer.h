@@ -30,6 +30,8 @@ struct TrainOptions {
   std::string out;      // model file (also the per-epoch checkpoint)
   bool resume = false;  // continue from the checkpoint in `out` (model, Adam state,
                         // sampler, epoch); its architecture wins over `model`
+  std::string init;     // start from this model file's weights, architecture and feature statistics
+                        // (a warm start: a fresh optimizer, epoch 0); its kind must be the collection's
   int epochs = 10;
   int steps_per_epoch = 100;
   int configs_per_step = 16;

@@ -1,0 +1,33 @@
+// `graphcost tune TARGET --budget N`: the model learns a program from a few of its measurements and
+// proposes which configs to measure next (tune/tuner.h, docs/tuning.md). TARGET is a layout or tile
+// .npz, tuning records, or a module (HLO text or proto: config 0 its own layouts plus --candidates
+// random ones). Each round prints what was measured, the best so far (and against config 0), the
+// model's tau on the round's new measurements predicted before they were measured, time and ETA.
+// With --out, every measurement is journaled (RESULT.npz.journal) before the next starts; Ctrl-C
+// stops after the current measurement and writes the outputs; --resume continues a journal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tune/oracles.h"
+#include "tune/tuner.h"
+
+namespace graphcost {
+
+struct TuneCommandOptions {
+  std::string target, model;
+  TuneOptions tune;
+  OracleKind oracle = OracleKind::Replay;
+  std::string measure;         // --oracle command: the command
+  double measure_timeout = 600;
+  int repeats = 1;
+  std::string hardware = "nominal";  // --oracle simulate
+  int candidates = 1000;             // module targets
+  std::string out, costs_out;
+  bool json = false, resume = false, quiet = false;
+};
+
+int run_tune_command(const TuneCommandOptions& options);
+
+}  // namespace graphcost

@@ -1,0 +1,73 @@
+#include "tune/oracles.h"
+
+#include <cmath>
+#include <memory>
+
+#include "common/input_error.h"
+#include "synth/program_from_graph.h"
+
+namespace graphcost {
+
+const NameTable<MeasurementStatus>& measurement_status_names() {
+  static const NameTable<MeasurementStatus> names = {{"ok", MeasurementStatus::Ok},
+                                                     {"failed", MeasurementStatus::Failed},
+                                                     {"timeout", MeasurementStatus::Timeout},
+                                                     {"garbage", MeasurementStatus::Garbage}};
+  return names;
+}
+
+const NameTable<OracleKind>& oracle_kind_names() {
+  static const NameTable<OracleKind> names = {{"replay", OracleKind::Replay}, {"simulate", OracleKind::Simulate}, {"command", OracleKind::Command}};
+  return names;
+}
+
+Oracle replay_oracle(const TuningTarget& target) {
+  if (!target.recorded()) {
+    throw InputError(target.path, "runtimes", "recorded runtimes to replay (a labelled .npz or tuning records)",
+                     "none (hidden: use --oracle simulate or --oracle command)");
+  }
+  Oracle oracle;
+  oracle.name = "replay";
+  oracle.truth = config_ranking_targets(target.graph);
+  const TpuGraph* graph = &target.graph;
+  oracle.measure = [graph](int32_t config) {
+    Measurement m;
+    m.config = config;
+    m.seconds = static_cast<double>(graph->config_runtime_ns[static_cast<size_t>(config)]) * 1e-9;
+    m.runs = {m.seconds};
+    return m;
+  };
+  return oracle;
+}
+
+Oracle simulate_oracle(const TuningTarget& target, const HardwareModel& hardware) {
+  Oracle oracle;
+  oracle.name = "simulate";
+  const TpuGraph* graph = &target.graph;
+  if (graph->kind == GraphKind::Layout) {
+    RebuiltProgram rebuilt = rebuild_program(*graph);
+    auto program = std::make_shared<LayoutProgram>(std::move(rebuilt.nodes), rebuilt.configurable, hardware);
+    oracle.measure = [graph, program](int32_t config) {
+      const size_t width = static_cast<size_t>(graph->configurable_count()) * kLayoutConfigFeatureCount;
+      const auto first = graph->layout_config_features.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(config) * width);
+      Measurement m;
+      m.config = config;
+      m.seconds = program->runtime(std::vector<int8_t>(first, first + static_cast<std::ptrdiff_t>(width)));
+      m.runs = {m.seconds};
+      return m;
+    };
+  } else {
+    auto kernel = std::make_shared<TileKernel>(rebuild_tile_kernel(*graph));
+    auto tiles = std::make_shared<std::vector<std::vector<int64_t>>>(tiles_of_configs(*graph));
+    oracle.measure = [kernel, tiles, hardware](int32_t config) {
+      Measurement m;
+      m.config = config;
+      m.seconds = tile_runtime(*kernel, (*tiles)[static_cast<size_t>(config)], hardware);
+      m.runs = {m.seconds};
+      return m;
+    };
+  }
+  return oracle;
+}
+
+}  // namespace graphcost

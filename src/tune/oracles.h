@@ -1,0 +1,52 @@
+// Oracles: what measures a config for `graphcost tune`.
+//   replay    the target's recorded runtimes (a labelled .npz or tuning records): a measurement
+//             reveals one; the rest stay unseen by the tuner (the oracle keeps them for scoring the
+//             tuner's ranking of what it has not measured).
+//   simulate  graphcost's cost simulator on the program rebuilt from the file (synth/): a stand-in
+//             for hardware, deterministic.
+//   command   the user's hardware: a shell command per measurement (src/cli/command_oracle.h: it
+//             runs processes, so it lives with the command line, not in the browser's library).
+//   Python    a Python function (the package's tune()).
+// Any std::function that measures a config is an oracle.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/named_values.h"
+#include "synth/cost_simulator.h"
+#include "tune/tuning_target.h"
+
+namespace graphcost {
+
+enum class MeasurementStatus { Ok, Failed, Timeout, Garbage };
+const NameTable<MeasurementStatus>& measurement_status_names();  // "ok", "failed", "timeout", "garbage"
+
+struct Measurement {
+  int32_t config = 0;
+  MeasurementStatus status = MeasurementStatus::Ok;
+  double seconds = 0;               // the runtime (the median of the runs), when ok
+  std::vector<double> runs;         // each run's seconds (command oracle with repeats)
+  std::string message;              // why it failed (exit status, timeout, the garbage line)
+  int round = 0;
+  float predicted = 0;              // the model's cost for it before it was measured (NaN: none)
+  bool ok() const { return status == MeasurementStatus::Ok; }
+};
+
+struct Oracle {
+  std::string name;
+  std::function<Measurement(int32_t config)> measure;
+  // Replay only: every candidate's recorded ranking target (seconds; tile: runtime over the
+  // normalizer), for scoring the tuner on configs it has not measured. Empty otherwise.
+  std::vector<double> truth;
+};
+
+enum class OracleKind { Replay, Simulate, Command };
+const NameTable<OracleKind>& oracle_kind_names();  // "replay", "simulate", "command"
+
+Oracle replay_oracle(const TuningTarget& target);
+Oracle simulate_oracle(const TuningTarget& target, const HardwareModel& hardware);
+
+}  // namespace graphcost

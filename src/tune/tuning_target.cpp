@@ -1,0 +1,104 @@
+#include "tune/tuning_target.h"
+
+#include <cstdio>
+
+#include "common/input_error.h"
+#include "data/opcodes.h"
+#include "hlo/hlo_graph.h"
+#include "hlo/hlo_import.h"
+#include "hlo/module_configs.h"
+#include "hlo/module_file.h"
+
+namespace graphcost {
+namespace {
+
+// FNV-1a over the bytes that define the candidates.
+uint64_t fnv(uint64_t hash, const void* data, size_t size) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+  return hash;
+}
+
+std::string fingerprint_of(const TpuGraph& graph) {
+  uint64_t hash = 14695981039346656037ull;
+  hash = fnv(hash, graph.node_features.data(), graph.node_features.size() * sizeof(float));
+  hash = fnv(hash, graph.layout_config_features.data(), graph.layout_config_features.size());
+  hash = fnv(hash, graph.tile_config_features.data(), graph.tile_config_features.size() * sizeof(float));
+  char text[96];
+  std::snprintf(text, sizeof text, "%s:%d nodes:%d configs:%016llx", graph_kind_name(graph.kind), graph.node_count, graph.config_count,
+                static_cast<unsigned long long>(hash));
+  return text;
+}
+
+}  // namespace
+
+TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed) {
+  TuningTarget target;
+  target.path = path;
+  if (candidates < 1) throw InputError(path, "candidates", "1 or more configs to choose from", std::to_string(candidates));
+  bool module = false;
+  if (!is_npz_file(path)) {
+    const std::string bytes = read_module_file(path);
+    const ModuleFileFormat format = detect_module_file_format(bytes, path);
+    module = format != ModuleFileFormat::ModuleTuningData && format != ModuleFileFormat::TuningData;
+  }
+  if (!module) {
+    target.graph = load_graph_file(path);
+  } else {
+    ModuleFileFormat format = ModuleFileFormat::HloText;
+    target.module = read_hlo_module(path, nullptr, &format);
+    HloGraph hlo = build_hlo_graph(*target.module);
+    add_layout_configs(*target.module, hlo, candidates, seed);
+    target.computation_first = hlo.computation_first;
+    target.graph = std::move(hlo.graph);
+    target.graph.source = path;
+    target.graph.provenance = module_provenance(path, format, *target.module, target.graph.config_count - 1, seed);
+    check_features_finite(target.graph);
+  }
+  if (target.graph.config_count < 2) {
+    throw InputError(path, "configs", "2 or more to choose among (a module with something configurable)",
+                     std::to_string(target.graph.config_count));
+  }
+  target.fingerprint = fingerprint_of(target.graph);
+  return target;
+}
+
+TuningTarget tuning_target_from_graph(TpuGraph graph, const std::string& label) {
+  TuningTarget target;
+  target.path = label;
+  target.graph = std::move(graph);
+  target.fingerprint = fingerprint_of(target.graph);
+  return target;
+}
+
+nlohmann::json describe_config(const TuningTarget& target, int32_t config) {
+  const TpuGraph& graph = target.graph;
+  nlohmann::json out = {{"config", config}, {"kind", graph_kind_name(graph.kind)}, {"program", graph.source}};
+  if (graph.kind == GraphKind::Tile) {
+    const auto first = graph.tile_config_features.begin() + static_cast<std::ptrdiff_t>(config) * kTileConfigFeatureCount;
+    out["config_feat"] = std::vector<float>(first, first + kTileConfigFeatureCount);
+    out["kernel_bounds"] = std::vector<float>(first, first + 6);
+    out["output_bounds"] = std::vector<float>(first + 8, first + 14);
+    return out;
+  }
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int32_t slot = 0; slot < graph.configurable_count(); ++slot) {
+    const int32_t node = graph.configurable_nodes[static_cast<size_t>(slot)];
+    nlohmann::json entry = {{"node", node}, {"opcode", opcode_name(graph.node_opcodes[static_cast<size_t>(node)])}};
+    if (!graph.names.empty()) {
+      entry["name"] = graph.names.instructions[static_cast<size_t>(node)];
+      entry["computation"] = graph.names.computation_of(node);
+    }
+    const char* blocks[3] = {"output", "input", "kernel"};
+    for (int block = 0; block < 3; ++block) {
+      std::vector<int> values;
+      for (int k = 0; k < 6; ++k) values.push_back(graph.layout_value(config, slot, block * 6 + k));
+      entry[blocks[block]] = values;
+    }
+    nodes.push_back(std::move(entry));
+  }
+  out["nodes"] = std::move(nodes);
+  return out;
+}
+
+}  // namespace graphcost

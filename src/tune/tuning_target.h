@@ -1,0 +1,45 @@
+// What `graphcost tune` tunes: a program and the configs it may measure (the candidates), read from
+// a TpuGraphs .npz (its configs; its recorded runtimes, when it has them, are what the replay
+// oracle reveals), tuning records (the same, labelled), or a module (HLO text or proto: config 0 its
+// own layouts, then `candidates` random ones, as `graphcost import` draws them). A module target
+// keeps the module, so a config can be written back into its text (hlo/hlo_layout_writer.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/tpu_graph.h"
+#include "hlo/hlo_module.h"
+
+namespace graphcost {
+
+struct TuningTarget {
+  std::string path;
+  TpuGraph graph;                       // the candidates are its configs
+  std::optional<HloModule> module;      // module targets: the program, for writing configs into it
+  std::vector<int32_t> computation_first;  // module targets: hlo_graph.h's node offsets
+  bool recorded() const { return !graph.runtimes_hidden; }  // runtimes the replay oracle can reveal
+  // A short fingerprint of what the candidates are (node count, configs, a hash of the features
+  // and configs): a journal written for one target is not resumed on another.
+  std::string fingerprint;
+};
+
+// Reads `path` (InputError as the loaders). `candidates`: for module targets, how many random
+// configs beside config 0 (seeded by `seed`); ignored for files that hold their configs.
+TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed);
+
+// A graph already in memory (a generated file, one kernel of a TuningData) as a target.
+TuningTarget tuning_target_from_graph(TpuGraph graph, const std::string& label);
+
+// Config `config` described for a measuring script (docs/tuning.md): the config's index, and for a
+// layout graph every configurable node with its name (when the file has names), opcode and the
+// minor_to_major of its output, input and kernel (values as node_config_feat holds them: -1 is the
+// compiler's choice); for a tile graph the 24 config_feat values (kernel, output and input bounds).
+nlohmann::json describe_config(const TuningTarget& target, int32_t config);
+
+}  // namespace graphcost
