@@ -31,6 +31,7 @@ apt_packages=(
   libglfw3-dev libimgui-dev
   emscripten                                                                # WebAssembly build
   python3 python3-numpy python3-scipy                                       # test oracles, benchmarks
+  python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel  # the Python package (python/)
   chromium                                                                  # browser tests
   firefox-esr xvfb libgl1-mesa-dri libglx-mesa0 libegl-mesa0                # ... in Firefox (llvmpipe WebGL2)
   dpkg-dev                                                                  # apt-get source

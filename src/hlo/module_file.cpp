@@ -116,7 +116,10 @@ ModuleFileFormat detect_module_file_format(std::string_view bytes, const std::st
   };
   if (!only_field_one(bytes)) return tuning_records(bytes) ? ModuleFileFormat::ModuleTuningData : ModuleFileFormat::HloModuleProto;
   ProtoField first;
-  first_wire_type(bytes, 1, &first);
+  if (first_wire_type(bytes, 1, &first) < 0) {  // the first field runs past the end: a truncated file
+    ProtoReader reader(bytes, 0, source, "message");
+    reader.next(first);  // throws the reader's own message, with the byte offset
+  }
   if (first.type != WireType::Length) {
     throw InputError(source, "format", "a protobuf message of an HLO module or tuning records (field 1 a message)", "field 1 of another type");
   }

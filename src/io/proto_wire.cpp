@@ -176,13 +176,19 @@ void ProtoWriter::packed(int field, const std::vector<int64_t>& values) {
 }
 
 bool looks_like_protobuf(std::string_view bytes) {
+  // A first key of a known wire type and a value that starts: a length may run past the end (a
+  // truncated file is still a protobuf, and its reader says where it stops).
   static const std::string label = "<probe>";
   ProtoReader reader(bytes, 0, label, "message");
-  try {
-    ProtoField field;
-    return reader.next(field);  // a first field whose key, type and length fit the file
-  } catch (const InputError&) {
-    return false;
+  size_t at = 0;
+  uint64_t key = 0, length = 0;
+  if (!reader.read_varint(at, key) || key >> 3 == 0) return false;
+  switch (key & 7) {
+    case 0: return reader.read_varint(at, length);
+    case 1:
+    case 5: return true;
+    case 2: return reader.read_varint(at, length);
+    default: return false;
   }
 }
 

@@ -64,6 +64,7 @@ class ProtoReader {
   size_t size() const { return bytes_.size(); }
 
  private:
+  friend bool looks_like_protobuf(std::string_view bytes);
   bool read_varint(size_t& at, uint64_t& value) const;
   void expect_type(const ProtoField& field, WireType type, const char* what) const;
 
@@ -91,8 +92,9 @@ class ProtoWriter {
   std::string bytes_;
 };
 
-// True when `bytes` (a whole file) start with a protobuf field (a key of wire type 0, 1, 2 or 5 and
-// a value within the file): for telling a binary proto from text by content.
+// True when `bytes` (a whole file) start with a protobuf field (a key of wire type 0, 1, 2 or 5
+// whose value starts; a length may run past the end: a truncated file is still a protobuf, and its
+// reader says at which byte it stops): for telling a binary proto from text by content.
 bool looks_like_protobuf(std::string_view bytes);
 
 }  // namespace graphcost

@@ -32,7 +32,8 @@ const NameTable<TuneStrategy>& tune_strategy_names() {
 }
 
 const NameTable<TuneLearner>& tune_learner_names() {
-  static const NameTable<TuneLearner> names = {{"gnn", TuneLearner::Gnn}, {"ridge", TuneLearner::Ridge}, {"blend", TuneLearner::Blend}};
+  static const NameTable<TuneLearner> names = {
+      {"gnn", TuneLearner::Gnn}, {"ridge", TuneLearner::Ridge}, {"blend", TuneLearner::Blend}, {"auto", TuneLearner::Auto}};
   return names;
 }
 
@@ -206,20 +207,42 @@ void add_standardised(const std::vector<float>& costs, double weight, std::vecto
 
 }  // namespace
 
+double Tuner::gnn_weight() const {
+  if (ridge_costs_.empty()) return 1.0;
+  if (gnn_costs_.empty()) return 0.0;
+  if (options_.learner != TuneLearner::Auto) return 0.5;
+  // The learner that ranked the new measurements better so far gets the weight; even at first.
+  const auto mean = [](const std::vector<double>& taus) {
+    double sum = 0;
+    int n = 0;
+    for (const double tau : taus) {
+      if (std::isfinite(tau)) sum += tau, ++n;
+    }
+    return n > 0 ? sum / n : NAN;
+  };
+  const double gnn = mean(gnn_round_taus_), ridge = mean(ridge_round_taus_);
+  if (!std::isfinite(gnn) || !std::isfinite(ridge)) return 0.5;
+  return std::clamp(0.5 + 2.5 * (gnn - ridge), 0.0, 1.0);  // a lead of 0.2 in tau takes all the weight
+}
+
 void Tuner::rank() {
   if (current_ == nullptr && ridge_costs_.empty()) return;
   if (members_.empty() && ridge_costs_.empty()) {  // the given model, before any fit
     costs_ = current_->predict(*prepared_, 64, options_.threads);
     return;
   }
-  // The ensemble's and ridge's costs standardised (their scales differ), then averaged: the GNN
-  // members share half the weight and ridge the other half when both learn.
-  costs_.assign(static_cast<size_t>(target_.graph.config_count), 0.0f);
-  const double gnn_weight = ridge_costs_.empty() ? 1.0 : members_.empty() ? 0.0 : 0.5;
-  for (size_t k = 0; k < members_.size(); ++k) {
-    add_standardised(members_[k]->predict(*member_prepared_[k], 64, options_.threads), gnn_weight / static_cast<double>(members_.size()), costs_);
+  // The ensemble's and ridge's costs standardised (their scales differ), then weighed (gnn_weight).
+  gnn_costs_.clear();
+  if (!members_.empty()) {
+    gnn_costs_.assign(static_cast<size_t>(target_.graph.config_count), 0.0f);
+    for (size_t k = 0; k < members_.size(); ++k) {
+      add_standardised(members_[k]->predict(*member_prepared_[k], 64, options_.threads), 1.0 / static_cast<double>(members_.size()), gnn_costs_);
+    }
   }
-  if (!ridge_costs_.empty()) add_standardised(ridge_costs_, 1.0 - gnn_weight, costs_);
+  costs_.assign(static_cast<size_t>(target_.graph.config_count), 0.0f);
+  const double weight = gnn_weight();
+  if (!gnn_costs_.empty()) add_standardised(gnn_costs_, weight, costs_);
+  if (!ridge_costs_.empty()) add_standardised(ridge_costs_, 1.0 - weight, costs_);
 }
 
 void Tuner::score(RoundReport& report) const {
@@ -259,7 +282,7 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     rank();
   }
   const std::vector<int32_t> batch = choose_batch();
-  const std::vector<float> predicted_before = costs_;
+  const std::vector<float> predicted_before = costs_, gnn_before = gnn_costs_, ridge_before = ridge_costs_;
   std::vector<double> batch_predicted, batch_measured;
   const auto measure_start = Clock::now();
   for (const int32_t config : batch) {
@@ -281,6 +304,19 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     if (on_measured) on_measured(m);
   }
   report.measure_seconds = seconds_since(measure_start);
+  if (!gnn_before.empty() && !ridge_before.empty()) {  // each learner's honest figure on this batch
+    std::vector<double> gnn, ridge, measured;
+    for (const Measurement& m : measurements_) {
+      if (m.round != round_ || !m.ok()) continue;
+      gnn.push_back(gnn_before[static_cast<size_t>(m.config)]);
+      ridge.push_back(ridge_before[static_cast<size_t>(m.config)]);
+      measured.push_back(m.seconds);
+    }
+    if (measured.size() >= 2) {
+      gnn_round_taus_.push_back(kendall_tau_b(gnn.data(), measured.data(), measured.size()));
+      ridge_round_taus_.push_back(kendall_tau_b(ridge.data(), measured.data(), measured.size()));
+    }
+  }
   if (batch_predicted.size() >= 2) report.out_of_sample_tau = kendall_tau_b(batch_predicted.data(), batch_measured.data(), batch_predicted.size());
   const auto learn_start = Clock::now();
   learn();

@@ -43,8 +43,11 @@ const NameTable<TuneInit>& tune_init_names();  // "scratch", "model"
 // What `online` learns from the measurements: the GNN (graph + config), ridge regression on the
 // one-hot config values (train/ridge_ranker.h: per node for layout, the 24 features for tile), or
 // both, their standardised costs averaged (docs/tuning.md measures the three).
-enum class TuneLearner { Gnn, Ridge, Blend };
-const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend"
+// auto: both are fitted every round, and each round's ranking weighs them by how well each
+// ranked the measurements made since, predicted before they were made (its out-of-sample tau,
+// averaged over the rounds): real data picks the learner, per program.
+enum class TuneLearner { Gnn, Ridge, Blend, Auto };
+const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend", "auto"
 
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Online;
@@ -127,6 +130,11 @@ class Tuner {
   std::vector<std::unique_ptr<CostModel>> members_;  // the ensemble beside current_ (its first member)
   std::vector<std::unique_ptr<PreparedGraph>> member_prepared_;
   std::vector<float> ridge_costs_;  // the ridge learner's costs of every candidate (empty: none)
+  std::vector<float> gnn_costs_;    // the GNN ensemble's (standardised) costs (empty: none)
+  // auto: each learner's out-of-sample tau per round (on the round's new measurements, predicted
+  // before they were made), and the weight on the GNN they give.
+  std::vector<double> gnn_round_taus_, ridge_round_taus_;
+  double gnn_weight() const;
   TpuGraph training_graph_;             // the target's graph with the measured runtimes only
   std::vector<Measurement> measurements_;
   std::vector<bool> measured_;

@@ -40,10 +40,10 @@ check "the same seed measures the same configs in the same order" bash -c \
   "diff <(tail -n +2 '$out/replay.npz.journal' | sed 's/\"predicted\":[^,}]*//') <(tail -n +2 '$out/again.npz.journal' | sed 's/\"predicted\":[^,}]*//')"
 
 # The real-hardware oracle on a real module: failures, timeouts and garbage are kept and survived.
-module="$data/hlo/resnet50_keras_jax_f32.hlo"
+module="$data/hlo/dlrm_keras_jax_f32_train_step.hlo"
 "$graphcost" tune "$module" --oracle command --measure "$measure" --measure-timeout 1 --candidates 60 --budget 24 --per-round 8 \
   --seed 1 --out "$out/hw.npz" >"$out/hw.txt" 2>"$out/hw.err"; status=$?
-check "command tune on ResNet-50 exits 0" test $status -eq 0
+check "command tune on the DLRM train step exits 0" test $status -eq 0
 check "  ...records failed, timed-out and garbage measurements and goes on" /usr/bin/python3 -c "
 import json, sys
 lines = [json.loads(l) for l in open('$out/hw.npz.journal')][1:]

@@ -1,0 +1,59 @@
+// The C++ calls the Python package wraps, timed alone (bench/python_overhead.py times the same
+// calls through `import graphcost` and prints the bindings' share): load_graph_file, a model's
+// predict on every config, and train_model for a fixed number of steps. One JSON line of medians.
+// Usage: bench_python_peer GRAPH.npz MODEL.npz TREE COLLECTION [REPEAT]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/heap_tuning.h"
+#include "hlo/hlo_import.h"
+#include "model/cost_model.h"
+#include "train/trainer.h"
+
+using namespace graphcost;
+
+namespace {
+
+double median_ms(int repeat, const std::function<void()>& body) {
+  std::vector<double> ms;
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  keep_large_allocations_in_heap();
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: bench_python_peer GRAPH.npz MODEL.npz TREE COLLECTION [REPEAT]\n");
+    return 2;
+  }
+  const std::string graph_path = argv[1], model_path = argv[2], tree = argv[3], collection = argv[4];
+  const int repeat = argc > 5 ? std::max(1, std::atoi(argv[5])) : 7;
+  const double load = median_ms(repeat, [&] { (void)load_graph_file(graph_path).node_count; });
+  const TpuGraph graph = load_graph_file(graph_path);
+  CostModel model = CostModel::load(model_path);
+  const double predict = median_ms(repeat, [&] { (void)model.predict(model.prepare(graph), 64, 1).size(); });
+  const double train = median_ms(std::max(1, repeat / 2), [&] {
+    TrainOptions options;
+    options.data = tree;
+    options.collection = collection;
+    options.out = "/tmp/graphcost-python-peer.npz";
+    options.epochs = 1;
+    options.steps_per_epoch = 50;
+    options.model.hidden = 64;
+    train_model(options);
+  });
+  std::printf("{\"load_ms\": %.3f, \"predict_ms\": %.3f, \"train_50_steps_ms\": %.3f}\n", load, predict, train);
+  return 0;
+}

@@ -1,0 +1,134 @@
+"""graphcost: learned cost models for ML compiler graphs (TpuGraphs), from Python.
+
+The core is C++ (the same sources as the `graphcost` command line), bound with pybind11: loading
+is graphcost's own npz reader, training and ranking its GNN, scoring exactly as Kaggle did. Long
+calls release the GIL; nothing prints unless asked; calls share no state.
+
+Data
+    load(path) -> Graph           a TpuGraphs .npz, an XLA module (HLO text or proto), or tuning records
+    import_module(path, configs, seed) -> Graph         a module as a layout graph with random configs
+    import_tile_kernels(path, configs, seed) -> [Graph] a fused module's kernels
+    import_records(path) -> [Graph]                      TpuGraphs raw tuning records, labelled
+    Graph: node_feat, node_opcode, edge_index, config_feat / node_config_feat, node_config_ids,
+           config_runtime, ... (read-only numpy views, no copies), node_names, save(path)
+Metrics and scoring
+    kendall_tau(x, y), slowdown_at_k(runtimes, order, k), tile_score(runtimes, order),
+    score(solution, submission) -> the report of `graphcost-eval score --json`
+Models
+    Model.load(path); model.predict(graph), model.rank(graph), model.explain(graph, config)
+    train(data, collection, out, ..., progress=callback)   Ctrl-C stops after the epoch, checkpoint kept
+Simulator and generator
+    simulate(graph, hardware), gemm_seconds(m, n, k, dtype, hardware), generate(out, graphs, seed)
+Tuning
+    tune(target, measure=fn, budget=...)   the model learns the program from your measurements
+Errors
+    InputError (ValueError: .file .field .expected .actual), IoError (OSError), InternalError
+
+docs/python.md walks through each with real files.
+"""
+import math
+import threading
+
+from ._graphcost import (  # noqa: F401
+    Graph,
+    InputError,
+    InternalError,
+    IoError,
+    Model,
+    gemm_seconds,
+    generate,
+    import_module,
+    import_records,
+    import_tile_kernels,
+    kendall_tau,
+    load,
+    score,
+    simulate,
+    slowdown_at_k,
+    tile_score,
+    train,
+)
+from ._graphcost import _tune
+
+__all__ = [
+    "Graph", "InputError", "InternalError", "IoError", "Model", "TuneResult", "gemm_seconds", "generate", "import_module",
+    "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune",
+]
+
+
+class TuneResult(dict):
+    """What tune() returns, a dict with attribute access:
+
+    measurements  [{'config', 'status' ('ok', 'failed', 'timeout', 'garbage'), 'seconds', 'message',
+                   'round', 'predicted'}] in the order they were made
+    rounds        per round: measured, best_seconds, out_of_sample_tau (the model's tau on the
+                  round's new measurements predicted before they were made), unmeasured_tau (replay),
+                  seconds, learn_seconds
+    costs         float32 array: the final model's cost of every candidate (lower = predicted faster)
+    measured      a Graph of the configs measured without failure, with their runtimes
+    best          {'config', 'seconds'}: the fastest measured, or None
+    interrupted   True when Ctrl-C stopped it (what was measured is kept)
+    """
+
+    __getattr__ = dict.__getitem__
+
+
+def _measure_with_timeout(measure, config, timeout):
+    """Runs measure(config) on a daemon thread so a call that hangs past `timeout` seconds can be
+    given up on (its thread is left to finish; its answer is ignored). Returns (status, seconds,
+    message) as the C++ loop reads it."""
+    box = {}
+
+    def call():
+        try:
+            box["value"] = measure(config)
+        except BaseException as error:  # noqa: B902: reported as a failed measurement
+            box["error"] = error
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    try:
+        worker.join(timeout)
+    except KeyboardInterrupt:
+        return ("stopped", 0.0, "stopped")
+    if worker.is_alive():
+        return ("timeout", 0.0, f"no answer within {timeout:g} s")
+    if "error" in box:
+        if isinstance(box["error"], KeyboardInterrupt):
+            return ("stopped", 0.0, "stopped")
+        return ("failed", 0.0, f"{type(box['error']).__name__}: {box['error']}")
+    try:
+        seconds = float(box["value"])
+    except (TypeError, ValueError):
+        return ("garbage", 0.0, f"not a number of seconds: {box['value']!r}"[:200])
+    if not math.isfinite(seconds) or seconds <= 0:
+        return ("garbage", 0.0, f"not a positive finite number of seconds: {seconds!r}")
+    return ("ok", seconds, "")
+
+
+def tune(target, measure=None, budget=100, per_round=10, strategy="online", model=None, seed=0, timeout=None, candidates=1000,
+         explore=0.3, init="scratch", learner="blend", progress=None):
+    """Tunes a program from a few of its measurements (docs/tuning.md).
+
+    target     a path (a labelled or hidden .npz, tuning records, or a module: HLO text or proto,
+               whose candidates are config 0 and `candidates` random layouts) or a Graph
+    measure    measure(config) -> seconds, called for each config to measure, in this process;
+               config is a dict: {'config': index, 'nodes': [{'node', 'name', 'opcode', 'output',
+               'input', 'kernel'}...]} (layout) or {'config_feat': [...]} (tile). An exception, a
+               value that is not a positive finite number, or no answer within `timeout` seconds
+               is a failed measurement: kept, and tuning goes on. None: replay the file's recorded
+               runtimes.
+    strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes'
+    model      a Model: zero-shot's, or the warm start with init='model'
+    learner    'blend' (GNN and ridge averaged), 'gnn' or 'ridge'
+    progress   progress(round_report) after each round
+    Returns a TuneResult. Ctrl-C stops after the measurement in hand (result.interrupted).
+    """
+    wrapper = None
+    if measure is not None:
+        def wrapper(config):
+            return _measure_with_timeout(measure, config, timeout)
+    result = TuneResult(_tune(target, wrapper, budget, per_round, strategy, init, learner, model, seed, candidates, explore, progress))
+    ok = [m for m in result["measurements"] if m["status"] == "ok"]
+    result["best"] = min(({"config": m["config"], "seconds": m["seconds"]} for m in ok), key=lambda b: b["seconds"], default=None)
+    return result

@@ -1,0 +1,78 @@
+"""Type stubs of the graphcost package (the C++ extension and its Python layer), for editors."""
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+class InputError(ValueError):
+    file: str
+    field: str
+    expected: str
+    actual: str
+
+class IoError(OSError): ...
+class InternalError(RuntimeError): ...
+
+class Graph:
+    kind: str
+    source: str
+    provenance: str
+    node_count: int
+    config_count: int
+    labelled: bool
+    node_feat: npt.NDArray[np.float32]
+    node_opcode: npt.NDArray[np.uint8]
+    edge_index: npt.NDArray[np.int32]
+    config_feat: Optional[npt.NDArray[np.float32]]
+    node_config_feat: Optional[npt.NDArray[np.int8]]
+    node_config_ids: npt.NDArray[np.int32]
+    config_runtime: npt.NDArray[np.int64]
+    config_runtime_normalizers: Optional[npt.NDArray[np.int64]]
+    node_splits: npt.NDArray[np.int64]
+    node_names: List[str]
+    op_names: List[str]
+    node_computations: List[str]
+    def summary(self) -> Dict[str, Any]: ...
+    def save(self, path: str) -> None: ...
+
+def load(path: str) -> Graph: ...
+def import_module(path: str, configs: int = 100, seed: int = 0) -> Graph: ...
+def import_tile_kernels(path: str, configs: int = 1000, seed: int = 0) -> List[Graph]: ...
+def import_records(path: str) -> List[Graph]: ...
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float: ...
+def slowdown_at_k(runtimes: Sequence[float], order: Sequence[int], k: int = 5) -> float: ...
+def tile_score(runtimes: Sequence[float], order: Sequence[int]) -> float: ...
+def score(solution: str, submission: str, split: str = "valid", seed: int = 0, public_fraction: float = 0.5) -> Dict[str, Any]: ...
+
+class Model:
+    kind: str
+    config: Dict[str, Any]
+    @staticmethod
+    def load(path: str) -> "Model": ...
+    def predict(self, graph: Graph, configs: Optional[Sequence[int]] = None, threads: int = 1) -> npt.NDArray[np.float32]: ...
+    def rank(self, graph: Graph, threads: int = 1) -> npt.NDArray[np.int32]: ...
+    def explain(self, graph: Graph, config: int) -> Dict[str, Any]: ...
+
+def train(data: str, collection: str, out: str, epochs: int = 10, steps_per_epoch: int = 100, configs_per_step: int = 16,
+          hidden: int = 64, layers: int = 2, hops: int = 1, loss: str = "listmle", learning_rate: float = 2e-3, seed: int = 0,
+          resume: bool = False, init: str = "", relative_configs: bool = False,
+          progress: Optional[Callable[[Dict[str, Any]], Optional[bool]]] = None) -> Dict[str, Any]: ...
+
+def simulate(graph: Graph, hardware: str = "nominal") -> npt.NDArray[np.float64]: ...
+def gemm_seconds(m: int, n: int, k: int, dtype: str = "bf16", hardware: str = "tpu-v5e") -> float: ...
+def generate(out: str, graphs: int = 10, seed: int = 0, collections: Sequence[str] = (), threads: int = 1) -> Dict[str, Any]: ...
+
+class TuneResult(Dict[str, Any]):
+    measurements: List[Dict[str, Any]]
+    rounds: List[Dict[str, Any]]
+    costs: npt.NDArray[np.float32]
+    measured: Graph
+    best: Optional[Dict[str, Any]]
+    interrupted: bool
+    candidates: int
+
+def tune(target: Union[str, Graph], measure: Optional[Callable[[Dict[str, Any]], float]] = None, budget: int = 100, per_round: int = 10,
+         strategy: str = "online", model: Optional[Model] = None, seed: int = 0, timeout: Optional[float] = None, candidates: int = 1000,
+         explore: float = 0.3, init: str = "scratch", learner: str = "blend",
+         progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> TuneResult: ...

@@ -1,0 +1,85 @@
+// Metrics and scoring as the CLI computes them: Kendall tau-b (scipy's definition), top-k slowdown,
+// the Kaggle tile score, and a submission scored against a solution (graphcost-eval score --json).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+
+#include "bindings.h"
+#include "common/input_error.h"
+#include "metrics/kendall_tau.h"
+#include "metrics/ranking_metrics.h"
+#include "scoring/scorer.h"
+#include "scoring/solution.h"
+#include "scoring/submission.h"
+
+namespace py = pybind11;
+
+namespace graphcost::python {
+namespace {
+
+std::vector<double> doubles(const py::array_t<double, py::array::c_style | py::array::forcecast>& values, const char* name) {
+  if (values.ndim() != 1) throw InputError("", name, "a 1-D sequence of numbers", std::to_string(values.ndim()) + " dimensions");
+  return std::vector<double>(values.data(), values.data() + values.size());
+}
+
+std::vector<int32_t> order_of(const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order, size_t configs) {
+  std::vector<int32_t> out;
+  for (py::ssize_t i = 0; i < order.size(); ++i) {
+    const int64_t c = order.data()[i];
+    if (c < 0 || static_cast<size_t>(c) >= configs) throw InputError("", "order", "config indices below " + std::to_string(configs), std::to_string(c));
+    out.push_back(static_cast<int32_t>(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_metrics(py::module_& m) {
+  m.def(
+      "kendall_tau",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& x, const py::array_t<double, py::array::c_style | py::array::forcecast>& y) {
+        const std::vector<double> a = doubles(x, "x"), b = doubles(y, "y");
+        if (a.size() != b.size()) throw InputError("", "y", std::to_string(a.size()) + " values (as x)", std::to_string(b.size()));
+        py::gil_scoped_release release;
+        return kendall_tau_b(a.data(), b.data(), a.size());
+      },
+      py::arg("x"), py::arg("y"), "Kendall tau-b of x against y, exactly as scipy.stats.kendalltau computes it (O(n log n)); NaN when undefined.");
+  m.def(
+      "slowdown_at_k",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes, const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order, int k) {
+        const std::vector<double> r = doubles(runtimes, "runtimes");
+        return slowdown_at_k(r, order_of(order, r.size()), k);
+      },
+      py::arg("runtimes"), py::arg("order"), py::arg("k") = 5,
+      "The best runtime among the first k configs of `order` over the best runtime of all (1 is perfect).");
+  m.def(
+      "tile_score",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes, const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order) {
+        const std::vector<double> r = doubles(runtimes, "runtimes");
+        return tile_score(r, order_of(order, r.size()));
+      },
+      py::arg("runtimes"), py::arg("order"), "The Kaggle tile score: 2 - slowdown_at_k(k=5); 1 is perfect.");
+  m.def(
+      "score",
+      [](const std::string& solution_path, const std::string& submission, const std::string& split, uint64_t seed, double public_fraction) {
+        py::gil_scoped_release release;
+        std::error_code error;
+        const Solution solution = std::filesystem::is_directory(solution_path, error)
+                                      ? solution_from_tree(solution_path, split, seed, public_fraction)
+                                      : read_solution(solution_path);
+        const SubmissionCheck check = check_submission_file(submission, solution);
+        if (!check.valid()) throw InputError(submission, "submission", "a valid Kaggle submission", check.format_errors(submission));
+        nlohmann::json report = score_report_json(score_submission(solution, check));
+        report["status"] = "scored";  // as graphcost-eval score --json writes it
+        py::gil_scoped_acquire acquire;
+        return json_to_python(report);
+      },
+      py::arg("solution"), py::arg("submission"), py::arg("split") = "valid", py::arg("seed") = 0, py::arg("public_fraction") = 0.5,
+      R"doc(A Kaggle submission (ID,TopConfigs CSV) scored against a solution: a solution.csv, or an npz tree
+with its `split` and the Public/Private `seed` (as graphcost-eval score --solution). Returns the
+report graphcost-eval score --json prints: public and private boards, per collection and graph.)doc");
+}
+
+}  // namespace graphcost::python

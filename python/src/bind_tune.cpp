@@ -1,0 +1,132 @@
+// graphcost._tune: the tuning loop (tune/tuner.h) with a Python function as the oracle. The package's
+// tune() (python/graphcost/__init__.py) wraps the user's measure(config) -> seconds with the
+// timeout and turns exceptions and non-finite values into failed measurements; here the loop runs
+// with the GIL released and takes it only to call that wrapper.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+
+#include "bindings.h"
+#include "common/input_error.h"
+#include "tune/tuner.h"
+
+namespace py = pybind11;
+
+namespace graphcost::python {
+namespace {
+
+py::dict measurement_dict(const Measurement& m) {
+  py::dict d;
+  d["config"] = m.config;
+  d["status"] = name_of(measurement_status_names(), m.status);
+  d["seconds"] = m.ok() ? py::object(py::float_(m.seconds)) : py::object(py::none());
+  d["message"] = m.message;
+  d["round"] = m.round;
+  d["predicted"] = std::isfinite(m.predicted) ? py::object(py::float_(m.predicted)) : py::object(py::none());
+  return d;
+}
+
+py::dict report_dict(const RoundReport& r) {
+  const auto value = [](double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::object(py::none()); };
+  py::dict d;
+  d["round"] = r.round;
+  d["measured"] = r.measured;
+  d["ok"] = r.ok;
+  d["failed"] = r.failed;
+  d["best_seconds"] = value(r.best_seconds);
+  d["config0_seconds"] = value(r.config0_seconds);
+  d["out_of_sample_tau"] = value(r.out_of_sample_tau);
+  d["unmeasured_tau"] = value(r.unmeasured_tau);
+  d["unmeasured_slowdown_at_5"] = value(r.unmeasured_slowdown_at_5);
+  d["best_over_pool_best"] = value(r.best_over_pool_best);
+  d["seconds"] = r.seconds;
+  d["learn_seconds"] = r.learn_seconds;
+  return d;
+}
+
+py::dict tune(const py::object& target_or_path, const py::object& measure, int budget, int per_round, const std::string& strategy,
+              const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
+              double explore, const py::object& progress) {
+  TuningTarget target;
+  if (py::isinstance<TpuGraph>(target_or_path)) {
+    target = tuning_target_from_graph(target_or_path.cast<const TpuGraph&>(), target_or_path.cast<const TpuGraph&>().source);
+  } else {
+    const std::string path = target_or_path.cast<std::string>();
+    py::gil_scoped_release release;
+    target = load_tuning_target(path, candidates, seed);
+  }
+  TuneOptions options;
+  options.strategy = value_named(tune_strategy_names(), strategy, "strategy");
+  options.init = value_named(tune_init_names(), init, "init");
+  options.learner = value_named(tune_learner_names(), learner, "learner");
+  options.budget = budget;
+  options.per_round = per_round;
+  options.seed = seed;
+  options.explore = explore;
+  bool interrupted = false;
+  Oracle oracle;
+  if (measure.is_none()) {
+    oracle = replay_oracle(target);
+  } else {
+    oracle.name = "python";
+    oracle.measure = [&](int32_t config) {
+      py::gil_scoped_acquire acquire;
+      Measurement m;
+      m.config = config;
+      const py::tuple answer = measure(json_to_python(describe_config(target, config)));  // (status, seconds, message)
+      const std::string status = answer[0].cast<std::string>();
+      m.message = answer[2].cast<std::string>();
+      if (status == "stopped") {
+        interrupted = true;
+        m.message = "stopped";
+        return m;
+      }
+      m.status = value_named(measurement_status_names(), status, "status");
+      if (m.ok()) {
+        m.seconds = answer[1].cast<double>();
+        m.runs = {m.seconds};
+      }
+      return m;
+    };
+  }
+  Tuner tuner(target, oracle, model.get(), options);
+  py::list rounds;
+  while (!tuner.done() && !interrupted) {
+    RoundReport report;
+    {
+      py::gil_scoped_release release;
+      report = tuner.run_round({}, [&] {
+        py::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) {
+          PyErr_Clear();
+          interrupted = true;
+        }
+        return interrupted;
+      });
+    }
+    rounds.append(report_dict(report));
+    if (!progress.is_none()) progress(rounds[rounds.size() - 1]);
+  }
+  py::dict result;
+  py::list measurements;
+  for (const Measurement& m : tuner.measurements()) measurements.append(measurement_dict(m));
+  result["measurements"] = measurements;
+  result["rounds"] = rounds;
+  result["costs"] = py::array_t<float>(static_cast<py::ssize_t>(tuner.costs().size()), tuner.costs().data());
+  result["measured"] = std::make_shared<TpuGraph>(tuner.measured_graph());
+  result["candidates"] = target.graph.config_count;
+  result["interrupted"] = interrupted;
+  return result;
+}
+
+}  // namespace
+
+void bind_tune(py::module_& m) {
+  m.def("_tune", &tune, py::arg("target"), py::arg("measure"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"), py::arg("init"),
+        py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("progress"),
+        "The tuning loop; use graphcost.tune(), which wraps the measure function.");
+}
+
+}  // namespace graphcost::python
