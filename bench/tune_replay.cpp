@@ -140,12 +140,14 @@ int main(int argc, char** argv) {
   app.add_option("--hops", options.tune.scratch_model.hops);
   app.add_option("--learning-rate", options.tune.learning_rate);
   app.add_flag("--relative-configs", options.tune.scratch_model.relative_configs);
-  std::string loss = "listmle", learner = "blend";
+  std::string loss = "listmle", learner = "auto", init = "scratch";
+  app.add_option("--init", init, "online: scratch or model (--model-layout / --model-tile)");
   app.add_option("--learner", learner);
   app.add_option("--loss", loss);
   CLI11_PARSE(app, argc, argv);
   options.tune.loss = value_named(ranking_loss_names(), loss, "--loss");
   options.tune.learner = value_named(tune_learner_names(), learner, "--learner");
+  options.tune.init = value_named(tune_init_names(), init, "--init");
 
   std::printf("%s\n", bench::machine_line(bench::measure_machine()).c_str());
   const std::vector<TuningTarget> targets = load_targets(options.files);
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
       std::map<std::string, std::vector<Run>> runs;
       for (const std::string& name : options.strategies) {
         const TuneStrategy strategy = value_named(tune_strategy_names(), name, "--strategies");
-        if (strategy == TuneStrategy::ZeroShot && model == nullptr) continue;
+        if ((strategy == TuneStrategy::ZeroShot || (strategy == TuneStrategy::Online && options.tune.init == TuneInit::Model)) && model == nullptr) continue;
         for (int seed = 1; seed <= options.seeds; ++seed) runs[name].push_back(run_one(target, strategy, budget, static_cast<uint64_t>(seed), model, options));
       }
       const auto med = [&](const std::string& name, double Run::*field) {

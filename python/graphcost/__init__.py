@@ -107,7 +107,7 @@ def _measure_with_timeout(measure, config, timeout):
 
 
 def tune(target, measure=None, budget=100, per_round=10, strategy="online", model=None, seed=0, timeout=None, candidates=1000,
-         explore=0.3, init="scratch", learner="blend", progress=None):
+         explore=0.3, init="scratch", learner="auto", progress=None):
     """Tunes a program from a few of its measurements (docs/tuning.md).
 
     target     a path (a labelled or hidden .npz, tuning records, or a module: HLO text or proto,
@@ -120,7 +120,7 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
                runtimes.
     strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes'
     model      a Model: zero-shot's, or the warm start with init='model'
-    learner    'blend' (GNN and ridge averaged), 'gnn' or 'ridge'
+    learner    'auto' (GNN and ridge weighed by how each ranked the new measurements), 'blend', 'gnn', 'ridge'
     progress   progress(round_report) after each round
     Returns a TuneResult. Ctrl-C stops after the measurement in hand (result.interrupted).
     """

@@ -232,8 +232,8 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
   graphcost::add_named_option(command, "--init", tune.tune.init, graphcost::tune_init_names(),
                               "online: fit each round from scratch (default) or from --model's weights");
   graphcost::add_named_option(command, "--learner", tune.tune.learner, graphcost::tune_learner_names(),
-                              "online: what learns from the measurements: blend (GNN and ridge averaged; default), auto (weighed by "
-                              "each one's ranking of the new measurements), gnn, ridge");
+                              "online: what learns from the measurements: auto (default: GNN and ridge, weighed by how each ranked "
+                              "the new measurements before they were made), blend (averaged), gnn, ridge");
   command->add_option("--explore", tune.tune.explore, "online: share of each batch drawn at random among the unmeasured (default 0.3)")
       ->check(CLI::Range(0.0, 1.0));
   graphcost::add_named_option(command, "--oracle", tune.oracle, graphcost::oracle_kind_names(),

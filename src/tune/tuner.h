@@ -52,7 +52,7 @@ const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend",
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Online;
   TuneInit init = TuneInit::Scratch;  // online: the model each fit starts from (docs/tuning.md says why scratch)
-  TuneLearner learner = TuneLearner::Blend;
+  TuneLearner learner = TuneLearner::Auto;
   int budget = 100;                   // measurements in all, failed ones included
   int per_round = 10;
   double explore = 0.3;  // online: the share of each batch drawn at random among the unmeasured

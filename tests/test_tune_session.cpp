@@ -1,0 +1,38 @@
+// The app's Tune panel logic (src/app/tune_session.h) natively: replay rounds on a real labelled
+// file, the curves the panel plots, the measured configs it marks, Stop.
+#include <catch2/catch.hpp>
+
+#include "app/tune_session.h"
+#include "common/input_error.h"
+#include "test_support.h"
+
+using namespace graphcost;
+
+TEST_CASE("tune session: replay rounds on a real file, curves and marks for the panel", "[tune][real]") {
+  SKIP_WITHOUT_REAL_DATA();
+  const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"));
+  TuneOptions options;
+  options.budget = 30;
+  options.per_round = 10;
+  options.seed = 4;
+  TuneSession session(graph, nullptr, options);
+  CHECK(session.step());
+  CHECK(session.step());
+  REQUIRE(session.curve().size() == 2);
+  CHECK(session.curve()[1].measured == 20);
+  CHECK((session.curve()[1].unmeasured_tau >= -1 && session.curve()[1].unmeasured_tau <= 1));
+  CHECK(session.curve()[1].best_over_file_best >= 1.0);
+  const std::vector<bool> measured = session.measured_configs();
+  CHECK(std::count(measured.begin(), measured.end(), true) == 20);
+  CHECK(measured[0]);  // config 0 is always measured first
+  session.stop();
+  CHECK_FALSE(session.step());
+  CHECK(session.state()["measured"].size() == 20);
+  CHECK(session.state()["curve"].size() == 2);
+}
+
+TEST_CASE("tune session: a file without runtimes has nothing to replay", "[tune][real]") {
+  SKIP_WITHOUT_REAL_DATA();
+  const TpuGraph hidden = load_tpu_graph(testing::real_file("npz/layout/xla/default/test/cd708819d3f5103afd6460b15e74eaf3.npz"));
+  CHECK_THROWS_AS(TuneSession(hidden, nullptr, TuneOptions{}), InputError);
+}
