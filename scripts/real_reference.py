@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,39 +65,52 @@ def main():
         parser.error("--out is required")
     graphcost = os.path.join(args.build, "src", "graphcost")
     evaluator = os.path.join(args.build, "evaluation", "graphcost-eval")
-    tree = os.path.join(args.data, "tpugraphs")
+    work = tempfile.mkdtemp(prefix="graphcost-real-reference-")
+    # The shared tree's labelled files, and the ten real tile kernels of the dataset's raw records
+    # (tpugraphs-raw/op_tuning_data.pb) imported as a tree of their own (graphcost import).
+    trees = [(os.path.join(args.data, "tpugraphs"), "")]
+    raw = os.path.join(args.data, "tpugraphs-raw", "op_tuning_data.pb")
+    if os.path.exists(raw):
+        raw_tree = os.path.join(work, "raw")
+        os.makedirs(os.path.join(raw_tree, "npz", "tile", "xla", "valid"))
+        run([graphcost, "import", raw, "--out", os.path.join(raw_tree, "npz", "tile", "xla", "valid")])
+        trees.append((raw_tree, "raw records (op_tuning_data.pb)"))
     files = []
-    for folder, _, names in os.walk(os.path.join(tree, "npz")):
-        for name in sorted(names):
-            if name.endswith(".npz"):
-                info = json.loads(run([graphcost, "info", "--json", os.path.join(folder, name)]))
-                if info["labelled"] and info["distinct_configs"] >= 2 and info["split"] in ("train", "valid"):
-                    files.append(info)
+    for tree, origin in trees:
+        for folder, _, names in os.walk(os.path.join(tree, "npz")):
+            for name in sorted(names):
+                if name.endswith(".npz"):
+                    info = json.loads(run([graphcost, "info", "--json", os.path.join(folder, name)]))
+                    if info["labelled"] and info["distinct_configs"] >= 2 and info["split"] in ("train", "valid"):
+                        info["tree"], info["origin"] = tree, origin
+                        files.append(info)
     if not files:
-        sys.exit(f"real_reference: no labelled file with two distinct configs under {tree}")
-    files.sort(key=lambda f: (f["kind"] != "layout", f["collection"], f["split"], f["kaggle_id"]))
+        sys.exit(f"real_reference: no labelled file with two distinct configs under {trees[0][0]}")
+    files.sort(key=lambda f: (f["kind"] != "layout", f["origin"], f["collection"], f["split"], -f["configs"], f["kaggle_id"]))
     teams = ["graphcost-gnn"] + [f"baseline-{b}" for b in BASELINES]
     scores = {team: {} for team in teams}
-    with tempfile.TemporaryDirectory() as work:
-        for split in sorted({f["split"] for f in files}):
-            submissions = {"graphcost-gnn": os.path.join(work, f"gnn-{split}.csv")}
+    for tree in sorted({f["tree"] for f in files}):
+        for split in sorted({f["split"] for f in files if f["tree"] == tree}):
+            tag = f"{len(scores['graphcost-gnn'])}-{split}"
+            submissions = {"graphcost-gnn": os.path.join(work, f"gnn-{tag}.csv")}
             run([graphcost, "predict", "--model", *MODELS, "--data", tree, "--split", split, "--out", submissions["graphcost-gnn"]])
             for b in BASELINES:
-                submissions[f"baseline-{b}"] = os.path.join(work, f"{b}-{split}.csv")
+                submissions[f"baseline-{b}"] = os.path.join(work, f"{b}-{tag}.csv")
                 run([evaluator, "baseline", "--data", tree, "--split", split, "--strategy", b, "--seed", "7",
                      "--out", submissions[f"baseline-{b}"]])
             for team, submission in submissions.items():
-                report = os.path.join(work, f"{team}-{split}.json")
+                report = os.path.join(work, f"{team}-{tag}.json")
                 run([evaluator, "score", "--solution", tree, "--split", split, "--submission", submission, "--json", report])
                 for graph in json.load(open(report))["graphs"]:
                     scores[team][graph["id"]] = graph["score"]
     columns = []
     for f in files:
-        trained = f["collection"].startswith("layout:xla") and f["split"] == "train"
+        trained = f["collection"].startswith("layout:xla") and f["split"] == "train" and not f["origin"]
+        origin = f", {f['origin']}" if f["origin"] else ""
         columns.append({
             "name": os.path.basename(f["file"])[:-4],
             "metric": "Kendall tau-b" if f["kind"] == "layout" else "2 - top-5 slowdown",
-            "note": f"{f['collection']}, {f['split']}, {f['configs']:,} configs ({f['distinct_configs']:,} distinct); "
+            "note": f"{f['collection']}{origin}, {f['split']}, {f['configs']:,} configs ({f['distinct_configs']:,} distinct); "
                     + ("graphcost-gnn was trained on it" if trained else "held out"),
         })
     board = {
@@ -110,6 +124,7 @@ def main():
     }
     with open(args.out, "w") as out:
         json.dump(board, out, indent=1)
+    shutil.rmtree(work, ignore_errors=True)
     print(f"real_reference: {len(teams)} teams x {len(files)} real files -> {args.out}")
 
 
