@@ -15,7 +15,8 @@
 #include "data/graph_summary.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
-#include "hlo/hlo_import.h"
+#include "hlo/graph_file.h"
+#include "hlo/module_file.h"
 #include "metrics/ranking_metrics.h"
 
 namespace graphcost {
