@@ -8,6 +8,7 @@
 #include "common/input_error.h"
 #include "common/memory_limit.h"
 #include "common/process_memory.h"
+#include "data/collection_files.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "metrics/ranking_metrics.h"

@@ -6,9 +6,9 @@
 
 #include "common/input_error.h"
 #include "common/memory_limit.h"
+#include "data/collection_files.h"
 #include "data/config_store.h"
 #include "data/dataset_path.h"
-#include "train/trainer.h"
 
 namespace graphcost {
 
