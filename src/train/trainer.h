@@ -12,7 +12,7 @@
 #include "common/named_values.h"
 #include "data/config_store.h"
 #include "model/cost_model.h"
-#include "train/evaluation.h"
+#include "train/model_validation.h"
 #include "train/runtime_calibration.h"
 #include "train/segment_training.h"
 

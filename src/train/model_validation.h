@@ -1,5 +1,7 @@
-// Scoring a model on labelled graphs as the competition does (Kendall tau-b for layout, the tile
-// score for tile), on all of a graph's configs or a chosen subset, in memory or from a config store.
+// Model validation: scoring a model on labelled graphs as the competition does (Kendall tau-b for
+// layout, the tile score for tile), on all of a graph's configs or a chosen subset, in memory or
+// from a config store: training's validation, `evaluate-model` and the runtime calibration. (The
+// competition's evaluator, which scores submissions, is graphcost-eval in evaluation/.)
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "train/evaluation.h"
+#include "train/model_validation.h"
 
 #include <algorithm>
 #include <cmath>
