@@ -305,9 +305,9 @@ TEST_CASE("a session's boxes: an imported module by computation and op_name, a r
   CHECK_FALSE(nlp->cluster_contents(first).empty());
   CHECK(parts.expand(first));
   CHECK(parts.visible().size() == parts.cluster(0).items.size() - 1 + parts.cluster(first).items.size());
-  size_t laid_out = 0;
-  for (const HierarchyCluster& c : parts.clusters()) laid_out += c.laid_out;
-  CHECK(laid_out == 2);  // the root and the opened box: nothing else was laid out
+  size_t drawn = 0;
+  for (const HierarchyCluster& c : parts.clusters()) drawn += c.content_drawn;
+  CHECK(drawn == 2);  // the root and the opened box: nothing else was drawn
 }
 
 TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model][session]") {
