@@ -116,10 +116,11 @@ CLI::App* add_submit_command(CLI::App& competition, graphcost::CompetitionSubmit
   return submit_command;
 }
 
-CLI::App* add_status_command(CLI::App& competition, std::string& db) {
-  CLI::App* status_command = competition.add_subcommand("status", "Settings, teams and the scoring queue");
-  status_command->add_option("--db", db, "competition database")->required();
-  return status_command;
+// status and rescore: a competition command whose one option is the database.
+CLI::App* add_database_command(CLI::App& competition, const char* name, const char* description, std::string& db) {
+  CLI::App* command = competition.add_subcommand(name, description);
+  command->add_option("--db", db, "competition database")->required();
+  return command;
 }
 
 CLI::App* add_about_command(CLI::App& competition, graphcost::CompetitionAboutOptions& about) {
@@ -138,12 +139,6 @@ CLI::App* add_backup_command(CLI::App& competition, std::string& db, std::string
   backup_command->add_option("--db", db, "competition database")->required();
   backup_command->add_option("--out", out, "the copy to write (a new file)")->required();
   return backup_command;
-}
-
-CLI::App* add_rescore_command(CLI::App& competition, std::string& db) {
-  CLI::App* rescore_command = competition.add_subcommand("rescore", "Score every submission again (after a scorer change)");
-  rescore_command->add_option("--db", db, "competition database")->required();
-  return rescore_command;
 }
 
 CLI::App* add_export_command(CLI::App& competition, graphcost::CompetitionExportOptions& export_options) {
@@ -205,10 +200,11 @@ int main(int argc, char** argv) {
   CLI::App* init_command = add_init_command(*competition_command, init);
   const TeamCommands team_commands = add_team_commands(*competition_command, team);
   CLI::App* submit_command = add_submit_command(*competition_command, submit);
-  CLI::App* status_command = add_status_command(*competition_command, status_db);
+  CLI::App* status_command = add_database_command(*competition_command, "status", "Settings, teams and the scoring queue", status_db);
   CLI::App* about_command = add_about_command(*competition_command, about);
   CLI::App* backup_command = add_backup_command(*competition_command, backup_db, backup_out);
-  CLI::App* rescore_command = add_rescore_command(*competition_command, rescore_db);
+  CLI::App* rescore_command =
+      add_database_command(*competition_command, "rescore", "Score every submission again (after a scorer change)", rescore_db);
   CLI::App* export_command = add_export_command(*competition_command, export_options);
   CLI::App* serve_command = add_serve_command(app, serve);
 
