@@ -17,7 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "data/graph_summary.h"
-#include "hlo/hlo_import.h"
+#include "hlo/graph_file.h"
 #include "hlo/module_file.h"
 #include "hlo/tuning_records.h"
 #include "machine.h"

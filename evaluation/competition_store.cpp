@@ -1,8 +1,5 @@
 #include "competition_store.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <sqlite3.h>
 
 #include <sys/stat.h>
@@ -14,179 +11,18 @@
 #include <functional>
 #include <utility>
 
-#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/internal_error.h"
-#include "common/io_error.h"
 #include "scoring/leaderboard.h"
 #include "scoring/reference_board.h"
+#include "sqlite_statement.h"
 #include "team_names.h"
+#include "team_tokens.h"
 
 namespace graphcost {
 namespace {
 
-// SQLite's failures by kind: a file that is not a database is bad input, a full or failing disk
-// the machine's, anything else a bug here.
-[[noreturn]] void fail(sqlite3* db, int code, const std::string& path, const std::string& doing) {
-  const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-  switch (code & 0xff) {
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      throw InputError(path, "", "a graphcost competition database (SQLite)", message + " while " + doing);
-    case SQLITE_FULL:
-    case SQLITE_IOERR:
-    case SQLITE_CANTOPEN:
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      throw IoError(path, doing, 0, message);
-    default:
-      throw InternalError(path + ": SQLite: " + message + " while " + doing);
-  }
-}
-
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path), sql_(sql) {
-    const int code = sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr);
-    if (code != SQLITE_OK) fail(db, code, path, "preparing a query");
-  }
-  ~Statement() { sqlite3_finalize(statement_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int index, int64_t value) { return check(sqlite3_bind_int64(statement_, index, value)); }
-  Statement& bind(int index, double value) { return check(sqlite3_bind_double(statement_, index, value)); }
-  Statement& bind(int index, const std::string& text) {
-    return check(sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
-  }
-  Statement& bind_null(int index) { return check(sqlite3_bind_null(statement_, index)); }
-  Statement& bind_blob(int index, const std::string& bytes) {
-    return check(sqlite3_bind_blob64(statement_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
-  }
-  // True while there is a row to read.
-  bool step() {
-    const int code = sqlite3_step(statement_);
-    if (code == SQLITE_ROW) return true;
-    if (code == SQLITE_DONE) return false;
-    fail(db_, code, path_, std::string("running '") + sql_.substr(0, 40) + "...'");
-  }
-  void run() {
-    while (step()) {
-    }
-  }
-  bool is_null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
-  int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
-  double real(int column) const { return sqlite3_column_double(statement_, column); }
-  std::string text(int column) const {
-    const unsigned char* text = sqlite3_column_text(statement_, column);
-    return text == nullptr
-               ? std::string()
-               : std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
-  }
-  std::string blob(int column) const {
-    const void* bytes = sqlite3_column_blob(statement_, column);
-    return bytes == nullptr ? std::string()
-                            : std::string(static_cast<const char*>(bytes), static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
-  }
-
- private:
-  Statement& check(int code) {
-    if (code != SQLITE_OK) fail(db_, code, path_, "binding a value");
-    return *this;
-  }
-  sqlite3* db_;
-  const std::string& path_;
-  std::string sql_;
-  sqlite3_stmt* statement_ = nullptr;
-};
-
-// BEGIN (IMMEDIATE: takes the write lock at once, so a read-then-write cannot race) ... COMMIT;
-// rolled back when left without commit().
-class Transaction {
- public:
-  Transaction(sqlite3* db, const std::string& path, bool immediate) : db_(db), path_(path) {
-    Statement(db, path, immediate ? "BEGIN IMMEDIATE" : "BEGIN").run();
-  }
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  void commit() {
-    Statement(db_, path_, "COMMIT").run();
-    done_ = true;
-  }
-
- private:
-  sqlite3* db_;
-  const std::string& path_;
-  bool done_ = false;
-};
-
-// PRAGMA application_id of every graphcost competition database ("GCst").
-constexpr int64_t kApplicationId = 0x47437374;
-
-// Version n's statements take the schema from version n - 1 to n.
-const char* const kMigrations[] = {
-    // 1: the first schema.
-    "CREATE TABLE competition ("
-    "  id INTEGER PRIMARY KEY CHECK (id = 1), title TEXT NOT NULL, deadline TEXT NOT NULL,"
-    "  daily_cap INTEGER NOT NULL CHECK (daily_cap > 0), finals INTEGER NOT NULL CHECK (finals > 0),"
-    "  solution_csv BLOB NOT NULL, created_at TEXT NOT NULL);"
-    "CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);"
-    "CREATE TABLE tokens (id INTEGER PRIMARY KEY, team_id INTEGER NOT NULL REFERENCES teams(id),"
-    "  salt BLOB NOT NULL, hash BLOB NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);"
-    "CREATE TABLE submissions (id INTEGER PRIMARY KEY, team_id INTEGER NOT NULL REFERENCES teams(id),"
-    "  submitted_at TEXT NOT NULL, day TEXT NOT NULL, csv BLOB NOT NULL,"
-    "  status TEXT NOT NULL CHECK (status IN ('queued', 'scoring', 'scored', 'failed')), error TEXT,"
-    "  counts_toward_cap INTEGER NOT NULL);"
-    "CREATE INDEX submissions_by_team_day ON submissions (team_id, day);"
-    "CREATE INDEX submissions_by_status ON submissions (status, id);"
-    "CREATE TABLE scores (submission_id INTEGER PRIMARY KEY REFERENCES submissions(id),"
-    "  public_score REAL, private_score REAL, report_json TEXT NOT NULL, scored_at TEXT NOT NULL);"
-    "CREATE TABLE finals (team_id INTEGER NOT NULL REFERENCES teams(id),"
-    "  submission_id INTEGER NOT NULL REFERENCES submissions(id), PRIMARY KEY (team_id, submission_id));",
-    // 2: each score keeps its two boards apart from the full report, so a live board ranks
-    // thousands of submissions without parsing their per-graph reports.
-    "ALTER TABLE scores ADD COLUMN boards_json TEXT;"
-    "UPDATE scores SET boards_json = json_object('public', json_extract(report_json, '$.public'),"
-    "  'private', json_extract(report_json, '$.private'));",
-    // 3: when a submission was claimed for scoring, so that `status` shows one stuck in scoring.
-    "ALTER TABLE submissions ADD COLUMN claimed_at TEXT;",
-    // 4: what the board measures, and a reference board shown beside it (reference_board.h).
-    "ALTER TABLE competition ADD COLUMN about TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE competition ADD COLUMN reference_json TEXT;",
-};
-static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == CompetitionStore::kSchemaVersion, "one migration per schema version");
-
-std::string hex(const unsigned char* bytes, size_t count) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string text;
-  for (size_t i = 0; i < count; ++i) text += kDigits[bytes[i] >> 4], text += kDigits[bytes[i] & 15];
-  return text;
-}
-
-std::string random_bytes(size_t count) {
-  std::string bytes(count, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(count)) != 1) {
-    throw InternalError("OpenSSL RAND_bytes failed");
-  }
-  return bytes;
-}
-
-std::string sha256(const std::string& salt, const std::string& secret) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_MD_CTX* context = EVP_MD_CTX_new();
-  const bool ok = context != nullptr && EVP_DigestInit_ex(context, EVP_sha256(), nullptr) == 1 &&
-                  EVP_DigestUpdate(context, salt.data(), salt.size()) == 1 &&
-                  EVP_DigestUpdate(context, secret.data(), secret.size()) == 1 && EVP_DigestFinal_ex(context, digest, &length) == 1;
-  EVP_MD_CTX_free(context);
-  if (!ok) throw InternalError("OpenSSL SHA-256 failed");
-  return std::string(reinterpret_cast<const char*>(digest), length);
-}
-
-StoredSubmission read_submission(const Statement& row, bool with_csv) {
+StoredSubmission read_submission(const SqliteStatement& row, bool with_csv) {
   // Columns: id, team_id, name, submitted_at, status, error, public_score, private_score, boards_json[, csv]
   StoredSubmission s;
   s.id = row.integer(0);
@@ -253,10 +89,10 @@ CompetitionStore CompetitionStore::open(const std::string& path, bool create, st
   }
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   const int code = sqlite3_open_v2(path.c_str(), &store.db_, flags, nullptr);
-  if (code != SQLITE_OK) fail(store.db_, code, path, "opening the database");
+  if (code != SQLITE_OK) fail_sqlite(store.db_, code, path, "opening the database");
   sqlite3_busy_timeout(store.db_, static_cast<int>(busy_timeout.count()));
   store.execute("PRAGMA foreign_keys = ON");
-  Statement(store.db_, store.path_, "PRAGMA journal_mode = WAL").run();
+  SqliteStatement(store.db_, store.path_, "PRAGMA journal_mode = WAL").run();
   store.execute("PRAGMA synchronous = FULL");  // a 2xx answer means the submission is on disk
   store.migrate();
   return store;
@@ -266,39 +102,7 @@ void CompetitionStore::execute(const std::string& sql) const {
   char* message = nullptr;
   const int code = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message);
   sqlite3_free(message);
-  if (code != SQLITE_OK) fail(db_, code, path_, "running '" + sql.substr(0, 40) + "'");
-}
-
-int CompetitionStore::schema_version() const {
-  Statement query(db_, path_, "PRAGMA user_version");
-  query.step();
-  return static_cast<int>(query.integer(0));
-}
-
-void CompetitionStore::migrate() {
-  Transaction transaction(db_, path_, true);
-  const int version = schema_version();
-  Statement application(db_, path_, "PRAGMA application_id");
-  application.step();
-  if (version > 0 && application.integer(0) != kApplicationId) {
-    throw InputError(path_, "", "a graphcost competition database",
-                     "another program's SQLite database (application id " + std::to_string(application.integer(0)) + ")");
-  }
-  if (version > kSchemaVersion) {
-    throw InputError(path_, "schema version", "at most " + std::to_string(kSchemaVersion) + " (this graphcost)",
-                     std::to_string(version) + " (written by a newer graphcost)");
-  }
-  if (version == 0) {  // new, or another program's database
-    Statement tables(db_, path_, "SELECT count(*) FROM sqlite_master");
-    tables.step();
-    if (tables.integer(0) != 0) throw InputError(path_, "", "a graphcost competition database", "another program's SQLite database");
-  }
-  if (version == 0) execute("PRAGMA application_id = " + std::to_string(kApplicationId));
-  for (int next = version + 1; next <= kSchemaVersion; ++next) {
-    execute(kMigrations[next - 1]);
-    execute("PRAGMA user_version = " + std::to_string(next));
-  }
-  transaction.commit();
+  if (code != SQLITE_OK) fail_sqlite(db_, code, path_, "running '" + sql.substr(0, 40) + "'");
 }
 
 void check_about(const std::string& about) { check_board_text(about, "", "about"); }
@@ -310,10 +114,11 @@ void CompetitionStore::initialize(const CompetitionSettings& settings, const std
   if (settings.daily_cap < 1) throw InputError("", "daily cap", "at least 1", std::to_string(settings.daily_cap));
   if (settings.finals < 1) throw InputError("", "final picks", "at least 1", std::to_string(settings.finals));
   check_about(settings.about);
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   if (initialized()) throw InputError(path_, "competition", "a database without a competition", "one is set already");
-  Statement(db_, path_,
-            "INSERT INTO competition (id, title, deadline, daily_cap, finals, solution_csv, created_at, about) VALUES (1, ?, ?, ?, ?, ?, ?, ?)")
+  SqliteStatement(
+      db_, path_,
+      "INSERT INTO competition (id, title, deadline, daily_cap, finals, solution_csv, created_at, about) VALUES (1, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, settings.title)
       .bind(2, settings.deadline)
       .bind(3, static_cast<int64_t>(settings.daily_cap))
@@ -327,17 +132,17 @@ void CompetitionStore::initialize(const CompetitionSettings& settings, const std
 
 void CompetitionStore::set_about(const std::string& about) {
   check_about(about);
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   settings();  // refuses a database without a competition
-  Statement(db_, path_, "UPDATE competition SET about = ?").bind(1, about).run();
+  SqliteStatement(db_, path_, "UPDATE competition SET about = ?").bind(1, about).run();
   transaction.commit();
 }
 
 void CompetitionStore::set_reference(const std::string& reference_json) {
   if (!reference_json.empty()) parse_reference_board(reference_json, path_ + " (reference)");
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   settings();
-  Statement update(db_, path_, "UPDATE competition SET reference_json = ?");
+  SqliteStatement update(db_, path_, "UPDATE competition SET reference_json = ?");
   if (reference_json.empty()) update.bind_null(1);
   else update.bind(1, reference_json);
   update.run();
@@ -345,19 +150,19 @@ void CompetitionStore::set_reference(const std::string& reference_json) {
 }
 
 std::string CompetitionStore::reference_json() const {
-  Statement query(db_, path_, "SELECT reference_json FROM competition");
+  SqliteStatement query(db_, path_, "SELECT reference_json FROM competition");
   if (!query.step()) return "";
   return query.is_null(0) ? "" : query.text(0);
 }
 
 bool CompetitionStore::initialized() const {
-  Statement query(db_, path_, "SELECT count(*) FROM competition");
+  SqliteStatement query(db_, path_, "SELECT count(*) FROM competition");
   query.step();
   return query.integer(0) == 1;
 }
 
 CompetitionSettings CompetitionStore::settings() const {
-  Statement query(db_, path_, "SELECT title, deadline, daily_cap, finals, about FROM competition");
+  SqliteStatement query(db_, path_, "SELECT title, deadline, daily_cap, finals, about FROM competition");
   if (!query.step()) throw InputError(path_, "competition", "a competition (graphcost-eval competition init)", "none set");
   CompetitionSettings settings;
   settings.title = query.text(0);
@@ -369,28 +174,28 @@ CompetitionSettings CompetitionStore::settings() const {
 }
 
 std::string CompetitionStore::solution_csv() const {
-  Statement query(db_, path_, "SELECT solution_csv FROM competition");
+  SqliteStatement query(db_, path_, "SELECT solution_csv FROM competition");
   if (!query.step()) throw InputError(path_, "competition", "a competition (graphcost-eval competition init)", "none set");
   return query.blob(0);
 }
 
 std::string CompetitionStore::new_token(int64_t team_id) {
-  const std::string secret = hex(reinterpret_cast<const unsigned char*>(random_bytes(16).data()), 16);
-  const std::string salt = random_bytes(16);
-  Statement(db_, path_, "INSERT INTO tokens (team_id, salt, hash, created_at) VALUES (?, ?, ?, ?)")
+  const std::string secret = new_token_secret();
+  const std::string salt = new_token_salt();
+  SqliteStatement(db_, path_, "INSERT INTO tokens (team_id, salt, hash, created_at) VALUES (?, ?, ?, ?)")
       .bind(1, team_id)
       .bind_blob(2, salt)
-      .bind_blob(3, sha256(salt, secret))
+      .bind_blob(3, token_hash(salt, secret))
       .bind(4, utc_now())
       .run();
-  return "gc_" + std::to_string(sqlite3_last_insert_rowid(db_)) + "_" + secret;
+  return format_token(sqlite3_last_insert_rowid(db_), secret);
 }
 
 std::string CompetitionStore::add_team(const std::string& requested_name) {
   const std::string name = normalized_team_name(requested_name);
   const std::string key = team_name_key(name);
-  Transaction transaction(db_, path_, true);
-  Statement names(db_, path_, "SELECT name FROM teams");
+  SqliteTransaction transaction(db_, path_, true);
+  SqliteStatement names(db_, path_, "SELECT name FROM teams");
   while (names.step()) {
     const std::string existing = names.text(0);
     if (existing == name) throw InputError(path_, "team '" + printable(name) + "'", "a new team name", "a team of that name exists");
@@ -399,14 +204,14 @@ std::string CompetitionStore::add_team(const std::string& requested_name) {
                        "it reads as the existing team '" + printable(existing) + "' (same letters after Unicode NFKC and case folding)");
     }
   }
-  Statement(db_, path_, "INSERT INTO teams (name, created_at) VALUES (?, ?)").bind(1, name).bind(2, utc_now()).run();
+  SqliteStatement(db_, path_, "INSERT INTO teams (name, created_at) VALUES (?, ?)").bind(1, name).bind(2, utc_now()).run();
   const std::string token = new_token(sqlite3_last_insert_rowid(db_));
   transaction.commit();
   return token;
 }
 
 std::string CompetitionStore::add_token(const std::string& team_name) {
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   const std::optional<int64_t> team = team_id(team_name);
   if (!team) throw InputError(path_, "team '" + printable(team_name) + "'", "an existing team", "no such team");
   const std::string token = new_token(*team);
@@ -415,10 +220,10 @@ std::string CompetitionStore::add_token(const std::string& team_name) {
 }
 
 int CompetitionStore::revoke_team_tokens(const std::string& team_name) {
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   const std::optional<int64_t> team = team_id(team_name);
   if (!team) throw InputError(path_, "team '" + printable(team_name) + "'", "an existing team", "no such team");
-  Statement(db_, path_, "UPDATE tokens SET revoked_at = ? WHERE team_id = ? AND revoked_at IS NULL")
+  SqliteStatement(db_, path_, "UPDATE tokens SET revoked_at = ? WHERE team_id = ? AND revoked_at IS NULL")
       .bind(1, utc_now())
       .bind(2, *team)
       .run();
@@ -428,22 +233,12 @@ int CompetitionStore::revoke_team_tokens(const std::string& team_name) {
 }
 
 std::optional<int64_t> CompetitionStore::team_for_token(const std::string& token) const {
-  // gc_<id>_<32 hex digits>
-  if (token.size() < 3 + 1 + 1 + 32 || token.compare(0, 3, "gc_") != 0) return std::nullopt;
-  const size_t separator = token.find('_', 3);
-  if (separator == std::string::npos || separator == 3 || separator > 3 + 18 || token.size() - separator - 1 != 32) return std::nullopt;
-  if (token[3] == '0') return std::nullopt;  // ids are written without leading zeros: one token, one spelling
-  int64_t id = 0;
-  for (size_t i = 3; i < separator; ++i) {
-    if (token[i] < '0' || token[i] > '9') return std::nullopt;
-    id = id * 10 + (token[i] - '0');
-  }
-  const std::string secret = token.substr(separator + 1);
-  Statement query(db_, path_, "SELECT team_id, salt, hash FROM tokens WHERE id = ? AND revoked_at IS NULL");
-  query.bind(1, id);
+  const std::optional<TokenParts> parts = parse_token(token);
+  if (!parts) return std::nullopt;
+  SqliteStatement query(db_, path_, "SELECT team_id, salt, hash FROM tokens WHERE id = ? AND revoked_at IS NULL");
+  query.bind(1, parts->id);
   if (!query.step()) return std::nullopt;
-  const std::string expected = query.blob(2), actual = sha256(query.blob(1), secret);
-  if (expected.size() != actual.size() || CRYPTO_memcmp(expected.data(), actual.data(), actual.size()) != 0) return std::nullopt;
+  if (!same_token_hash(query.blob(2), token_hash(query.blob(1), parts->secret))) return std::nullopt;
   return query.integer(0);
 }
 
@@ -453,14 +248,14 @@ std::optional<int64_t> CompetitionStore::team_id(const std::string& name) const 
     stored = normalized_team_name(name);
   } catch (const InputError&) {
   }
-  Statement query(db_, path_, "SELECT id FROM teams WHERE name = ?");
+  SqliteStatement query(db_, path_, "SELECT id FROM teams WHERE name = ?");
   query.bind(1, stored);
   if (!query.step()) return std::nullopt;
   return query.integer(0);
 }
 
 std::string CompetitionStore::team_name(int64_t team_id) const {
-  Statement query(db_, path_, "SELECT name FROM teams WHERE id = ?");
+  SqliteStatement query(db_, path_, "SELECT name FROM teams WHERE id = ?");
   query.bind(1, team_id);
   if (!query.step()) throw InternalError("no team " + std::to_string(team_id));
   return query.text(0);
@@ -468,13 +263,13 @@ std::string CompetitionStore::team_name(int64_t team_id) const {
 
 std::optional<int64_t> CompetitionStore::accept_submission(int64_t team_id, const std::string& csv, const std::string& now) {
   const std::string day = now.substr(0, 10);
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   const CompetitionSettings rules = settings();
-  Statement counted(db_, path_, "SELECT count(*) FROM submissions WHERE team_id = ? AND day = ? AND counts_toward_cap = 1");
+  SqliteStatement counted(db_, path_, "SELECT count(*) FROM submissions WHERE team_id = ? AND day = ? AND counts_toward_cap = 1");
   counted.bind(1, team_id).bind(2, day).step();
   if (counted.integer(0) >= rules.daily_cap) return std::nullopt;
-  Statement(db_, path_,
-            "INSERT INTO submissions (team_id, submitted_at, day, csv, status, counts_toward_cap) VALUES (?, ?, ?, ?, 'queued', 1)")
+  SqliteStatement(db_, path_,
+                  "INSERT INTO submissions (team_id, submitted_at, day, csv, status, counts_toward_cap) VALUES (?, ?, ?, ?, 'queued', 1)")
       .bind(1, team_id)
       .bind(2, now)
       .bind(3, day)
@@ -486,24 +281,28 @@ std::optional<int64_t> CompetitionStore::accept_submission(int64_t team_id, cons
 }
 
 std::optional<int64_t> CompetitionStore::claim_next() {
-  Transaction transaction(db_, path_, true);
-  Statement next(db_, path_, "SELECT id FROM submissions WHERE status = 'queued' ORDER BY id LIMIT 1");
+  SqliteTransaction transaction(db_, path_, true);
+  SqliteStatement next(db_, path_, "SELECT id FROM submissions WHERE status = 'queued' ORDER BY id LIMIT 1");
   if (!next.step()) return std::nullopt;
   const int64_t id = next.integer(0);
-  Statement(db_, path_, "UPDATE submissions SET status = 'scoring', claimed_at = ? WHERE id = ?").bind(1, utc_now()).bind(2, id).run();
+  SqliteStatement(db_, path_, "UPDATE submissions SET status = 'scoring', claimed_at = ? WHERE id = ?")
+      .bind(1, utc_now())
+      .bind(2, id)
+      .run();
   transaction.commit();
   return id;
 }
 
 void CompetitionStore::finish_scored(int64_t id, const ScoreReport& report, const std::string& now) {
-  Transaction transaction(db_, path_, true);
-  Statement(db_, path_, "UPDATE submissions SET status = 'scored', error = NULL, counts_toward_cap = 1 WHERE id = ? AND status = 'scoring'")
+  SqliteTransaction transaction(db_, path_, true);
+  SqliteStatement(db_, path_,
+                  "UPDATE submissions SET status = 'scored', error = NULL, counts_toward_cap = 1 WHERE id = ? AND status = 'scoring'")
       .bind(1, id)
       .run();
   if (sqlite3_changes(db_) != 1) throw InternalError("finish_scored: submission " + std::to_string(id) + " is not being scored");
-  Statement(db_, path_,
-            "INSERT OR REPLACE INTO scores (submission_id, public_score, private_score, report_json, boards_json, scored_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)")
+  SqliteStatement(db_, path_,
+                  "INSERT OR REPLACE INTO scores (submission_id, public_score, private_score, report_json, boards_json, scored_at) "
+                  "VALUES (?, ?, ?, ?, ?, ?)")
       .bind(1, id)
       .bind(2, report.public_board.overall)
       .bind(3, report.private_board.overall)
@@ -515,51 +314,54 @@ void CompetitionStore::finish_scored(int64_t id, const ScoreReport& report, cons
 }
 
 void CompetitionStore::finish_failed(int64_t id, const std::string& error) {
-  Transaction transaction(db_, path_, true);
-  Statement(db_, path_, "UPDATE submissions SET status = 'failed', error = ?, counts_toward_cap = 0 WHERE id = ? AND status = 'scoring'")
+  SqliteTransaction transaction(db_, path_, true);
+  SqliteStatement(db_, path_,
+                  "UPDATE submissions SET status = 'failed', error = ?, counts_toward_cap = 0 WHERE id = ? AND status = 'scoring'")
       .bind(1, error)
       .bind(2, id)
       .run();
   if (sqlite3_changes(db_) != 1) throw InternalError("finish_failed: submission " + std::to_string(id) + " is not being scored");
-  Statement(db_, path_, "DELETE FROM finals WHERE submission_id = ?").bind(1, id).run();
+  SqliteStatement(db_, path_, "DELETE FROM finals WHERE submission_id = ?").bind(1, id).run();
   transaction.commit();
 }
 
 int CompetitionStore::requeue_interrupted() {
-  Transaction transaction(db_, path_, true);
-  Statement(db_, path_, "UPDATE submissions SET status = 'queued', claimed_at = NULL WHERE status = 'scoring'").run();
+  SqliteTransaction transaction(db_, path_, true);
+  SqliteStatement(db_, path_, "UPDATE submissions SET status = 'queued', claimed_at = NULL WHERE status = 'scoring'").run();
   const int count = sqlite3_changes(db_);
   transaction.commit();
   return count;
 }
 
 int CompetitionStore::requeue_all() {
-  Transaction transaction(db_, path_, true);
-  Statement(db_, path_, "DELETE FROM scores").run();
+  SqliteTransaction transaction(db_, path_, true);
+  SqliteStatement(db_, path_, "DELETE FROM scores").run();
   // Scored and failed only: one being scored (by a running server) finishes normally. The cap
   // flags stay until the new outcome sets them.
-  Statement(db_, path_, "UPDATE submissions SET status = 'queued', error = NULL WHERE status IN ('scored', 'failed')").run();
+  SqliteStatement(db_, path_, "UPDATE submissions SET status = 'queued', error = NULL WHERE status IN ('scored', 'failed')").run();
   const int count = sqlite3_changes(db_);
   transaction.commit();
   return count;
 }
 
 std::optional<StoredSubmission> CompetitionStore::submission(int64_t id, bool with_csv) const {
-  Statement query(db_, path_,
-                  "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, c.boards_json, "
-                  "CASE WHEN ? THEN s.csv END "
-                  "FROM submissions s JOIN teams t ON t.id = s.team_id LEFT JOIN scores c ON c.submission_id = s.id WHERE s.id = ?");
+  SqliteStatement query(
+      db_, path_,
+      "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, c.boards_json, "
+      "CASE WHEN ? THEN s.csv END "
+      "FROM submissions s JOIN teams t ON t.id = s.team_id LEFT JOIN scores c ON c.submission_id = s.id WHERE s.id = ?");
   query.bind(1, static_cast<int64_t>(with_csv)).bind(2, id);
   if (!query.step()) return std::nullopt;
   return read_submission(query, with_csv);
 }
 
 std::vector<StoredSubmission> CompetitionStore::submissions(bool with_csv, std::optional<int64_t> team_id) const {
-  Statement query(db_, path_,
-                  "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, c.boards_json, "
-                  "CASE WHEN ? THEN s.csv END "
-                  "FROM submissions s JOIN teams t ON t.id = s.team_id LEFT JOIN scores c ON c.submission_id = s.id "
-                  "WHERE ? IS NULL OR s.team_id = ? ORDER BY s.id");
+  SqliteStatement query(
+      db_, path_,
+      "SELECT s.id, s.team_id, t.name, s.submitted_at, s.status, s.error, c.public_score, c.private_score, c.boards_json, "
+      "CASE WHEN ? THEN s.csv END "
+      "FROM submissions s JOIN teams t ON t.id = s.team_id LEFT JOIN scores c ON c.submission_id = s.id "
+      "WHERE ? IS NULL OR s.team_id = ? ORDER BY s.id");
   query.bind(1, static_cast<int64_t>(with_csv));
   if (team_id) query.bind(2, *team_id).bind(3, *team_id);
   std::vector<StoredSubmission> all;
@@ -569,11 +371,11 @@ std::vector<StoredSubmission> CompetitionStore::submissions(bool with_csv, std::
 
 StoreCounts CompetitionStore::counts() const {
   StoreCounts counts;
-  Statement teams(db_, path_, "SELECT (SELECT count(*) FROM teams), (SELECT count(*) FROM tokens WHERE revoked_at IS NULL)");
+  SqliteStatement teams(db_, path_, "SELECT (SELECT count(*) FROM teams), (SELECT count(*) FROM tokens WHERE revoked_at IS NULL)");
   teams.step();
   counts.teams = teams.integer(0);
   counts.active_tokens = teams.integer(1);
-  Statement statuses(db_, path_, "SELECT status, count(*) FROM submissions GROUP BY status");
+  SqliteStatement statuses(db_, path_, "SELECT status, count(*) FROM submissions GROUP BY status");
   while (statuses.step()) {
     const SubmissionStatus status = value_named(submission_status_names(), statuses.text(0), "submissions.status");
     (status == SubmissionStatus::Queued    ? counts.queued
@@ -581,13 +383,13 @@ StoreCounts CompetitionStore::counts() const {
      : status == SubmissionStatus::Scored  ? counts.scored
                                            : counts.failed) = statuses.integer(1);
   }
-  Statement claimed(db_, path_, "SELECT min(claimed_at) FROM submissions WHERE status = 'scoring'");
+  SqliteStatement claimed(db_, path_, "SELECT min(claimed_at) FROM submissions WHERE status = 'scoring'");
   if (claimed.step() && !claimed.is_null(0)) counts.scoring_since = claimed.text(0);
   return counts;
 }
 
 void CompetitionStore::set_finals(int64_t team_id, const std::vector<int64_t>& submission_ids) {
-  Transaction transaction(db_, path_, true);
+  SqliteTransaction transaction(db_, path_, true);
   const CompetitionSettings rules = settings();
   if (static_cast<int>(submission_ids.size()) > rules.finals) {
     throw InputError("", "final picks", "at most " + std::to_string(rules.finals), std::to_string(submission_ids.size()));
@@ -597,109 +399,46 @@ void CompetitionStore::set_finals(int64_t team_id, const std::vector<int64_t>& s
       throw InputError("", "final picks", "distinct submission ids", std::to_string(submission_ids[i]) + " twice");
     }
   }
-  Statement(db_, path_, "DELETE FROM finals WHERE team_id = ?").bind(1, team_id).run();
+  SqliteStatement(db_, path_, "DELETE FROM finals WHERE team_id = ?").bind(1, team_id).run();
   for (const int64_t id : submission_ids) {
-    Statement owned(db_, path_, "SELECT count(*) FROM submissions WHERE id = ? AND team_id = ? AND status = 'scored'");
+    SqliteStatement owned(db_, path_, "SELECT count(*) FROM submissions WHERE id = ? AND team_id = ? AND status = 'scored'");
     owned.bind(1, id).bind(2, team_id).step();
     if (owned.integer(0) != 1) {
       throw InputError("", "final pick " + std::to_string(id), "one of the team's scored submissions", "not one");
     }
-    Statement(db_, path_, "INSERT OR IGNORE INTO finals (team_id, submission_id) VALUES (?, ?)").bind(1, team_id).bind(2, id).run();
+    SqliteStatement(db_, path_, "INSERT OR IGNORE INTO finals (team_id, submission_id) VALUES (?, ?)").bind(1, team_id).bind(2, id).run();
   }
   transaction.commit();
 }
 
 std::optional<std::string> CompetitionStore::report_json(int64_t id) const {
-  Statement query(db_, path_, "SELECT report_json FROM scores WHERE submission_id = ?");
+  SqliteStatement query(db_, path_, "SELECT report_json FROM scores WHERE submission_id = ?");
   query.bind(1, id);
   if (!query.step()) return std::nullopt;
   return query.text(0);
 }
 
 std::map<int64_t, std::vector<int64_t>> CompetitionStore::all_finals() const {
-  Statement query(db_, path_, "SELECT team_id, submission_id FROM finals ORDER BY team_id, submission_id");
+  SqliteStatement query(db_, path_, "SELECT team_id, submission_id FROM finals ORDER BY team_id, submission_id");
   std::map<int64_t, std::vector<int64_t>> picks;
   while (query.step()) picks[query.integer(0)].push_back(query.integer(1));
   return picks;
 }
 
 void CompetitionStore::with_snapshot(const std::function<void()>& reads) const {
-  Transaction transaction(db_, path_, false);
+  SqliteTransaction transaction(db_, path_, false);
   reads();
   transaction.commit();
 }
 
-CompetitionStore::BackupSummary CompetitionStore::backup_to(const std::string& out) const {
-  std::error_code error;
-  if (std::filesystem::exists(out, error)) throw InputError(out, "--out", "a new file (a backup never replaces one)", "the file exists");
-  check_output_path(out, {path_});
-  const std::string partial = out + ".partial";
-  std::filesystem::remove(partial, error);
-  sqlite3* copy = nullptr;
-  int code = sqlite3_open_v2(partial.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  auto close_and_remove = [&] {
-    sqlite3_close_v2(copy);
-    std::filesystem::remove(partial, error);
-  };
-  if (code != SQLITE_OK) {
-    const std::string message = sqlite3_errstr(code);
-    close_and_remove();
-    throw IoError(partial, "create the backup", 0, message);
-  }
-  sqlite3_backup* backup = sqlite3_backup_init(copy, "main", db_, "main");
-  if (backup == nullptr) {
-    const std::string message = sqlite3_errmsg(copy);
-    close_and_remove();
-    throw IoError(partial, "start the backup", 0, message);
-  }
-  code = sqlite3_backup_step(backup, -1);  // every page in one step: one snapshot
-  sqlite3_backup_finish(backup);
-  if (code != SQLITE_DONE) {
-    const std::string message = sqlite3_errstr(code);
-    close_and_remove();
-    throw IoError(partial, "copy the database", 0, message);
-  }
-  std::string check;
-  char* failure = nullptr;
-  code = sqlite3_exec(copy, "PRAGMA journal_mode = DELETE", nullptr, nullptr, &failure);
-  if (code == SQLITE_OK) {
-    code = sqlite3_exec(
-        copy, "PRAGMA quick_check",
-        [](void* result, int, char** values, char**) {
-          *static_cast<std::string*>(result) += values[0] != nullptr ? values[0] : "";
-          return 0;
-        },
-        &check, &failure);
-  }
-  const std::string message = failure != nullptr ? failure : "";
-  sqlite3_free(failure);
-  if (code != SQLITE_OK || check != "ok") {
-    close_and_remove();
-    throw IoError(partial, "check the backup", 0, code != SQLITE_OK ? message : "quick_check: " + check);
-  }
-  BackupSummary summary;
-  try {
-    Statement held(copy, partial, "SELECT (SELECT count(*) FROM teams), (SELECT count(*) FROM submissions)");
-    held.step();
-    summary.teams = held.integer(0), summary.submissions = held.integer(1);
-  } catch (...) {
-    close_and_remove();
-    throw;
-  }
-  sqlite3_close_v2(copy);
-  std::filesystem::rename(partial, out, error);
-  if (error) throw IoError(out, "rename the finished backup onto", error.value());
-  return summary;
-}
-
 int64_t CompetitionStore::data_version() const {
-  Statement query(db_, path_, "PRAGMA data_version");
+  SqliteStatement query(db_, path_, "PRAGMA data_version");
   query.step();
   return query.integer(0);
 }
 
 std::vector<int64_t> CompetitionStore::finals(int64_t team_id) const {
-  Statement query(db_, path_, "SELECT submission_id FROM finals WHERE team_id = ? ORDER BY submission_id");
+  SqliteStatement query(db_, path_, "SELECT submission_id FROM finals WHERE team_id = ? ORDER BY submission_id");
   query.bind(1, team_id);
   std::vector<int64_t> ids;
   while (query.step()) ids.push_back(query.integer(0));

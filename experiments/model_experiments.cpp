@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "common/heap_tuning.h"
+#include "data/collection_files.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "metrics/ranking_metrics.h"

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "common/input_error.h"
+#include "data/collection_files.h"
 #include "data/config_store.h"
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"

@@ -11,6 +11,7 @@
 #include "model/cost_model.h"
 #include "model/distinct_rows.h"
 #include "nn/ops.h"
+#include "nn/reference_ops.h"
 #include "test_support.h"
 
 using namespace graphcost;
@@ -35,7 +36,7 @@ Pass run(CostModel& model, const PreparedGraph& prepared, const std::vector<int3
   // what is left of them is mostly rounding.)
   nn::Matrix weights(costs.rows(), 1);
   for (Eigen::Index i = 0; i < weights.rows(); ++i) weights(i, 0) = 1.0f + static_cast<float>((i * 7) % 10) / 10.0f;
-  tape.backward(nn::sum_all(nn::mul(costs, tape.constant(weights))));
+  tape.backward(nn::reference::sum_all(nn::mul(costs, tape.constant(weights))));
   Pass pass{costs.value(), {}};
   for (nn::Parameter* p : model.parameters()) pass.grads.push_back(p->grad);
   return pass;

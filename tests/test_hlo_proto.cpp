@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "common/input_error.h"
+#include "hlo/graph_file.h"
 #include "hlo/hlo_graph.h"
 #include "hlo/hlo_import.h"
 #include "hlo/hlo_proto.h"

@@ -9,6 +9,7 @@
 
 #include "nn/ops.h"
 #include "nn/optimizer.h"
+#include "nn/reference_ops.h"
 
 using namespace graphcost::nn;
 
@@ -51,7 +52,7 @@ void check_gradients(std::vector<Parameter*> parameters, const std::function<Var
 // A fixed random projection to a scalar, so every output entry matters.
 Var project(Tape& tape, Var out, uint64_t seed = 99) {
   std::mt19937_64 random(seed);
-  return sum_all(mul(out, tape.constant(random_matrix(out.rows(), out.cols(), random))));
+  return reference::sum_all(mul(out, tape.constant(random_matrix(out.rows(), out.cols(), random))));
 }
 
 }  // namespace
@@ -72,7 +73,7 @@ TEST_CASE("activations match finite differences", "[nn]") {
   for (Eigen::Index i = 0; i < values.size(); i += 2) values.data()[i] *= -1;
   Parameter x("x", values);
   check_gradients({&x}, [&](Tape& t) { return project(t, gelu(t.parameter(x))); });
-  check_gradients({&x}, [&](Tape& t) { return project(t, tanh(t.parameter(x))); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, reference::tanh(t.parameter(x))); });
 }
 
 TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differences", "[nn]") {
@@ -84,14 +85,14 @@ TEST_CASE("embedding, aggregation, pooling, norm and softmax match finite differ
   const Adjacency adjacency{4, {0, 2, 3, 3, 6}, {1, 2, 2, 0, 1, 2}};
   Parameter x("x", random_matrix(8, 3, random));
   for (Aggregation kind : {Aggregation::Sum, Aggregation::Mean}) {
-    check_gradients({&x}, [&](Tape& t) { return project(t, aggregate(t.parameter(x), adjacency, kind)); });
+    check_gradients({&x}, [&](Tape& t) { return project(t, reference::aggregate(t.parameter(x), adjacency, kind)); });
   }
   for (Pool kind : {Pool::Sum, Pool::Mean}) {
     check_gradients({&x}, [&](Tape& t) { return project(t, segment_pool(t.parameter(x), 4, kind)); });
   }
   Parameter gain("gain", random_matrix(1, 3, random, 0.5f, 1.5f)), bias("bias", random_matrix(1, 3, random));
   check_gradients({&x, &gain, &bias},
-                  [&](Tape& t) { return project(t, layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias))); });
+                  [&](Tape& t) { return project(t, reference::layer_norm(t.parameter(x), t.parameter(gain), t.parameter(bias))); });
   check_gradients({&x}, [&](Tape& t) { return project(t, group_softmax(t.parameter(x), 2)); });
   check_gradients({&x}, [&](Tape& t) { return project(t, slice_rows(t.parameter(x), 2, 5)); });
   Parameter factor("factor", random_matrix(1, 1, random, 0.5f, 1.5f));
@@ -154,7 +155,7 @@ TEST_CASE("a two-layer model end to end matches finite differences", "[nn]") {
   check_gradients({&table, &w1, &b1, &gain, &shift, &w2}, [&](Tape& t) {
     const Var h0 = concat_columns({embedding(t.parameter(table), opcodes), t.constant(features)});
     Var h = gelu(add_row(matmul(h0, t.parameter(w1)), t.parameter(b1)));
-    h = layer_norm(add(h, aggregate(h, adjacency, Aggregation::Mean)), t.parameter(gain), t.parameter(shift));
+    h = reference::layer_norm(add(h, reference::aggregate(h, adjacency, Aggregation::Mean)), t.parameter(gain), t.parameter(shift));
     const Var graph = segment_pool(h, 5, Pool::Sum);
     return listmle_loss(matmul(graph, t.parameter(w2)), runtimes);
   });
@@ -197,7 +198,7 @@ TEST_CASE("Adam fits a linear ranking model; clipping and the schedule behave", 
 TEST_CASE("row scatter, repeat and reshape match finite differences", "[nn]") {
   std::mt19937_64 random(8);
   Parameter x("x", random_matrix(3, 4, random));
-  check_gradients({&x}, [&](Tape& t) { return project(t, scatter_rows(t.parameter(x), {4, 0, 4}, 6)); });
+  check_gradients({&x}, [&](Tape& t) { return project(t, reference::scatter_rows(t.parameter(x), {4, 0, 4}, 6)); });
   check_gradients({&x}, [&](Tape& t) { return project(t, repeat_rows(t.parameter(x), 3)); });
   check_gradients({&x}, [&](Tape& t) { return project(t, reshape(t.parameter(x), 2, 6)); });
   Tape tape;
@@ -235,7 +236,8 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
        {&shared, &sparse, &bias},
        [&](Tape& t) { return gelu_of_shared_and_sparse(t.parameter(shared), 2, t.parameter(sparse), rows, t.parameter(bias)); },
        [&](Tape& t) {
-         return gelu(add_row(add(repeat_rows(t.parameter(shared), 2), scatter_rows(t.parameter(sparse), rows, 8)), t.parameter(bias)));
+         return gelu(
+             add_row(add(repeat_rows(t.parameter(shared), 2), reference::scatter_rows(t.parameter(sparse), rows, 8)), t.parameter(bias)));
        }},
       {"sage_message",
        {&x, &w_self, &w_producers, &w_consumers, &bias},
@@ -245,9 +247,9 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
        },
        [&](Tape& t) {
          const Var h = t.parameter(x);
-         const Var message =
-             add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Mean), t.parameter(w_producers))),
-                 matmul(aggregate(h, consumers, Aggregation::Mean), t.parameter(w_consumers)));
+         const Var message = add(
+             add(matmul(h, t.parameter(w_self)), matmul(reference::aggregate(h, producers, Aggregation::Mean), t.parameter(w_producers))),
+             matmul(reference::aggregate(h, consumers, Aggregation::Mean), t.parameter(w_consumers)));
          return gelu(add_row(message, t.parameter(bias)));
        }},
       {"sage_message, max aggregation",
@@ -258,9 +260,9 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
        },
        [&](Tape& t) {
          const Var h = t.parameter(x_max);
-         const Var message =
-             add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Max), t.parameter(w_producers))),
-                 matmul(aggregate(h, consumers, Aggregation::Max), t.parameter(w_consumers)));
+         const Var message = add(
+             add(matmul(h, t.parameter(w_self)), matmul(reference::aggregate(h, producers, Aggregation::Max), t.parameter(w_producers))),
+             matmul(reference::aggregate(h, consumers, Aggregation::Max), t.parameter(w_consumers)));
          return gelu(add_row(message, t.parameter(bias)));
        }},
       {"sage_message, sum aggregation",
@@ -271,15 +273,15 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
        },
        [&](Tape& t) {
          const Var h = t.parameter(x);
-         const Var message =
-             add(add(matmul(h, t.parameter(w_self)), matmul(aggregate(h, producers, Aggregation::Sum), t.parameter(w_producers))),
-                 matmul(aggregate(h, consumers, Aggregation::Sum), t.parameter(w_consumers)));
+         const Var message = add(
+             add(matmul(h, t.parameter(w_self)), matmul(reference::aggregate(h, producers, Aggregation::Sum), t.parameter(w_producers))),
+             matmul(reference::aggregate(h, consumers, Aggregation::Sum), t.parameter(w_consumers)));
          return gelu(add_row(message, t.parameter(bias)));
        }},
       {"add_layer_norm",
        {&x, &update, &gain, &shift},
        [&](Tape& t) { return add_layer_norm(t.parameter(x), t.parameter(update), t.parameter(gain), t.parameter(shift)); },
-       [&](Tape& t) { return add(t.parameter(x), layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift))); }},
+       [&](Tape& t) { return add(t.parameter(x), reference::layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift))); }},
       // The gathered variants (a deduplicated batch: rows read given rows one layer down).
       {"gelu_of_gathered_and_sparse",
        {&shared, &sparse, &bias},
@@ -287,7 +289,7 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
          return gelu_of_gathered_and_sparse(t.parameter(shared), {0, 2, 2, 1, 3, 0}, t.parameter(sparse), rows, t.parameter(bias));
        },
        [&](Tape& t) {
-         return gelu(add_row(add(embedding(t.parameter(shared), {0, 2, 2, 1, 3, 0}), scatter_rows(t.parameter(sparse), rows, 6)),
+         return gelu(add_row(add(embedding(t.parameter(shared), {0, 2, 2, 1, 3, 0}), reference::scatter_rows(t.parameter(sparse), rows, 6)),
                              t.parameter(bias)));
        }},
       {"sage_message over row sources",
@@ -307,7 +309,7 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
        {&x, &update, &gain, &shift},
        [&](Tape& t) { return add_layer_norm(t.parameter(x), picked, t.parameter(update), t.parameter(gain), t.parameter(shift)); },
        [&](Tape& t) {
-         return add(embedding(t.parameter(x), picked), layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift)));
+         return add(embedding(t.parameter(x), picked), reference::layer_norm(t.parameter(update), t.parameter(gain), t.parameter(shift)));
        }},
       {"pool_rows",
        {&x},

@@ -1,4 +1,4 @@
-// RankingSession, the browser app's logic run natively: its layout is `graphcost layout`'s, its
+// RankingSession, the browser app's logic run natively: its drawing is `graphcost draw`'s, its
 // costs are `graphcost predict`'s, its metrics the evaluator's, and its explanations, what-if and
 // search agree with direct predictions; work runs in budgeted steps with an honest progress().
 #include <catch2/catch.hpp>
@@ -61,48 +61,48 @@ TEST_CASE("a session lays out, ranks and scores a real layout file as the CLI do
   const std::string path = testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz");
   auto model = std::make_shared<CostModel>(CostModel::load(testing::source_dir() + "/models/layout_xla.npz"));
   RankingSession session(std::make_unique<TpuGraph>(load_tpu_graph(path)), model, "layout_xla.npz");
-  CHECK_FALSE(session.drawn());
+  CHECK_FALSE(session.drawing().done());
   CHECK(session.progress().stage.rfind("drawing: ", 0) == 0);
   CHECK(run_to_end(session) == std::vector<std::string>{"drawing", "ranking"});
   const TpuGraph& graph = session.graph();
 
   const LayeredDrawing expected = cli_layout(graph);  // `graphcost layout`
-  CHECK(session.drawing().x == expected.x);
-  CHECK(session.drawing().y == expected.y);
+  CHECK(session.drawing().layered().x == expected.x);
+  CHECK(session.drawing().layered().y == expected.y);
 
   const TpuGraph reference = load_tpu_graph(path);  // `graphcost predict`
   CostModel cli_model = CostModel::load(testing::source_dir() + "/models/layout_xla.npz");
-  CHECK(session.costs() == cli_model.predict(cli_model.prepare(reference)));
+  CHECK(session.ranking().costs() == cli_model.predict(cli_model.prepare(reference)));
 
   const std::vector<double> targets = config_ranking_targets(graph);
-  CHECK(session.metrics().labelled);
-  CHECK(session.metrics().kendall_tau == layout_kendall_tau(targets, session.order()));
-  CHECK(session.metrics().top5_slowdown == slowdown_at_k(targets, session.order(), 5));
-  std::vector<int32_t> ranks = session.true_rank();
+  CHECK(session.ranking().metrics().labelled);
+  CHECK(session.ranking().metrics().kendall_tau == layout_kendall_tau(targets, session.ranking().order()));
+  CHECK(session.ranking().metrics().top5_slowdown == slowdown_at_k(targets, session.ranking().order(), 5));
+  std::vector<int32_t> ranks = session.ranking().true_rank();
   std::sort(ranks.begin(), ranks.end());
   std::vector<int32_t> all(ranks.size());
   std::iota(all.begin(), all.end(), 0);
   CHECK(ranks == all);
   const int32_t fastest = static_cast<int32_t>(std::min_element(targets.begin(), targets.end()) - targets.begin());
-  CHECK(session.true_rank()[static_cast<size_t>(fastest)] == 0);
+  CHECK(session.ranking().true_rank()[static_cast<size_t>(fastest)] == 0);
 
   const nlohmann::json state = session.state();
   CHECK(state["kind"] == "layout");
   CHECK(state["ranking"]["done"] == true);
   CHECK(state["ranking"]["order"].size() == static_cast<size_t>(graph.config_count));
-  CHECK(state["ranking"]["kendall_tau"] == session.metrics().kendall_tau);
+  CHECK(state["ranking"]["kendall_tau"] == session.ranking().metrics().kendall_tau);
   REQUIRE(model->calibration().fitted());  // the shipped model's pick against config 0, as the CLI's calibration says
-  const float pick = session.costs()[static_cast<size_t>(session.order().front())];
-  const SpeedupEstimate speedup = session.predicted_speedup();
+  const float pick = session.ranking().costs()[static_cast<size_t>(session.ranking().order().front())];
+  const SpeedupEstimate speedup = session.ranking().predicted_speedup();
   if (speedup.supported) {
-    CHECK(speedup.value == model->calibration().predicted_speedup(session.costs().front(), pick));
+    CHECK(speedup.value == model->calibration().predicted_speedup(session.ranking().costs().front(), pick));
     CHECK(state["ranking"]["predicted_speedup"] == speedup.value);
   } else {
     CHECK(state["ranking"]["predicted_speedup_note"] == speedup.reason);
   }
 
   // The predicted-vs-measured scatter: one point per config in the unit square, ordered as the data.
-  const auto points = session.cost_runtime_points();
+  const auto points = session.ranking().cost_runtime_points();
   REQUIRE(points.size() == static_cast<size_t>(graph.config_count));
   for (const auto& [cost, runtime] : points) CHECK((cost >= 0 && cost <= 1 && runtime >= 0 && runtime <= 1));
   const auto slowest = std::max_element(graph.config_runtime_ns.begin(), graph.config_runtime_ns.end()) - graph.config_runtime_ns.begin();
@@ -147,62 +147,67 @@ TEST_CASE("a session's explanations, what-if and search agree with direct predic
   RankingSession session(std::make_unique<TpuGraph>(graph), model, "small");
   run_to_end(session);
   REQUIRE(session.explainable());
-  CHECK(session.costs() == model->predict(model->prepare(graph)));
+  CHECK(session.ranking().costs() == model->predict(model->prepare(graph)));
 
   // What-if of a listed config: its own cost, ranked behind exactly the cheaper ones.
-  const int32_t config = session.order()[3];
-  const RankingSession::WhatIf what_if = session.what_if(layout_config_values(graph, config));
-  CHECK(what_if.cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
-  const auto cheaper = std::count_if(session.costs().begin(), session.costs().end(), [&](float c) { return c < what_if.cost; });
+  const int32_t config = session.ranking().order()[3];
+  const SessionRanking::WhatIf what_if = session.ranking().what_if(layout_config_values(graph, config));
+  CHECK(what_if.cost == Approx(session.ranking().costs()[static_cast<size_t>(config)]).margin(1e-5));
+  const auto cheaper =
+      std::count_if(session.ranking().costs().begin(), session.ranking().costs().end(), [&](float c) { return c < what_if.cost; });
   CHECK(what_if.rank == cheaper);
 
   // Explanation: runs through step(), lands on configurable nodes, strongest first.
   session.explain(config);
-  CHECK(session.explaining());
-  CHECK_FALSE(session.explained());
+  CHECK(session.explanation().running());
+  CHECK_FALSE(session.explanation().done());
   CHECK(session.progress().stage == "explaining");
   CHECK(run_to_end(session) == std::vector<std::string>{"explaining"});
-  CHECK(session.explained());
-  CHECK_FALSE(session.explained_compare());
-  const std::string occlusion = "config " + std::to_string(config) + ": " + std::to_string(session.contributions().slots.size()) +
+  CHECK(session.explanation().done());
+  CHECK_FALSE(session.explanation().compared());
+  const std::string occlusion = "config " + std::to_string(config) + ": " +
+                                std::to_string(session.explanation().contributions().slots.size()) +
                                 " nodes differ from the most common layout";
-  CHECK(session.explanation_summary().rfind(occlusion, 0) == 0);
-  CHECK(session.state()["explanation"] == session.explanation_summary());
-  CHECK(session.contributions().reference_cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
-  const std::vector<float>& per_node = session.node_contribution();
+  CHECK(session.explanation().summary().rfind(occlusion, 0) == 0);
+  CHECK(session.state()["explanation"] == session.explanation().summary());
+  CHECK(session.explanation().contributions().reference_cost ==
+        Approx(session.ranking().costs()[static_cast<size_t>(config)]).margin(1e-5));
+  const std::vector<float>& per_node = session.explanation().node_contribution();
   for (int32_t v = 0; v < graph.node_count; ++v) {
     if (per_node[static_cast<size_t>(v)] != 0) {
       CHECK(std::binary_search(graph.configurable_nodes.begin(), graph.configurable_nodes.end(), v));
     }
   }
-  const auto strongest = session.strongest_contributions(5);
-  CHECK(strongest.size() == std::min<size_t>(5, session.contributions().slots.size()));
+  const auto strongest = session.explanation().strongest(5);
+  CHECK(strongest.size() == std::min<size_t>(5, session.explanation().contributions().slots.size()));
   for (size_t i = 1; i < strongest.size(); ++i) CHECK(std::fabs(strongest[i - 1].second) >= std::fabs(strongest[i].second));
-  const int32_t other = session.order().back();
+  const int32_t other = session.ranking().order().back();
   session.compare(config, other);
-  CHECK_FALSE(session.explained());  // the occlusion is forgotten at once
+  CHECK_FALSE(session.explanation().done());  // the occlusion is forgotten at once
   run_to_end(session);
-  CHECK(session.explained_compare());
+  CHECK(session.explanation().compared());
   // The summary names the configs explained, not whatever is selected later.
-  CHECK(session.explanation_summary().rfind("config " + std::to_string(config) + " -> " + std::to_string(other) + ": predicted ", 0) == 0);
-  CHECK(session.contributions().reference_cost == Approx(session.costs()[static_cast<size_t>(config)]).margin(1e-5));
-  CHECK(session.contributions().other_cost == Approx(session.costs()[static_cast<size_t>(other)]).margin(1e-5));
+  CHECK(session.explanation().summary().rfind("config " + std::to_string(config) + " -> " + std::to_string(other) + ": predicted ", 0) ==
+        0);
+  CHECK(session.explanation().contributions().reference_cost ==
+        Approx(session.ranking().costs()[static_cast<size_t>(config)]).margin(1e-5));
+  CHECK(session.explanation().contributions().other_cost == Approx(session.ranking().costs()[static_cast<size_t>(other)]).margin(1e-5));
 
   // Search from the best listed config: never worse than where it started.
   session.start_search();
   CHECK(session.progress().stage == "searching");
   run_to_end(session);
-  REQUIRE(session.search() != nullptr);
-  CHECK(session.search()->best_cost() <= session.search()->start_cost());
+  REQUIRE(session.search().current() != nullptr);
+  CHECK(session.search().current()->best_cost() <= session.search().current()->start_cost());
   CHECK(session.state()["search"]["done"] == true);
-  const float best_listed = session.costs()[static_cast<size_t>(session.order().front())];
-  CHECK(session.search_found_better() == (session.search()->best_cost() < best_listed));
-  CHECK(session.search_summary().rfind(session.search_found_better() ? "found a config" : "no better config found", 0) == 0);
-  CHECK(session.state()["search"]["summary"] == session.search_summary());
-  CHECK_FALSE(session.predicted_speedup().supported);  // the small model has no runtime calibration
-  CHECK_THAT(session.predicted_speedup().reason, Catch::Contains("no runtime calibration"));
+  const float best_listed = session.ranking().costs()[static_cast<size_t>(session.ranking().order().front())];
+  CHECK(session.search().found_better() == (session.search().current()->best_cost() < best_listed));
+  CHECK(session.search().summary().rfind(session.search().found_better() ? "found a config" : "no better config found", 0) == 0);
+  CHECK(session.state()["search"]["summary"] == session.search().summary());
+  CHECK_FALSE(session.ranking().predicted_speedup().supported);  // the small model has no runtime calibration
+  CHECK_THAT(session.ranking().predicted_speedup().reason, Catch::Contains("no runtime calibration"));
   session.stop_search();
-  CHECK(session.search_summary().empty());
+  CHECK(session.search().summary().empty());
 }
 
 TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups", "[model][session]") {
@@ -236,14 +241,15 @@ TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups"
 
   // Hit testing and geometry: each node is found at its own position; edges run producer to consumer.
   for (int32_t v : {0, graph.node_count / 2, graph.node_count - 1}) {
-    CHECK(session.node_at(session.drawing().x[static_cast<size_t>(v)], session.drawing().y[static_cast<size_t>(v)], 0) == v);
+    CHECK(session.drawing().node_at(session.drawing().layered().x[static_cast<size_t>(v)],
+                                    session.drawing().layered().y[static_cast<size_t>(v)], 0) == v);
   }
-  CHECK(session.node_at(-100, -100, 0) == -1);
-  const std::vector<EdgeSegment> segments = session.edge_segments();
+  CHECK(session.drawing().node_at(-100, -100, 0) == -1);
+  const std::vector<EdgeSegment> segments = session.drawing().edge_segments();
   REQUIRE(segments.size() == graph.edges.size());
   for (size_t e = 0; e < segments.size(); ++e) {
-    CHECK(segments[e].x1 == session.drawing().x[static_cast<size_t>(graph.edges[e].consumer)]);
-    if (!segments[e].stub) CHECK(segments[e].x0 == session.drawing().x[static_cast<size_t>(graph.edges[e].producer)]);
+    CHECK(segments[e].x1 == session.drawing().layered().x[static_cast<size_t>(graph.edges[e].consumer)]);
+    if (!segments[e].stub) CHECK(segments[e].x0 == session.drawing().layered().x[static_cast<size_t>(graph.edges[e].producer)]);
   }
   for (size_t slot = 0; slot < graph.configurable_nodes.size(); ++slot) {
     CHECK(session.configurable_slot(graph.configurable_nodes[slot]) == static_cast<int32_t>(slot));
@@ -251,7 +257,7 @@ TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups"
   CHECK(session.configurable_slot(-1) == -1);
 
   // The nested boxes hold every node once; no box opens onto more than 30 children.
-  const GraphHierarchy& hierarchy = session.hierarchy();
+  const GraphHierarchy& hierarchy = session.drawing().hierarchy();
   CHECK(hierarchy.cluster(0).node_count == graph.node_count);
   CHECK(hierarchy.subtree_nodes(0).size() == static_cast<size_t>(graph.node_count));
   for (const HierarchyCluster& cluster : hierarchy.clusters()) CHECK(cluster.items.size() <= 30);
@@ -263,7 +269,7 @@ TEST_CASE("a session's boxes: an imported module by computation and op_name, a r
   ModelShelf models(testing::source_dir() + "/models");
   // ResNet-50 (JAX): its computations, then the namespaces of the op_names.
   auto resnet = RankingSession::open(testing::data_dir() + "/hlo/resnet50_keras_jax_f32.hlo", "resnet50", models);
-  resnet->finish_drawing_early();
+  resnet->drawing().finish_early();
   const TpuGraph& graph = resnet->graph();
   REQUIRE_FALSE(graph.names.empty());
   const std::vector<std::vector<std::string>> paths = hierarchy_paths(graph);
@@ -287,7 +293,7 @@ TEST_CASE("a session's boxes: an imported module by computation and op_name, a r
   }
   CHECK(bare > 300);
   CHECK(placed > bare * 8 / 10);  // the rest are in small computations without namespaces (region_0, relu.2)
-  const GraphHierarchy& boxes = resnet->hierarchy();
+  const GraphHierarchy& boxes = resnet->drawing().hierarchy();
   size_t titled = 0;
   for (const HierarchyItem& item : boxes.cluster(0).items) titled += item.cluster && boxes.cluster(item.id).title.rfind("layers ", 0) != 0;
   CHECK(titled > 0);  // named by the module, not only by layers
@@ -295,19 +301,19 @@ TEST_CASE("a session's boxes: an imported module by computation and op_name, a r
   // The real 21,918-node nlp graph has no names and one section: parts of consecutive layers,
   // a few dozen at the top, and opening one lays out only its children.
   auto nlp = RankingSession::open(testing::real_file("npz/layout/nlp/default/test/3a0c5517a87df8d82fd637b83298a3ba.npz"), "nlp", models);
-  nlp->finish_drawing_early();
-  GraphHierarchy& parts = nlp->hierarchy();
+  nlp->drawing().finish_early();
+  GraphHierarchy& parts = nlp->drawing().hierarchy();
   CHECK(parts.cluster(0).items.size() >= 20);
   CHECK(parts.cluster(0).items.size() <= 30);
   CHECK(parts.visible().size() == parts.cluster(0).items.size());
   const int32_t first = parts.visible().front().id;
   CHECK(parts.cluster(first).title.rfind("layers 0-", 0) == 0);
-  CHECK_FALSE(nlp->cluster_contents(first).empty());
+  CHECK_FALSE(nlp->drawing().cluster_contents(first).empty());
   CHECK(parts.expand(first));
   CHECK(parts.visible().size() == parts.cluster(0).items.size() - 1 + parts.cluster(first).items.size());
-  size_t laid_out = 0;
-  for (const HierarchyCluster& c : parts.clusters()) laid_out += c.laid_out;
-  CHECK(laid_out == 2);  // the root and the opened box: nothing else was laid out
+  size_t drawn = 0;
+  for (const HierarchyCluster& c : parts.clusters()) drawn += c.content_drawn;
+  CHECK(drawn == 2);  // the root and the opened box: nothing else was drawn
 }
 
 TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model][session]") {
@@ -316,10 +322,10 @@ TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model
   auto model = small_model(tile);
   RankingSession session(std::make_unique<TpuGraph>(tile), model, "small tile");
   run_to_end(session);
-  CHECK(session.costs() == model->predict(model->prepare(tile)));
+  CHECK(session.ranking().costs() == model->predict(model->prepare(tile)));
   CHECK_FALSE(session.explainable());
-  if (session.metrics().labelled) {
-    CHECK(session.metrics().tile_score == tile_score(config_ranking_targets(tile), session.order()));
+  if (session.ranking().metrics().labelled) {
+    CHECK(session.ranking().metrics().tile_score == tile_score(config_ranking_targets(tile), session.ranking().order()));
   }
   CHECK(session.state()["kind"] == "tile");
 
@@ -327,9 +333,9 @@ TEST_CASE("a tile session ranks all at once; a layout can be cut short", "[model
   const TpuGraph graph = load_tpu_graph(find_npz_files(layout_tree).front());
   RankingSession early(std::make_unique<TpuGraph>(graph), small_model(graph), "small");
   early.step(0);  // one unit
-  early.finish_drawing_early();
-  CHECK(early.drawn());
-  CHECK(early.drawing().x.size() == static_cast<size_t>(graph.node_count));
+  early.drawing().finish_early();
+  CHECK(early.drawing().done());
+  CHECK(early.drawing().layered().x.size() == static_cast<size_t>(graph.node_count));
   CHECK(early.progress().stage == "ranking");
 }
 

@@ -10,7 +10,7 @@
 #include "common/atomic_file.h"
 #include "data/tpu_graph.h"
 #include "drawing/layered_drawing.h"
-#include "hlo/hlo_import.h"
+#include "hlo/graph_file.h"
 
 namespace graphcost {
 

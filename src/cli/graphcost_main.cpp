@@ -12,16 +12,15 @@
 #include "cli/import_command.h"
 #include "cli/info_command.h"
 #include "cli/model_commands.h"
-#include "cli/named_option.h"
-#include "cli/seed_option.h"
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
 #include "cli/simulate_command.h"
 #include "cli/tune_command.h"
+#include "cli_options/named_option.h"
+#include "cli_options/seed_option.h"
 #include "common/error_exit.h"
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
-#include "common/memory_limit.h"
 #include "data/dataset_path.h"
 #include "train/data_parallel.h"
 
@@ -83,7 +82,7 @@ CLI::App* add_gen_command(CLI::App& app, graphcost::GenOptions& gen) {
   return gen_command;
 }
 
-CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train, std::string& train_budget) {
+CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train) {
   CLI::App* train_command = app.add_subcommand("train", "Train a GNN cost model on one collection's labelled files");
   train_command->add_option("--data", train.train.data, "npz tree")->required();
   train_command
@@ -154,7 +153,7 @@ CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train
                             "(graphcost prepare; bounded memory)");
   train_command->add_flag("--fit-configs-per-step", train.train.fit_configs_per_step,
                           "with --memory-budget: lower --configs-per-step to the most that fit instead of refusing");
-  train_command->add_option("--memory-budget", train_budget,
+  train_command->add_option("--memory-budget", train.memory_budget,
                             "peak memory to stay under, e.g. 256MiB or 4GiB: refused up front when the estimate exceeds it");
   train_command
       ->add_option("--valid-configs", train.train.valid_configs,
@@ -164,7 +163,7 @@ CLI::App* add_train_command(CLI::App& app, graphcost::TrainCommandOptions& train
   return train_command;
 }
 
-CLI::App* add_prepare_command(CLI::App& app, graphcost::PrepareCommandOptions& prepare, std::string& prepare_budget) {
+CLI::App* add_prepare_command(CLI::App& app, graphcost::PrepareCommandOptions& prepare) {
   CLI::App* prepare_command = app.add_subcommand(
       "prepare", "Prepare layout files' configs into a config store (int8, deduplicated, memory-mapped) for train --cache");
   prepare_command->add_option("--data", prepare.data, "npz tree")->required();
@@ -172,7 +171,7 @@ CLI::App* add_prepare_command(CLI::App& app, graphcost::PrepareCommandOptions& p
   prepare_command->add_option("--collection", prepare.collection, "layout collection(s), comma list (default: all four)")
       ->check(collection_list);
   prepare_command->add_option("--split", prepare.split, "split(s) (default train,valid,test)");
-  prepare_command->add_option("--memory-budget", prepare_budget, "inflate at most this much at once, e.g. 256MiB");
+  prepare_command->add_option("--memory-budget", prepare.memory_budget, "inflate at most this much at once, e.g. 256MiB");
   prepare_command->add_flag("-q,--quiet", prepare.quiet, "no progress on stderr");
   return prepare_command;
 }
@@ -325,9 +324,7 @@ int main(int argc, char** argv) {
   graphcost::InfoOptions info;
   graphcost::GenOptions gen;
   graphcost::TrainCommandOptions train;
-  std::string train_budget;
   graphcost::PrepareCommandOptions prepare;
-  std::string prepare_budget;
   graphcost::PredictCommandOptions predict;
   graphcost::DrawCommandOptions draw;
   graphcost::ImportCommandOptions import;
@@ -339,8 +336,8 @@ int main(int argc, char** argv) {
   graphcost::CalibrateCommandOptions calibrate;
   CLI::App* info_command = add_info_command(app, info);
   CLI::App* gen_command = add_gen_command(app, gen);
-  CLI::App* train_command = add_train_command(app, train, train_budget);
-  CLI::App* prepare_command = add_prepare_command(app, prepare, prepare_budget);
+  CLI::App* train_command = add_train_command(app, train);
+  CLI::App* prepare_command = add_prepare_command(app, prepare);
   CLI::App* predict_command = add_predict_command(app, predict);
   CLI::App* draw_command = add_draw_command(app, draw);
   CLI::App* import_command = add_import_command(app, import);
@@ -365,16 +362,8 @@ int main(int argc, char** argv) {
     if (simulate_command->parsed()) return graphcost::run_simulate_command(simulate);
     if (tune_command->parsed()) return graphcost::run_tune_command(tune);
     if (search_command->parsed()) return graphcost::run_search_command(search);
-    if (train_command->parsed()) {
-      if (!train_budget.empty()) {
-        train.train.memory_budget = graphcost::parse_byte_size(train_budget, "--memory-budget");
-      }
-      return graphcost::run_train_command(train);
-    }
-    if (prepare_command->parsed()) {
-      if (!prepare_budget.empty()) prepare.memory_budget = graphcost::parse_byte_size(prepare_budget, "--memory-budget");
-      return graphcost::run_prepare_command(prepare);
-    }
+    if (train_command->parsed()) return graphcost::run_train_command(train);
+    if (prepare_command->parsed()) return graphcost::run_prepare_command(prepare);
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);

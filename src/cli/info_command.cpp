@@ -11,7 +11,7 @@
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
 #include "data/tpu_graph.h"
-#include "hlo/hlo_import.h"
+#include "hlo/graph_file.h"
 
 namespace graphcost {
 

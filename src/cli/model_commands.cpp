@@ -8,6 +8,7 @@
 #include "common/input_error.h"
 #include "common/memory_limit.h"
 #include "common/process_memory.h"
+#include "data/collection_files.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "metrics/ranking_metrics.h"
@@ -37,7 +38,9 @@ std::string describe(const RuntimeCalibration& c) {
 
 }  // namespace
 
-int run_train_command(const TrainCommandOptions& options) {
+int run_train_command(const TrainCommandOptions& given) {
+  TrainCommandOptions options = given;
+  if (!options.memory_budget.empty()) options.train.memory_budget = parse_byte_size(options.memory_budget, "--memory-budget");
   const auto start = std::chrono::steady_clock::now();
   const bool layout = collection_kind(options.train.collection) == GraphKind::Layout;
   const char* metric = layout ? "valid tau" : "valid tile score";

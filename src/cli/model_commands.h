@@ -11,6 +11,7 @@ namespace graphcost {
 
 struct TrainCommandOptions {
   TrainOptions train;
+  std::string memory_budget;  // --memory-budget as given ("4GiB"): run_train_command sets train.memory_budget from it
   bool quiet = false;
   int stop_after_epoch = 0;  // > 0: stop once this epoch's checkpoint is written (resume later)
 };

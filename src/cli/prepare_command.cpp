@@ -6,13 +6,14 @@
 
 #include "common/input_error.h"
 #include "common/memory_limit.h"
+#include "data/collection_files.h"
 #include "data/config_store.h"
 #include "data/dataset_path.h"
-#include "train/trainer.h"
 
 namespace graphcost {
 
 int run_prepare_command(const PrepareCommandOptions& options) {
+  const uint64_t memory_budget = options.memory_budget.empty() ? 0 : parse_byte_size(options.memory_budget, "--memory-budget");
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> files;
   for (const std::string& file : collection_files(options.data, options.collection, options.split)) {
@@ -21,8 +22,8 @@ int run_prepare_command(const PrepareCommandOptions& options) {
   if (files.empty()) {
     throw InputError(options.data, "collections " + options.collection + ", splits " + options.split, "layout .npz files", "none found");
   }
-  if (options.memory_budget > 0) set_input_memory_limit(options.memory_budget);
-  const size_t piece = config_store_piece_bytes(options.memory_budget);
+  if (memory_budget > 0) set_input_memory_limit(memory_budget);
+  const size_t piece = config_store_piece_bytes(memory_budget);
   int64_t configs = 0, distinct = 0, reused = 0;
   uint64_t store_bytes = 0;
   for (size_t i = 0; i < files.size(); ++i) {

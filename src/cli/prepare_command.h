@@ -3,7 +3,6 @@
 // Files already current in the cache are skipped: an interrupted run continues where it stopped.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 namespace graphcost {
@@ -12,7 +11,7 @@ struct PrepareCommandOptions {
   std::string data, cache;
   std::string collection = "layout:xla:random,layout:xla:default,layout:nlp:random,layout:nlp:default";
   std::string split = "train,valid,test";
-  uint64_t memory_budget = 0;  // bytes; 0: the input memory limit's default
+  std::string memory_budget;  // --memory-budget as given ("256MiB"); "": the input memory limit's default
   bool quiet = false;
 };
 int run_prepare_command(const PrepareCommandOptions& options);

@@ -9,6 +9,7 @@
 
 #include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "hlo/graph_file.h"
 #include "hlo/hlo_import.h"
 #include "hlo/hlo_layout_writer.h"
 #include "metrics/ranking_metrics.h"

@@ -11,7 +11,7 @@
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/units.h"
-#include "hlo/hlo_import.h"
+#include "hlo/graph_file.h"
 #include "metrics/kendall_tau.h"
 #include "metrics/ranking_metrics.h"
 #include "synth/cost_simulator.h"

@@ -22,8 +22,40 @@ struct PathTrie {
 };
 
 // Ids are below 2^31 (int32_t), so an item is 32 bits and a pair of items 64, exactly.
-uint32_t item_key(const HierarchyItem& item) {
-  return static_cast<uint32_t>(item.id) | (item.cluster ? 0x80000000u : 0u);
+uint32_t item_key(const HierarchyItem& item) { return static_cast<uint32_t>(item.id) | (item.cluster ? 0x80000000u : 0u); }
+
+// Rows: the layers, in the drawing's order (`drawing_x`); a layer much wider than the content
+// should be (many unconnected items: an imported module's computations) is cut into rows packed
+// left to right (packed[row] = 1).
+void cut_into_rows(std::vector<std::vector<int32_t>>& layer_items, const std::vector<float>& drawing_x, const std::vector<float>& width,
+                   float ideal_width, std::vector<std::vector<int32_t>>& row_items, std::vector<char>& packed) {
+  constexpr float kGap = GraphHierarchy::kGap;
+  for (std::vector<int32_t>& layer : layer_items) {
+    std::sort(layer.begin(), layer.end(),
+              [&](int32_t a, int32_t b) { return drawing_x[static_cast<size_t>(a)] < drawing_x[static_cast<size_t>(b)]; });
+    float total = 0;
+    for (const int32_t i : layer) total += width[static_cast<size_t>(i)] + kGap;
+    if (total <= ideal_width * 1.15f) {
+      row_items.push_back(layer);
+      packed.push_back(0);
+      continue;
+    }
+    std::vector<int32_t> row;
+    float used = 0;
+    for (const int32_t i : layer) {
+      const float w = width[static_cast<size_t>(i)] + kGap;
+      if (!row.empty() && used + w > ideal_width) {
+        row_items.push_back(std::move(row));
+        packed.push_back(1);
+        row.clear();
+        used = 0;
+      }
+      row.push_back(i);
+      used += w;
+    }
+    row_items.push_back(std::move(row));
+    packed.push_back(1);
+  }
 }
 
 }  // namespace
@@ -100,7 +132,7 @@ GraphHierarchy::GraphHierarchy(HierarchyInput input) : node_count_(input.node_co
   for (size_t id = 0; id < made; ++id) split_large(static_cast<int32_t>(id), input.max_children);
   finish_tree();
   clusters_[kRoot].expanded = true;
-  lay_out_content(kRoot);
+  draw_content(kRoot);
   place_content(kRoot);
   resize(kRoot);
   refresh();
@@ -161,11 +193,11 @@ void GraphHierarchy::split_large(int32_t cluster, int max_children) {
       // A part of named groups is named by its first and last; a part of nodes or of parts by its layers.
       const HierarchyItem& first = made.items.front();
       const HierarchyItem& last = made.items.back();
-      const bool named = first.cluster && last.cluster && !clusters_[static_cast<size_t>(first.id)].part &&
-                         !clusters_[static_cast<size_t>(last.id)].part;
+      const bool named =
+          first.cluster && last.cluster && !clusters_[static_cast<size_t>(first.id)].part && !clusters_[static_cast<size_t>(last.id)].part;
       if (named) {
-        made.title = clusters_[static_cast<size_t>(first.id)].title +
-                     (first == last ? "" : " .. " + clusters_[static_cast<size_t>(last.id)].title);
+        made.title =
+            clusters_[static_cast<size_t>(first.id)].title + (first == last ? "" : " .. " + clusters_[static_cast<size_t>(last.id)].title);
       } else {
         made.title = made.first_rank == made.last_rank ? "layer " + std::to_string(made.first_rank)
                                                        : "layers " + std::to_string(made.first_rank) + "-" + std::to_string(made.last_rank);
@@ -207,7 +239,7 @@ void GraphHierarchy::item_size(const HierarchyItem& item, float& width, float& h
 
 void GraphHierarchy::resize(int32_t cluster) {
   HierarchyCluster& c = clusters_[static_cast<size_t>(cluster)];
-  if (c.expanded && c.laid_out) {
+  if (c.expanded && c.content_drawn) {
     c.half_width = std::max(kClusterWidth, c.content_width + 2 * kPad) / 2;
     c.half_height = (c.content_height + kHeader + 2 * kPad) / 2;
   } else {
@@ -218,7 +250,7 @@ void GraphHierarchy::resize(int32_t cluster) {
 // The layered drawing of a cluster's items, with an edge between two items wherever a graph edge
 // joins their subtrees. (An item is found by walking up from a node's innermost cluster: the tree
 // is a few levels deep.)
-void GraphHierarchy::lay_out_content(int32_t cluster) {
+void GraphHierarchy::draw_content(int32_t cluster) {
   HierarchyCluster& c = clusters_[static_cast<size_t>(cluster)];
   const size_t count = c.items.size();
   std::unordered_map<uint32_t, int32_t> index;
@@ -244,13 +276,13 @@ void GraphHierarchy::lay_out_content(int32_t cluster) {
   const LayeredDrawing drawing = draw_layered(static_cast<int32_t>(count), edges, options);
   c.item_layer = drawing.layer;
   c.item_drawing_x = drawing.x;
-  c.laid_out = true;
+  c.content_drawn = true;
 }
 
 void GraphHierarchy::place_content(int32_t cluster) {
   HierarchyCluster& c = clusters_[static_cast<size_t>(cluster)];
   const size_t count = c.items.size();
-  if (!c.laid_out || c.item_layer.size() != count) return;  // never opened: nothing to place
+  if (!c.content_drawn || c.item_layer.size() != count) return;  // never opened: nothing to place
   c.item_x.assign(count, 0);
   c.item_y.assign(count, 0);
   if (count == 0) {
@@ -269,40 +301,12 @@ void GraphHierarchy::place_content(int32_t cluster) {
   const int32_t layers = *std::max_element(c.item_layer.begin(), c.item_layer.end()) + 1;
   std::vector<std::vector<int32_t>> layer_items(static_cast<size_t>(layers));
   for (size_t i = 0; i < count; ++i) layer_items[static_cast<size_t>(c.item_layer[i])].push_back(static_cast<int32_t>(i));
-  // Rows: the layers, in the drawing's order; a layer much wider than the content should be (many
-  // unconnected items: an imported module's computations) is cut into rows packed left to right.
   float area = 0;
   for (size_t i = 0; i < count; ++i) area += (width[i] + kGap) * (height[i] + kRowGap);
   const float ideal_width = std::sqrt(area * aspect);
   std::vector<std::vector<int32_t>> row_items;
   std::vector<char> packed;
-  for (std::vector<int32_t>& layer : layer_items) {
-    std::sort(layer.begin(), layer.end(), [&](int32_t a, int32_t b) {
-      return c.item_drawing_x[static_cast<size_t>(a)] < c.item_drawing_x[static_cast<size_t>(b)];
-    });
-    float total = 0;
-    for (const int32_t i : layer) total += width[static_cast<size_t>(i)] + kGap;
-    if (total <= ideal_width * 1.15f) {
-      row_items.push_back(layer);
-      packed.push_back(0);
-      continue;
-    }
-    std::vector<int32_t> row;
-    float used = 0;
-    for (const int32_t i : layer) {
-      const float w = width[static_cast<size_t>(i)] + kGap;
-      if (!row.empty() && used + w > ideal_width) {
-        row_items.push_back(std::move(row));
-        packed.push_back(1);
-        row.clear();
-        used = 0;
-      }
-      row.push_back(i);
-      used += w;
-    }
-    row_items.push_back(std::move(row));
-    packed.push_back(1);
-  }
+  cut_into_rows(layer_items, c.item_drawing_x, width, ideal_width, row_items, packed);
   const int32_t rows = static_cast<int32_t>(row_items.size());
   std::vector<float> row_height(static_cast<size_t>(rows), 0), row_left(static_cast<size_t>(rows), 1e30f),
       row_right(static_cast<size_t>(rows), -1e30f);
@@ -370,11 +374,12 @@ void GraphHierarchy::place_content(int32_t cluster) {
 }
 
 bool GraphHierarchy::expand(int32_t cluster) {
-  if (cluster <= kRoot || static_cast<size_t>(cluster) >= clusters_.size() || clusters_[static_cast<size_t>(cluster)].expanded) return false;
+  if (cluster <= kRoot || static_cast<size_t>(cluster) >= clusters_.size() || clusters_[static_cast<size_t>(cluster)].expanded)
+    return false;
   HierarchyCluster& c = clusters_[static_cast<size_t>(cluster)];
   if (!clusters_[static_cast<size_t>(c.parent)].expanded) return false;  // only a box in view opens (reveal opens a path)
   c.expanded = true;
-  if (!c.laid_out) lay_out_content(cluster);
+  if (!c.content_drawn) draw_content(cluster);
   for (int32_t k = cluster; k >= kRoot; k = clusters_[static_cast<size_t>(k)].parent) {
     if (clusters_[static_cast<size_t>(k)].expanded) place_content(k);
     resize(k);
@@ -384,7 +389,8 @@ bool GraphHierarchy::expand(int32_t cluster) {
 }
 
 bool GraphHierarchy::collapse(int32_t cluster) {
-  if (cluster <= kRoot || static_cast<size_t>(cluster) >= clusters_.size() || !clusters_[static_cast<size_t>(cluster)].expanded) return false;
+  if (cluster <= kRoot || static_cast<size_t>(cluster) >= clusters_.size() || !clusters_[static_cast<size_t>(cluster)].expanded)
+    return false;
   std::vector<int32_t> stack = {cluster};
   while (!stack.empty()) {
     const int32_t k = stack.back();
@@ -398,7 +404,7 @@ bool GraphHierarchy::collapse(int32_t cluster) {
     }
   }
   for (int32_t k = clusters_[static_cast<size_t>(cluster)].parent; k >= kRoot; k = clusters_[static_cast<size_t>(k)].parent) {
-    if (clusters_[static_cast<size_t>(k)].expanded) place_content(k);  // open, so laid out
+    if (clusters_[static_cast<size_t>(k)].expanded) place_content(k);  // open, so drawn
     resize(k);
   }
   refresh();
@@ -414,7 +420,7 @@ void GraphHierarchy::reveal(int32_t node) {
     HierarchyCluster& c = clusters_[static_cast<size_t>(k)];
     if (c.expanded) continue;
     c.expanded = changed = true;
-    if (!c.laid_out) lay_out_content(k);
+    if (!c.content_drawn) draw_content(k);
   }
   if (!changed) return;
   for (const int32_t k : path) {  // innermost first, so each sees its children's new sizes
@@ -540,7 +546,8 @@ GraphHierarchy::Hit GraphHierarchy::hit(float x, float y) const {
 std::vector<double> GraphHierarchy::cluster_sums(const std::vector<float>& node_values) const {
   std::vector<double> sums(clusters_.size(), 0.0);
   if (node_values.size() != static_cast<size_t>(node_count_)) return sums;
-  for (int32_t v = 0; v < node_count_; ++v) sums[static_cast<size_t>(cluster_of_[static_cast<size_t>(v)])] += node_values[static_cast<size_t>(v)];
+  for (int32_t v = 0; v < node_count_; ++v)
+    sums[static_cast<size_t>(cluster_of_[static_cast<size_t>(v)])] += node_values[static_cast<size_t>(v)];
   for (auto c = preorder_.rbegin(); c != preorder_.rend(); ++c) {
     if (*c != kRoot) sums[static_cast<size_t>(clusters_[static_cast<size_t>(*c)].parent)] += sums[static_cast<size_t>(*c)];
   }

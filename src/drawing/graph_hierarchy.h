@@ -1,5 +1,5 @@
 // GraphHierarchy: a big graph as nested, labelled boxes that open in place (the browser app's
-// default view, after Google's Model Explorer). GL-free, so its layout is tested natively.
+// default view, after Google's Model Explorer). GL-free, so its drawing is tested natively.
 //
 // The tree: each node's `path` (outermost group first: for an imported HLO module its computation,
 // then the namespaces of its op_name; for a dataset file its node_splits section when it has
@@ -8,11 +8,11 @@
 // into parts of consecutive items in topological order (by `rank`, the drawing's layer), again and
 // again, so no box ever opens onto more than `max_children` children.
 //
-// The layout is local: a cluster's children are laid out once, the first time it opens (a layered
+// The drawing is local: a cluster's children are drawn once, the first time it opens (a layered
 // drawing of its items, with the edges between them aggregated), and kept. Opening or closing a
 // box only re-places the boxes of its ancestors from their kept orders with the new sizes (rows
 // stacked, items pushed apart to fit, long thin contents wrapped into columns), so it never
-// re-lays out the whole graph. Edges between the boxes and nodes in view are drawn once each,
+// draws the whole graph again. Edges between the boxes and nodes in view are drawn once each,
 // with their count as a weight.
 #pragma once
 
@@ -41,15 +41,15 @@ struct HierarchyItem {
 };
 
 struct HierarchyCluster {
-  std::string title;      // its group's name, or "layers A-B" for a part of consecutive items
-  int32_t parent = -1;    // -1 for the root (cluster 0), which is always open and never drawn
-  int32_t depth = 0;      // root 0
-  bool part = false;      // made to split a big group (titled by its layers or its first and last), not named by the file
+  std::string title;                 // its group's name, or "layers A-B" for a part of consecutive items
+  int32_t parent = -1;               // -1 for the root (cluster 0), which is always open and never drawn
+  int32_t depth = 0;                 // root 0
+  bool part = false;                 // made to split a big group (titled by its layers or its first and last), not named by the file
   std::vector<HierarchyItem> items;  // children, in topological order
   int32_t node_count = 0;            // in its subtree
   int32_t first_rank = 0, last_rank = 0;
   bool expanded = false;
-  // Laid out: its box (centre, half sizes), absolute in the current view; valid when visible.
+  // Placed: its box (centre, half sizes), absolute in the current view; valid when visible.
   float x = 0, y = 0, half_width = 0, half_height = 0;
   // Its content, once opened: the items' layered order and their places relative to the content's
   // top-left, and the content's size.
@@ -57,7 +57,7 @@ struct HierarchyCluster {
   std::vector<float> item_drawing_x;  // the layered drawing's x (unit boxes), the order within a row
   std::vector<float> item_x, item_y;  // centres, relative
   float content_width = 0, content_height = 0;
-  bool laid_out = false;
+  bool content_drawn = false;  // item_layer and item_drawing_x computed (on first opening)
 };
 
 // An edge between two items in view, with how many graph edges it stands for.
@@ -125,11 +125,11 @@ class GraphHierarchy {
   void split_large(int32_t cluster, int max_children);
   void merge_single_children();
   void finish_tree();
-  void lay_out_content(int32_t cluster);  // once: the layered order of its items
-  void place_content(int32_t cluster);    // from that order and the items' current sizes
+  void draw_content(int32_t cluster);   // once: the layered drawing (order) of its items
+  void place_content(int32_t cluster);  // from that order and the items' current sizes
   void item_size(const HierarchyItem& item, float& width, float& height) const;
-  void resize(int32_t cluster);           // its box from its state (closed, or open with content)
-  void refresh();                          // absolute places, the view's lists, edges
+  void resize(int32_t cluster);  // its box from its state (closed, or open with content)
+  void refresh();                // absolute places, the view's lists, edges
 
   int32_t node_count_ = 0;
   const std::vector<std::pair<int32_t, int32_t>>* graph_edges_ = nullptr;

@@ -131,24 +131,4 @@ HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOpti
   return result;
 }
 
-TpuGraph load_graph_file(const std::string& path) {
-  if (is_npz_file(path)) return load_tpu_graph(path);
-  std::string bytes = read_module_file(path);
-  const ModuleFileFormat format = detect_module_file_format(bytes, path);
-  if (format != ModuleFileFormat::ModuleTuningData && format != ModuleFileFormat::TuningData) {
-    return import_hlo_layout(path, HloImportOptions{}).graph;
-  }
-  const std::vector<ModuleTuningRecord> records =
-      read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), path, format == ModuleFileFormat::TuningData);
-  if (records.size() != 1) {
-    throw InputError(path, "modules", "one module's tuning records (`graphcost import FILE --out DIR` writes a file for each of several)",
-                     std::to_string(records.size()) + " in a TuningData");
-  }
-  const bool tile = is_tile_record(records[0]);
-  const std::string provenance = record_provenance(path, format, records[0], 0, 1, tile);
-  TpuGraph graph = tile ? tile_graph_from_record(records[0], provenance) : layout_graph_from_record(records[0], provenance);
-  check_features_finite(graph);
-  return graph;
-}
-
 }  // namespace graphcost

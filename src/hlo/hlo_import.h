@@ -1,7 +1,6 @@
 // Importing a user's HLO module (text or binary) as TpuGraphs graphs (`graphcost import`;
-// docs/import.md), and the one loader every tool uses for a graph argument: an .npz is read as it
-// is, a module imported on the fly as a layout graph with the default options, tuning records
-// turned into their labelled graph.
+// docs/import.md). The loader every tool uses for a graph argument, which imports modules through
+// this on the fly, is hlo/graph_file.h.
 //
 // Memory: the module is read whole (its bytes must fit the input memory limit,
 // GRAPHCOST_MEMORY_LIMIT) and kept; `import` then writes the graph a few rows at a time
@@ -71,10 +70,5 @@ struct HloTileKernels {
 // dynamic dimension (`?`) has no tile sizes: it is skipped and listed. `site` indexes fusion_sites(module).
 HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOptions& options,
                                     const std::function<void(FusionKernel& kernel, size_t site)>& each);
-
-// The one loader for a graph argument: an .npz (hlo/module_file.h's is_npz_file) through
-// load_tpu_graph; tuning records of one module as the labelled graph the dataset builds from them
-// (hlo/tuning_records.h); any other module through import_hlo_layout with default options.
-TpuGraph load_graph_file(const std::string& path);
 
 }  // namespace graphcost

@@ -1,6 +1,8 @@
 // Differentiable operations on a Tape (nn/tape.h): the layers a GNN cost model needs.
 // Shapes: rows are items (nodes, or configs x nodes when a batch of configurations is stacked:
 // row = config * nodes + node), columns are channels. Every op records its own backward.
+// The plain ops the fused ones below are checked against, and that the model never runs
+// (aggregate, layer_norm, scatter_rows, sum_all, tanh), are in nn/reference_ops.h.
 #pragma once
 
 #include <cstdint>
@@ -19,14 +21,10 @@ Var mul(Var a, Var b);        // elementwise
 Var scale(Var a, float factor);
 Var scale_by(Var a, Var factor);  // a * factor, factor 1 x 1 (e.g. a learned temperature)
 Var gelu(Var a);                  // tanh approximation: gelu_in_place
-Var tanh(Var a);
 Var concat_columns(const std::vector<Var>& parts);
-Var sum_all(Var a);  // 1 x 1
 
 // Rows of `table` picked by `ids` (an embedding lookup); gradients scatter-add into the table.
 Var embedding(Var table, const std::vector<int32_t>& ids);
-// A total_rows x cols matrix of zeros with x's row i added at row rows[i] (the inverse of a lookup).
-Var scatter_rows(Var x, const std::vector<int32_t>& rows, Eigen::Index total_rows);
 // x stacked `times` times vertically (the same nodes for every config of a batch).
 Var repeat_rows(Var x, int times);
 // Rows [begin, begin + count) of x (e.g. the part of a weight matrix that multiplies some columns).
@@ -41,14 +39,6 @@ struct Adjacency {
   std::vector<int32_t> offsets;  // nodes + 1
   std::vector<int32_t> neighbours;
 };
-// (Aggregation, nn/kernels.h: Sum, Mean, Max.)
-// out[b*n + i] = sum (mean, elementwise max) over j in neighbours(i) of x[b*n + j], for every stacked block b
-// (x.rows() must be a multiple of adjacency.nodes). Nodes without neighbours get zeros.
-// `adjacency` is referenced, not copied: it must outlive the tape's backward pass.
-Var aggregate(Var x, const Adjacency& adjacency, Aggregation kind);
-
-// Per-row layer normalisation with a learned gain and bias (1 x m each).
-Var layer_norm(Var x, Var gain, Var bias, float epsilon = 1e-5f);
 
 enum class Pool { Sum, Mean };
 // Consecutive segments of `segment_rows` rows pooled into one row each (e.g. nodes -> graph, per

@@ -28,13 +28,6 @@ Eigen::VectorXd solve_ridge(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, 
   return gram.ldlt().solve(x.transpose() * y);
 }
 
-std::vector<int32_t> all_configs(const TpuGraph& graph, const std::vector<int32_t>& configs) {
-  if (!configs.empty()) return configs;
-  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
-  std::iota(all.begin(), all.end(), 0);
-  return all;
-}
-
 }  // namespace
 
 Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
@@ -78,7 +71,7 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
   for (const GraphConfigs& item : train) {
     const TpuGraph& graph = *item.graph;
     if (graph.runtimes_hidden) continue;
-    const std::vector<int32_t> configs = all_configs(graph, item.configs);
+    const std::vector<int32_t> configs = listed_or_all_configs(graph, item.configs);
     Eigen::MatrixXd x = features(graph, configs);
     if (columns >= 0 && x.cols() != columns)
       throw InputError(graph.source, "configurable nodes",

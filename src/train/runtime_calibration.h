@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/cost_model.h"
-#include "train/evaluation.h"
+#include "train/model_validation.h"
 
 namespace graphcost {
 

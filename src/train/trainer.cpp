@@ -17,6 +17,7 @@
 #include "common/internal_error.h"
 #include "common/io_error.h"
 #include "common/memory_limit.h"
+#include "data/collection_files.h"
 #include "data/dataset_path.h"
 #include "data/dataset_survey.h"
 #include "data/graph_summary.h"
@@ -38,21 +39,6 @@ const NameTable<RankingLoss>& ranking_loss_names() {
   static const NameTable<RankingLoss> names = {
       {"listmle", RankingLoss::ListMle}, {"hinge", RankingLoss::Hinge}, {"gap-margin", RankingLoss::GapMargin}, {"mse", RankingLoss::Mse}};
   return names;
-}
-
-std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split) {
-  std::vector<std::string> files;
-  for (const std::string& path : find_npz_files(data)) {
-    const DatasetPath location = parse_dataset_path(path);
-    if (split_in_list(location.collection, collection) && split_in_list(location.split, split)) files.push_back(path);
-  }
-  return files;
-}
-
-std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split) {
-  std::vector<TpuGraph> graphs;
-  for (const std::string& path : collection_files(data, collection, split)) graphs.push_back(load_tpu_graph(path));
-  return graphs;
 }
 
 int validation_limit(const TrainOptions& options) {

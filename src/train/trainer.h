@@ -12,7 +12,7 @@
 #include "common/named_values.h"
 #include "data/config_store.h"
 #include "model/cost_model.h"
-#include "train/evaluation.h"
+#include "train/model_validation.h"
 #include "train/runtime_calibration.h"
 #include "train/segment_training.h"
 
@@ -112,9 +112,6 @@ TrainResult train_model(const TrainOptions& options, const TrainProgress& progre
 TrainResult fit_model(CostModel& model, const std::vector<GraphConfigs>& train, const std::vector<GraphConfigs>& valid,
                       const TrainOptions& options, const TrainProgress& progress = nullptr);
 
-// Graphs of `collection` and `split` (comma lists) below `data`, loaded and checked; their paths.
-std::vector<TpuGraph> load_collection(const std::string& data, const std::string& collection, const std::string& split);
-std::vector<std::string> collection_files(const std::string& data, const std::string& collection, const std::string& split);
 // options.graphs_per_step, or the number of processes; InputError when processes do not divide it.
 int training_shards(const TrainOptions& options);
 // How many configs per graph validation and calibration use: options.valid_configs, or all (0),

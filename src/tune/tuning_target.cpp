@@ -4,6 +4,7 @@
 
 #include "common/input_error.h"
 #include "data/opcodes.h"
+#include "hlo/graph_file.h"
 #include "hlo/hlo_graph.h"
 #include "hlo/hlo_import.h"
 #include "hlo/module_configs.h"

@@ -50,7 +50,7 @@ void Viewer::stop_drawing(bool keep_rough) {
     pending_.reset();
     return;
   }
-  pending_->finish_drawing_early();
+  pending_->drawing().finish_early();
   show_loaded();
 }
 
@@ -86,7 +86,7 @@ void Viewer::build_geometry() {
     const size_t at = static_cast<size_t>(v);
     node_instances_.push_back({drawing().x[at], drawing().y[at], options.node_width / 2, options.node_height / 2, 200, 200, 200, 255});
   }
-  for (const EdgeSegment& e : session_->edge_segments()) {
+  for (const EdgeSegment& e : session_->drawing().edge_segments()) {
     edge_instances_.push_back(e.stub ? EdgeInstance{e.x0, e.y0, e.x1, e.y1, 150, 150, 170, 110}
                                      : EdgeInstance{e.x0, e.y0, e.x1, e.y1, 120, 120, 130, 120});
   }
@@ -101,8 +101,8 @@ void Viewer::recolour() {
   }
   StyleInputs inputs;
   inputs.colouring = colouring_;
-  inputs.section_of = &session_->section_of();
-  inputs.contribution = explanation_shown_ ? &session_->node_contribution() : nullptr;
+  inputs.section_of = &session_->drawing().section_of();
+  inputs.contribution = explanation_shown_ ? &session_->explanation().node_contribution() : nullptr;
   inputs.neighbourhood = &in_neighbourhood_;
   inputs.selected_node = selected_node_;
   // Emphasised nodes at least 8 CSS pixels wide, so a few among 20k stand out at any zoom (frame()
@@ -125,7 +125,7 @@ Camera Viewer::fit_camera() const {
   DrawingBox whole;
   whole.add(0, 0);
   if (grouped_) {
-    whole.add(session_->hierarchy().width(), session_->hierarchy().height());
+    whole.add(session_->drawing().hierarchy().width(), session_->drawing().hierarchy().height());
   } else {
     whole.add(drawing().width, drawing().height);
   }
@@ -136,7 +136,7 @@ Camera Viewer::fit_camera() const {
 void Viewer::fit_view() {
   // The top level wraps towards the graph area's shape, so its boxes come out as large as they can.
   if (grouped_ && width_ > 0 && height_ > 0) {
-    session_->hierarchy().set_top_aspect(static_cast<float>(width_) / static_cast<float>(height_));
+    session_->drawing().hierarchy().set_top_aspect(static_cast<float>(width_) / static_cast<float>(height_));
     build_box_geometry();
   }
   camera_ = fit_camera();
@@ -151,14 +151,14 @@ void Viewer::set_view(float centre_x, float centre_y, float zoom, bool grouped) 
 }
 
 void Viewer::build_box_geometry() {
-  const GraphHierarchy& boxes = session_->hierarchy();
+  const GraphHierarchy& boxes = session_->drawing().hierarchy();
   box_instances_.clear();
   box_frames_.clear();
   box_edges_.clear();
   // Cost on the picture: each box's part of the explained cost (the occlusion explanation of the
   // selected config: a node's contribution is the change in predicted cost when its layout is
   // reset to the most common one), as a share of all nodes' contributions in magnitude.
-  const std::vector<float>& contribution = session_->node_contribution();
+  const std::vector<float>& contribution = session_->explanation().node_contribution();
   const bool costed = explanation_shown_ && !contribution.empty();
   box_cost_ = costed ? boxes.cluster_sums(contribution) : std::vector<double>();
   box_cost_total_ = 0;
@@ -177,7 +177,7 @@ void Viewer::build_box_geometry() {
   }
   StyleInputs inputs;
   inputs.colouring = colouring_;
-  inputs.section_of = &session_->section_of();
+  inputs.section_of = &session_->drawing().section_of();
   inputs.contribution = explanation_shown_ ? &contribution : nullptr;
   inputs.neighbourhood = &in_neighbourhood_;
   inputs.selected_node = selected_node_;
@@ -229,9 +229,9 @@ void Viewer::build_box_geometry() {
 }
 
 void Viewer::toggle_box(int32_t cluster) {
-  if (!graph_ || cluster <= 0 || static_cast<size_t>(cluster) >= session_->hierarchy().clusters().size()) return;
+  if (!graph_ || cluster <= 0 || static_cast<size_t>(cluster) >= session_->drawing().hierarchy().clusters().size()) return;
   const auto start = std::chrono::steady_clock::now();
-  GraphHierarchy& boxes = session_->hierarchy();
+  GraphHierarchy& boxes = session_->drawing().hierarchy();
   const bool opening = !boxes.cluster(cluster).expanded;
   // Keep the toggled box's top-left where it is on screen: the rest moves around it.
   const DrawingBox before = boxes.box_of(cluster);
@@ -269,9 +269,9 @@ void Viewer::toggle_box(int32_t cluster) {
 
 std::vector<std::pair<int32_t, float>> Viewer::costliest_in_box(int32_t cluster, size_t count) const {
   std::vector<std::pair<int32_t, float>> nodes;
-  const std::vector<float>& contribution = session_->node_contribution();
+  const std::vector<float>& contribution = session_->explanation().node_contribution();
   if (box_cost_.empty() || contribution.empty()) return nodes;
-  for (const int32_t v : session_->hierarchy().subtree_nodes(cluster)) {
+  for (const int32_t v : session_->drawing().hierarchy().subtree_nodes(cluster)) {
     if (contribution[static_cast<size_t>(v)] != 0) nodes.emplace_back(v, contribution[static_cast<size_t>(v)]);
   }
   const size_t keep = std::min(count, nodes.size());
@@ -284,7 +284,7 @@ std::vector<std::pair<int32_t, float>> Viewer::costliest_in_box(int32_t cluster,
 void Viewer::set_box_view(const std::vector<int32_t>& open, int32_t centre_box, float zoom) {
   if (!graph_ || !std::isfinite(zoom) || !(zoom > 0)) return;
   set_grouped(true);
-  GraphHierarchy& boxes = session_->hierarchy();
+  GraphHierarchy& boxes = session_->drawing().hierarchy();
   for (const int32_t box : open) {
     if (box > 0 && static_cast<size_t>(box) < boxes.clusters().size()) {
       // A box opens only inside open boxes: its ancestors first (a link lists them outermost first).
@@ -311,7 +311,7 @@ std::string Viewer::box_cost_text(int32_t cluster) const {
 nlohmann::json Viewer::boxes_json() const {
   nlohmann::json list = nlohmann::json::array();
   if (!graph_ || !grouped_) return list;
-  const GraphHierarchy& boxes = session_->hierarchy();
+  const GraphHierarchy& boxes = session_->drawing().hierarchy();
   auto add = [&](int32_t id, bool open) {
     const HierarchyCluster& c = boxes.cluster(id);
     float x0, y0, x1, y1;
@@ -320,9 +320,17 @@ nlohmann::json Viewer::boxes_json() const {
     const float css = 1 / std::max(1e-6f, pixel_ratio_);
     x0 += static_cast<float>(area_x_), x1 += static_cast<float>(area_x_);
     y0 += static_cast<float>(area_y_), y1 += static_cast<float>(area_y_);
-    list.push_back({{"id", id}, {"title", c.title}, {"nodes", c.node_count}, {"open", open}, {"x", (x0 + x1) / 2 * css},
-                    {"y", (y0 + y1) / 2 * css}, {"top", y0 * css}, {"width", (x1 - x0) * css}, {"height", (y1 - y0) * css},
-                    {"contents", session_->cluster_contents(id)}, {"cost", box_cost_text(id)}});
+    list.push_back({{"id", id},
+                    {"title", c.title},
+                    {"nodes", c.node_count},
+                    {"open", open},
+                    {"x", (x0 + x1) / 2 * css},
+                    {"y", (y0 + y1) / 2 * css},
+                    {"top", y0 * css},
+                    {"width", (x1 - x0) * css},
+                    {"height", (y1 - y0) * css},
+                    {"contents", session_->drawing().cluster_contents(id)},
+                    {"cost", box_cost_text(id)}});
   };
   for (const int32_t frame : boxes.frames()) add(frame, true);
   for (const HierarchyItem& item : boxes.visible()) {
@@ -347,7 +355,7 @@ bool Viewer::busy() const { return (pending_ && !drawing_held_) || (session_ && 
 void Viewer::work(double budget_ms) {
   if (pending_ && !drawing_held_) {
     pending_->step(budget_ms);
-    if (pending_->drawn()) show_loaded();
+    if (pending_->drawing().done()) show_loaded();
   }
   if (session_) session_->step(budget_ms);
   after_work();
@@ -355,17 +363,18 @@ void Viewer::work(double budget_ms) {
 
 void Viewer::after_work() {
   if (!session_) return;
-  if (selected_config_ < 0 && session_->ranked() && !session_->order().empty()) selected_config_ = session_->order().front();
-  if (session_->ranked() && !what_if_ranked_) update_what_if();  // its rank among all configs, now known
+  if (selected_config_ < 0 && session_->ranking().done() && !session_->ranking().order().empty())
+    selected_config_ = session_->ranking().order().front();
+  if (session_->ranking().done() && !what_if_ranked_) update_what_if();  // its rank among all configs, now known
   // Cost on the picture from the start: the model's pick is explained as soon as it is known.
-  if (session_->ranked() && !auto_explained_ && session_->explainable() && selected_config_ >= 0) {
+  if (session_->ranking().done() && !auto_explained_ && session_->explainable() && selected_config_ >= 0) {
     auto_explained_ = true;
     explain_selected();
   }
-  if (explanation_shown_ || !session_->explained()) return;
+  if (explanation_shown_ || !session_->explanation().done()) return;
   explanation_shown_ = true;
   explained_config_ = explaining_config_, explained_other_ = explaining_other_;
-  colouring_ = session_->explained_compare() ? Colouring::Compare : Colouring::Contribution;
+  colouring_ = session_->explanation().compared() ? Colouring::Compare : Colouring::Contribution;
   recolour();
 }
 
@@ -377,7 +386,7 @@ void Viewer::update_neighbourhood() {
 bool Viewer::node_screen_position(int32_t node, float& x, float& y) const {
   if (!graph_ || node < 0 || node >= graph_->node_count) return false;
   float wx = drawing().x[static_cast<size_t>(node)], wy = drawing().y[static_cast<size_t>(node)];
-  if (grouped_ && !session_->hierarchy().node_centre(node, wx, wy)) return false;  // inside a closed box
+  if (grouped_ && !session_->drawing().hierarchy().node_centre(node, wx, wy)) return false;  // inside a closed box
   camera_.to_screen(wx, wy, width_, height_, x, y);
   x += static_cast<float>(area_x_), y += static_cast<float>(area_y_);
   return true;
@@ -401,8 +410,8 @@ void Viewer::set_demos(const nlohmann::json& demos) { demos_ = demos.is_array() 
 
 void Viewer::update_what_if() {
   if (!session_->explainable() || what_if_.empty()) return;
-  what_if_result_ = session_->what_if(what_if_);
-  what_if_ranked_ = session_->ranked();
+  what_if_result_ = session_->ranking().what_if(what_if_);
+  what_if_ranked_ = session_->ranking().done();
 }
 
 void Viewer::explain_selected(bool compare) {
@@ -422,10 +431,10 @@ std::string Viewer::explained_configs() const {
 
 void Viewer::centre_on(int32_t node) {
   if (grouped_) {  // open the boxes on the way to it
-    session_->hierarchy().reveal(node);
+    session_->drawing().hierarchy().reveal(node);
     select_node(node);
     float x = 0, y = 0;
-    session_->hierarchy().node_centre(node, x, y);
+    session_->drawing().hierarchy().node_centre(node, x, y);
     camera_.centre_x = x, camera_.centre_y = y;
     camera_.scale = std::max(camera_.scale, 60.0f * pixel_ratio_ / GraphHierarchy::kNodeWidth);  // its name readable
     return;
@@ -451,14 +460,14 @@ std::string Viewer::summary() const {
       session_->file() + ": " + (tile ? "a tile kernel of " : "an XLA graph of ") + with_thousands(graph_->node_count) + " nodes";
   if (!tile) line += " (" + with_thousands(graph_->configurable_count()) + " with a layout to choose)";
   line += ", " + with_thousands(graph_->config_count) + (tile ? " tile sizes" : " layout configs") + ". ";
-  if (!session_->ranked()) {
+  if (!session_->ranking().done()) {
     char progress[64];
-    std::snprintf(progress, sizeof progress, "Ranking them with the cost model: %.0f%%", 100 * session_->ranking_progress());
+    std::snprintf(progress, sizeof progress, "Ranking them with the cost model: %.0f%%", 100 * session_->ranking().progress());
     return line + progress;
   }
   char text[400];
-  const int32_t pick = session_->order().front();
-  const SpeedupEstimate predicted = session_->predicted_speedup();
+  const int32_t pick = session_->ranking().order().front();
+  const SpeedupEstimate predicted = session_->ranking().predicted_speedup();
   if (predicted.supported) {
     std::snprintf(text, sizeof text, "The model's pick (config %d) is %.3gx as fast as config 0, predicted (%.3gx to %.3gx)", pick,
                   predicted.value, predicted.low, predicted.high);
@@ -466,8 +475,8 @@ std::string Viewer::summary() const {
     std::snprintf(text, sizeof text, "The model's pick: config %d (no predicted speedup: %s)", pick, predicted.reason.c_str());
   }
   line += text;
-  if (session_->metrics().labelled) {
-    std::snprintf(text, sizeof text, "; %.3gx measured.", session_->metrics().measured_speedup);
+  if (session_->ranking().metrics().labelled) {
+    std::snprintf(text, sizeof text, "; %.3gx measured.", session_->ranking().metrics().measured_speedup);
     line += text;
   } else {
     line += ".";
@@ -500,9 +509,9 @@ nlohmann::json Viewer::state() const {
   state["selected_node"] = selected_node_;
   state["selected_config"] = selected_config_;
   state["summary"] = summary();
-  if (session_->ranked()) {
+  if (session_->ranking().done()) {
     state["ranking_columns"] = ranking_columns();
-    if (session_->metrics().labelled) {
+    if (session_->ranking().metrics().labelled) {
       const ScatterAxes axes = scatter();
       auto ticks = [](const std::vector<AxisTick>& list) {
         nlohmann::json labels = nlohmann::json::array();
@@ -522,7 +531,7 @@ nlohmann::json Viewer::state() const {
   if (grouped_) {
     // A link to the nested view names the open boxes (outermost first) and the box at the centre,
     // so it shows the same boxes in another window size, where the top level wraps differently.
-    const GraphHierarchy& boxes = session_->hierarchy();
+    const GraphHierarchy& boxes = session_->drawing().hierarchy();
     state["view"]["open"] = boxes.frames();
     // The box under the centre: a closed box, else the innermost open box holding it, else the
     // nearest box (the centre between boxes).

@@ -1,6 +1,6 @@
 // Viewer: the browser app's drawing, input and camera, above GL and below the page. It reads a
 // TpuGraphs file (errors become a message; the previous graph stays) into a RankingSession
-// (src/app/ranking_session.h: drawing, ranking, metrics, explanations, search, all GL-free and
+// (src/app/ranking_session.h and its parts: drawing, ranking, metrics, explanations, search, all GL-free and
 // tested natively), gives the session time between frames, and draws the ImGui panels
 // (viewer_panels.cpp) and the graph (GraphRenderer). app_main.cpp owns the window and forwards the
 // page's calls (the JS API) here.
@@ -90,7 +90,7 @@ class Viewer {
   void fit_view();
   Camera fit_camera() const;  // the camera that frames the whole drawing shown
   void after_work();  // takes what the session finished since the last frame (ranking, explanation)
-  const LayeredDrawing& drawing() const { return session_->drawing(); }
+  const LayeredDrawing& drawing() const { return session_->drawing().layered(); }
   // Input and drawing.
   void handle_mouse(int width, int height);
   void handle_keys();
@@ -183,7 +183,7 @@ class Viewer {
 
   // What-if: the edited config's values and the model's view of them.
   std::vector<int8_t> what_if_;
-  RankingSession::WhatIf what_if_result_;
+  SessionRanking::WhatIf what_if_result_;
   bool what_if_ranked_ = false;  // what_if_result_'s rank counts every config
 };
 

@@ -134,10 +134,10 @@ void Viewer::handle_mouse(int width, int height) {
   }
   float wx, wy;
   camera_.to_world(mouse.x, mouse.y, width, height, wx, wy);
-  const GraphHierarchy::Hit hit = grouped_ ? session_->hierarchy().hit(wx, wy) : GraphHierarchy::Hit{};
+  const GraphHierarchy::Hit hit = grouped_ ? session_->drawing().hierarchy().hit(wx, wy) : GraphHierarchy::Hit{};
   const int32_t hovered_box = hit.item.cluster ? hit.item.id : -1;
   hovered_node_ = grouped_ ? (hit.item.cluster ? -1 : hit.item.id)
-                           : session_->node_at(wx, wy, 2.0f / std::max(camera_.scale, 1e-6f));  // boxes are at least 1 px
+                           : session_->drawing().node_at(wx, wy, 2.0f / std::max(camera_.scale, 1e-6f));  // boxes are at least 1 px
   if (io.MouseWheel != 0) camera_.zoom_about(std::pow(1.15f, io.MouseWheel), mouse.x, mouse.y, width, height);
   if (ImGui::IsMouseClicked(0)) {
     dragging_ = true;
@@ -160,10 +160,10 @@ void Viewer::handle_mouse(int width, int height) {
     }
   }
   if (hovered_box >= 0) {
-    const HierarchyCluster& box = session_->hierarchy().cluster(hovered_box);
+    const HierarchyCluster& box = session_->drawing().hierarchy().cluster(hovered_box);
     ImGui::BeginTooltip();
     ImGui::Text("%s: %d nodes (click to %s)", box.title.c_str(), box.node_count, box.expanded ? "close" : "open");
-    const std::string& contents = session_->cluster_contents(hovered_box);
+    const std::string& contents = session_->drawing().cluster_contents(hovered_box);
     if (!contents.empty()) ImGui::Text("most common: %s", contents.c_str());
     const std::string cost = box_cost_text(hovered_box);
     if (!cost.empty()) ImGui::Text("%s (the explanation of %s)", cost.c_str(), explained_configs().c_str());
@@ -172,7 +172,7 @@ void Viewer::handle_mouse(int width, int height) {
   if (hovered_node_ >= 0) {
     ImGui::BeginTooltip();
     ImGui::Text("node %d: %s", hovered_node_, opcode_name(graph_->node_opcodes[static_cast<size_t>(hovered_node_)]).c_str());
-    const std::vector<float>& contribution = session_->node_contribution();
+    const std::vector<float>& contribution = session_->explanation().node_contribution();
     if (explanation_shown_ && !contribution.empty() && contribution[static_cast<size_t>(hovered_node_)] != 0) {
       ImGui::Text("contribution %+.4f", contribution[static_cast<size_t>(hovered_node_)]);
     }
@@ -213,7 +213,7 @@ void Viewer::draw_labels(int width, int height) const {
 // label_stats_ counts what was drawn, legible (whole on the canvas, 4+ characters) and overlapping.
 void Viewer::draw_box_labels(int width, int height) const {
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
-  const GraphHierarchy& boxes = session_->hierarchy();
+  const GraphHierarchy& boxes = session_->drawing().hierarchy();
   const float line = ImGui::GetTextLineHeight();
   std::vector<ImVec4> placed;  // x0, y0, x1, y1 of each label drawn
   label_stats_ = {};
@@ -269,7 +269,7 @@ void Viewer::draw_box_labels(int width, int height) const {
     std::vector<std::pair<std::string, ImU32>> text = {{c.title, ink}};
     const std::string cost = box_cost_text(item.id);
     if (lines >= 2) text.push_back({std::to_string(c.node_count) + " nodes" + (cost.empty() ? "" : ", " + cost), soft});
-    const std::string& contents = session_->cluster_contents(item.id);
+    const std::string& contents = session_->drawing().cluster_contents(item.id);
     if (lines >= 3 && !contents.empty()) text.push_back({contents, soft});
     float top = sy - line * static_cast<float>(text.size()) / 2;
     for (const auto& [words, colour] : text) {

@@ -120,7 +120,7 @@ void Viewer::panel_open() {
     ImGui::TextWrapped("%s", session_->file().c_str());
     ImGui::Text("%s graph: %d nodes, %zu edges, %d configs", graph_->kind == GraphKind::Tile ? "tile" : "layout", graph_->node_count,
                 graph_->edges.size(), graph_->config_count);
-    ImGui::Text("load %.0f ms, drawing %.0f ms (%d layers)", session_->load_ms(), session_->drawing_ms(), drawing().layer_count);
+    ImGui::Text("load %.0f ms, drawing %.0f ms (%d layers)", session_->load_ms(), session_->drawing().ms(), drawing().layer_count);
   }
   ImGui::End();
 }
@@ -140,7 +140,7 @@ void Viewer::panel_view() {
     ImGui::TextDisabled("edges: the %zu heaviest of %zu drawn", box_edges_.size(), box_edges_total_);
   }
   if (grouped_ && ImGui::Button("Close all boxes")) {
-    const GraphHierarchy& boxes = session_->hierarchy();
+    const GraphHierarchy& boxes = session_->drawing().hierarchy();
     const std::vector<int32_t> open = boxes.frames();
     for (const int32_t frame : open) {
       if (boxes.cluster(frame).parent == 0) toggle_box(frame);
@@ -159,7 +159,8 @@ void Viewer::panel_view() {
       for (size_t s = 0; s + 1 < graph_->node_splits.size(); ++s) {
         const std::string label = "section " + std::to_string(s) + ": nodes " + std::to_string(graph_->node_splits[s]) + ".." +
                                   std::to_string(graph_->node_splits[s + 1] - 1);
-        if (ImGui::Selectable(label.c_str())) camera_ = Camera::framing(session_->section_box(s), width_, height_, 0.9f, 2, camera_);
+        if (ImGui::Selectable(label.c_str()))
+          camera_ = Camera::framing(session_->drawing().section_box(s), width_, height_, 0.9f, 2, camera_);
       }
       ImGui::EndListBox();
     }
@@ -202,10 +203,11 @@ void Viewer::panel_view() {
 void Viewer::cost_legend() {
   ImGui::Separator();
   if (box_cost_.empty()) {
-    ImGui::TextWrapped("%s", session_->explainable()
-                                 ? (session_->explaining() ? "Explaining the model's pick: the boxes take its cost colours when done."
-                                                           : "Boxes are coloured by cost once a config is explained (E).")
-                                 : "This graph's model has no per-node explanation: the boxes are not coloured by cost.");
+    ImGui::TextWrapped("%s",
+                       session_->explainable()
+                           ? (session_->explanation().running() ? "Explaining the model's pick: the boxes take its cost colours when done."
+                                                                : "Boxes are coloured by cost once a config is explained (E).")
+                           : "This graph's model has no per-node explanation: the boxes are not coloured by cost.");
     return;
   }
   if (explained_other_ >= 0) {
@@ -238,10 +240,10 @@ void Viewer::cost_legend() {
 void Viewer::panel_inspector() {
   if (!begin_docked("Inspector", true, 0.48f, 0.52f)) return;
   if (selected_node_ < 0 && grouped_ && selected_box_ > 0) {  // a box: what it holds and where its cost sits
-    const HierarchyCluster& box = session_->hierarchy().cluster(selected_box_);
+    const HierarchyCluster& box = session_->drawing().hierarchy().cluster(selected_box_);
     ImGui::TextWrapped("%s: %d nodes%s", box.title.c_str(), box.node_count,
                        box_cost_text(selected_box_).empty() ? "" : (", " + box_cost_text(selected_box_)).c_str());
-    const std::string& contents = session_->cluster_contents(selected_box_);
+    const std::string& contents = session_->drawing().cluster_contents(selected_box_);
     if (!contents.empty()) ImGui::TextWrapped("most common: %s", contents.c_str());
     const std::vector<std::pair<int32_t, float>> costliest = costliest_in_box(selected_box_, 8);
     if (costliest.empty()) {
@@ -289,7 +291,7 @@ void Viewer::panel_inspector() {
       ImGui::PopID();
     }
     if (edited) update_what_if();
-    const std::vector<float>& costs = session_->costs();
+    const std::vector<float>& costs = session_->ranking().costs();
     ImGui::Text("what-if cost %.4f (config %d: %.4f), would rank %d of %zu", what_if_result_.cost, selected_config_,
                 costs.empty() ? 0.0f : costs[static_cast<size_t>(selected_config_)], what_if_result_.rank + 1, costs.size() + 1);
     if (ImGui::Button("reset edits")) select_config(selected_config_);
@@ -326,15 +328,15 @@ void Viewer::panel_inspector() {
 void Viewer::panel_ranking() {
   if (!begin_docked("Ranking", false, 0, 0.42f)) return;
   ImGui::TextDisabled("model %s", session_->model_source().c_str());
-  if (!session_->ranked()) {
-    ImGui::ProgressBar(static_cast<float>(session_->ranking_progress()), ImVec2(-1, 0), "ranking configs...");
+  if (!session_->ranking().done()) {
+    ImGui::ProgressBar(static_cast<float>(session_->ranking().progress()), ImVec2(-1, 0), "ranking configs...");
     ImGui::End();
     return;
   }
-  const std::vector<float>& costs = session_->costs();
-  const std::vector<int32_t>& order = session_->order();
-  const RankingMetrics& metrics = session_->metrics();
-  ImGui::Text("%zu configs ranked in %.0f ms", costs.size(), session_->ranking_ms());
+  const std::vector<float>& costs = session_->ranking().costs();
+  const std::vector<int32_t>& order = session_->ranking().order();
+  const RankingMetrics& metrics = session_->ranking().metrics();
+  ImGui::Text("%zu configs ranked in %.0f ms", costs.size(), session_->ranking().ms());
   if (metrics.labelled) {
     if (graph_->kind == GraphKind::Tile) {
       ImGui::Text("tile score %.3f   top-5 slowdown %.3f", metrics.tile_score, metrics.top5_slowdown);
@@ -344,7 +346,7 @@ void Viewer::panel_ranking() {
     ImGui::Text("model's pick vs config 0: %.3fx faster (measured)", metrics.measured_speedup);
   }
   const RuntimeCalibration& calibration = session_->model().calibration();
-  const SpeedupEstimate speedup = session_->predicted_speedup();
+  const SpeedupEstimate speedup = session_->ranking().predicted_speedup();
   if (speedup.supported) {
     ImGui::Text("model's pick vs config 0: %.3fx faster (predicted, 95%% interval %.3fx to %.3fx)", speedup.value, speedup.low,
                 speedup.high);
@@ -420,7 +422,7 @@ void Viewer::panel_ranking() {
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(runtime == best_measured ? "fastest" : format_change(runtime / best_measured).c_str());
           ImGui::TableNextColumn();
-          ImGui::Text("%d", session_->true_rank()[static_cast<size_t>(c)] + 1);
+          ImGui::Text("%d", session_->ranking().true_rank()[static_cast<size_t>(c)] + 1);
         }
       }
     }
@@ -431,9 +433,9 @@ void Viewer::panel_ranking() {
 
 std::vector<std::string> Viewer::ranking_columns() const {
   std::vector<std::string> columns = {"rank", "config"};
-  if (session_->predicted_speedup().supported) columns.push_back("predicted");
+  if (session_->ranking().predicted_speedup().supported) columns.push_back("predicted");
   if (show_raw_costs_) columns.push_back("raw cost");
-  if (session_->metrics().labelled) {
+  if (session_->ranking().metrics().labelled) {
     columns.push_back("measured");
     columns.push_back("vs fastest");
     columns.push_back("true rank");
@@ -442,14 +444,14 @@ std::vector<std::string> Viewer::ranking_columns() const {
 }
 
 void Viewer::panel_explain() {
-  const bool scatter_below = session_->ranked() && session_->metrics().labelled;
+  const bool scatter_below = session_->ranking().done() && session_->ranking().metrics().labelled;
   if (!begin_docked("Explain and search", false, 0.42f, scatter_below ? 0.26f : 0.58f)) return;
-  if (graph_->kind == GraphKind::Tile || (session_->ranked() && !session_->explainable())) {
+  if (graph_->kind == GraphKind::Tile || (session_->ranking().done() && !session_->explainable())) {
     ImGui::TextWrapped("Explanations and search work on layout graphs (a tile config applies to the whole kernel).");
     ImGui::End();
     return;
   }
-  if (!session_->ranked()) {
+  if (!session_->ranking().done()) {
     ImGui::TextDisabled("waiting for the ranking...");
     ImGui::End();
     return;
@@ -458,10 +460,11 @@ void Viewer::panel_explain() {
   if (ImGui::Button("Explain selected (E)")) explain_selected();
   ImGui::SameLine();
   if (ImGui::Button("Compare")) explain_selected(true);
-  if (session_->explaining()) ImGui::ProgressBar(static_cast<float>(session_->progress().fraction), ImVec2(-1, 0), "occluding nodes...");
+  if (session_->explanation().running())
+    ImGui::ProgressBar(static_cast<float>(session_->progress().fraction), ImVec2(-1, 0), "occluding nodes...");
   if (explanation_shown_) {
-    ImGui::TextWrapped("%s", session_->explanation_summary().c_str());
-    for (const auto& [node, contribution] : session_->strongest_contributions(5)) {
+    ImGui::TextWrapped("%s", session_->explanation().summary().c_str());
+    for (const auto& [node, contribution] : session_->explanation().strongest(5)) {
       const std::string label = "node " + std::to_string(node) + " (" + opcode_name(graph_->node_opcodes[static_cast<size_t>(node)]) +
                                 "): " + std::to_string(contribution);
       if (ImGui::Selectable(label.c_str())) centre_on(node);
@@ -469,14 +472,14 @@ void Viewer::panel_explain() {
   }
   ImGui::Separator();
   if (ImGui::Button("Search for a better config (greedy)")) session_->start_search();
-  if (const GreedyLayoutSearch* search = session_->search()) {
+  if (const GreedyLayoutSearch* search = session_->search().current()) {
     if (!search->done()) {
       ImGui::ProgressBar(static_cast<float>(search->round_progress()), ImVec2(-1, 0),
                          ("round " + std::to_string(search->rounds() + 1)).c_str());
       if (ImGui::Button("stop")) session_->stop_search();
     } else {
-      ImGui::TextWrapped("%s", session_->search_summary().c_str());
-      if (session_->search_found_better() && ImGui::Button("load it into what-if")) {
+      ImGui::TextWrapped("%s", session_->search().summary().c_str());
+      if (session_->search().found_better() && ImGui::Button("load it into what-if")) {
         what_if_ = search->best();
         update_what_if();
       }
@@ -486,15 +489,15 @@ void Viewer::panel_explain() {
 }
 
 ScatterAxes Viewer::scatter() const {
-  return scatter_axes(session_->costs(), graph_->config_runtime_ns, session_->order(), session_->model().calibration(), graph_->node_count,
-                      session_->metrics().kendall_tau, session_->metrics().top5_slowdown);
+  return scatter_axes(session_->ranking().costs(), graph_->config_runtime_ns, session_->ranking().order(), session_->model().calibration(),
+                      graph_->node_count, session_->ranking().metrics().kendall_tau, session_->ranking().metrics().top5_slowdown);
 }
 
 // Predicted against measured, with axes a person reads: the predicted runtime change from config 0
 // (or the predicted rank, when the calibration cannot support runtimes) against the measured
 // runtime on a log scale, round ticks with units, the ranking metrics as the title.
 void Viewer::panel_scatter() {
-  if (!session_->ranked() || !session_->metrics().labelled) return;
+  if (!session_->ranking().done() || !session_->ranking().metrics().labelled) return;
   if (!begin_docked("Predicted vs measured", false, 0.68f, 0.32f)) return;
   const ScatterAxes axes = scatter();
   ImGui::TextUnformatted(axes.title.c_str());

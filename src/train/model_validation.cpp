@@ -1,4 +1,4 @@
-#include "train/evaluation.h"
+#include "train/model_validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,14 +27,14 @@ std::vector<int32_t> limited_configs(int32_t total, int limit, uint64_t seed) {
   return sample;
 }
 
-std::vector<int32_t> all_or(const TpuGraph& graph, const std::vector<int32_t>& configs) {
+}  // namespace
+
+std::vector<int32_t> listed_or_all_configs(const TpuGraph& graph, const std::vector<int32_t>& configs) {
   if (!configs.empty()) return configs;
   std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
   std::iota(all.begin(), all.end(), 0);
   return all;
 }
-
-}  // namespace
 
 std::vector<int32_t> sample_indices(int32_t total, size_t count, std::mt19937_64& random) {
   const size_t k = std::min(count, static_cast<size_t>(std::max(total, 0)));
@@ -61,7 +61,7 @@ std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graph
 }
 
 std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const GraphConfigs& item) {
-  if (item.stored == nullptr) return {item.graph, all_or(*item.graph, item.configs)};
+  if (item.stored == nullptr) return {item.graph, listed_or_all_configs(*item.graph, item.configs)};
   check_invariant(!item.configs.empty(), "a stored graph evaluated without a config sample");
   std::vector<int32_t> rows(item.configs.size());
   std::iota(rows.begin(), rows.end(), 0);
@@ -69,7 +69,7 @@ std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const Gra
 }
 
 double ranking_metric(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<float>& cost) {
-  const std::vector<int32_t> used = all_or(graph, configs);
+  const std::vector<int32_t> used = listed_or_all_configs(graph, configs);
   if (cost.size() != used.size()) {
     throw InternalError("ranking_metric: " + std::to_string(cost.size()) + " costs for " + std::to_string(used.size()) + " configs");
   }

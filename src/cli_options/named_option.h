@@ -1,5 +1,6 @@
 // A CLI11 option whose value is an enum (common/named_values.h): the text is checked against the
 // table's names (an unknown value is a usage error that lists them) and stored as the enum.
+// cli_options/ (target graphcost_cli_options) is shared by graphcost and graphcost-eval.
 #pragma once
 
 #include <string>

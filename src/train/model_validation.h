@@ -1,5 +1,7 @@
-// Scoring a model on labelled graphs as the competition does (Kendall tau-b for layout, the tile
-// score for tile), on all of a graph's configs or a chosen subset, in memory or from a config store.
+// Model validation: scoring a model on labelled graphs as the competition does (Kendall tau-b for
+// layout, the tile score for tile), on all of a graph's configs or a chosen subset, in memory or
+// from a config store: training's validation, `evaluate-model` and the runtime calibration. (The
+// competition's evaluator, which scores submissions, is graphcost-eval in evaluation/.)
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,8 @@ struct GraphConfigs {
 
 // Every config of each graph.
 std::vector<GraphConfigs> whole_graphs(const std::vector<const TpuGraph*>& graphs);
+// `configs`, or every config of `graph` (0..config_count-1) when none are listed.
+std::vector<int32_t> listed_or_all_configs(const TpuGraph& graph, const std::vector<int32_t>& configs);
 // The graph an evaluation reads and the configs it uses: a stored graph's selected rows (then
 // numbered 0..k-1), or the graph itself with its listed configs (all when none are listed).
 std::pair<const TpuGraph*, std::vector<int32_t>> resolve_graph_configs(const GraphConfigs& item);
