@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/heap_tuning.h"
-#include "hlo/hlo_import.h"
+#include "hlo/graph_file.h"
 #include "model/cost_model.h"
 #include "train/trainer.h"
 

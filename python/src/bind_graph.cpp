@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "data/graph_summary.h"
 #include "hlo/hlo_graph.h"
+#include "hlo/graph_file.h"
 #include "hlo/hlo_import.h"
 #include "hlo/module_file.h"
 #include "hlo/tuning_records.h"
