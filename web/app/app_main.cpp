@@ -187,6 +187,17 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_set_box_view(const char* open, int centr
   viewer->set_box_view(boxes, centre_box, zoom);
 }
 
+// The Tune panel: replay rounds on the open labelled file (budget, per round), or stop them.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_tune(int budget, int per_round) {
+  page_changed = true;
+  if (viewer) viewer->start_tune(budget, per_round);
+}
+
+EMSCRIPTEN_KEEPALIVE void graphcost_app_stop_tune() {
+  page_changed = true;
+  if (viewer) viewer->stop_tune();
+}
+
 EMSCRIPTEN_KEEPALIVE void graphcost_app_select_config(int config) {
   page_changed = true;
   if (viewer) viewer->select_config(config);

@@ -101,6 +101,9 @@ window.graphcost = {
   fetchAndOpen: (url, name) => Module.graphcostFetch(url, name),
   nodePosition: (node) => JSON.parse(Module.UTF8ToString(Module._graphcost_app_node_position_json(node))),
   selectConfig: (config) => Module._graphcost_app_select_config(config),
+  // The Tune panel: replay rounds of graphcost tune on the open labelled file; state().tune follows them.
+  tune: (budget, perRound) => Module._graphcost_app_tune(budget, perRound),
+  stopTune: () => Module._graphcost_app_stop_tune(),
   // The view a link keeps: centre in drawing units, zoom relative to the fit view, grouped or not.
   setView: (x, y, zoom, grouped) => Module._graphcost_app_set_view(x, y, zoom, grouped ? 1 : 0),
   // The nested view's boxes as drawn ({id, title, nodes, open, x, y, top, width, height, contents,

@@ -55,6 +55,7 @@ void Viewer::stop_drawing(bool keep_rough) {
 }
 
 void Viewer::show_loaded() {
+  tune_.reset();
   session_ = std::move(pending_);
   graph_ = &session_->graph();
   selected_node_ = hovered_node_ = -1;
@@ -350,7 +351,9 @@ void Viewer::set_grouped(bool grouped) {
   fit_view();
 }
 
-bool Viewer::busy() const { return (pending_ && !drawing_held_) || (session_ && !session_->done()); }
+bool Viewer::busy() const {
+  return (pending_ && !drawing_held_) || (session_ && !session_->done()) || (tune_ && tune_->running());
+}
 
 void Viewer::work(double budget_ms) {
   if (pending_ && !drawing_held_) {
@@ -358,6 +361,7 @@ void Viewer::work(double budget_ms) {
     if (pending_->drawing().done()) show_loaded();
   }
   if (session_) session_->step(budget_ms);
+  if (tune_ && tune_->running() && session_ && session_->done()) tune_->step();  // one round: a fit of the model in the page
   after_work();
 }
 
@@ -492,6 +496,7 @@ nlohmann::json Viewer::state() const {
   }
   if (!graph_) return state;
   state.update(session_->state());
+  if (tune_) state["tune"] = tune_->state();
   state["grouped"] = grouped_;
   if (grouped_) {
     nlohmann::json costliest = nlohmann::json::array();

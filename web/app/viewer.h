@@ -16,6 +16,7 @@
 
 #include "app/ranking_session.h"
 #include "app/scatter_axes.h"
+#include "app/tune_session.h"
 #include "data/tpu_graph.h"
 #include "drawing/node_style.h"
 #include "graph_renderer.h"
@@ -73,6 +74,9 @@ class Viewer {
   nlohmann::json find_nodes_json(const std::string& text) const;  // [{name, url}] shown in the Open panel
   // Where node `node` is drawn, in device pixels from the canvas' top-left; false if none.
   bool node_screen_position(int32_t node, float& x, float& y) const;
+  // The Tune panel (viewer_tune.cpp): replay rounds on the open labelled file; stop at the next round.
+  void start_tune(int budget, int per_round);
+  void stop_tune();
 
  private:
   // Loading and drawing.
@@ -111,6 +115,7 @@ class Viewer {
   void panel_ranking();
   void panel_explain();
   void panel_scatter();
+  void panel_tune();
   std::vector<std::string> ranking_columns() const;  // the ranking table's, as shown
   ScatterAxes scatter() const;                       // the plot's points, axes and title
   void banner_error();
@@ -185,6 +190,10 @@ class Viewer {
   std::vector<int8_t> what_if_;
   SessionRanking::WhatIf what_if_result_;
   bool what_if_ranked_ = false;  // what_if_result_'s rank counts every config
+
+  // Tuning the open file by replaying its measurements (viewer_tune.cpp).
+  std::unique_ptr<TuneSession> tune_;
+  int tune_budget_ = 100, tune_per_round_ = 10;
 };
 
 }  // namespace graphcost::app

@@ -70,6 +70,7 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   if (graph_) {
     panel_view();
     panel_inspector();
+    panel_tune();
     panel_ranking();
     panel_explain();
     panel_scatter();

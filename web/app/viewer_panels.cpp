@@ -238,7 +238,8 @@ void Viewer::cost_legend() {
 }
 
 void Viewer::panel_inspector() {
-  if (!begin_docked("Inspector", true, 0.48f, 0.52f)) return;
+  const bool tunable = !graph_->runtimes_hidden;  // the Tune panel takes the column's foot
+  if (!begin_docked("Inspector", true, 0.48f, tunable ? 0.28f : 0.52f)) return;
   if (selected_node_ < 0 && grouped_ && selected_box_ > 0) {  // a box: what it holds and where its cost sits
     const HierarchyCluster& box = session_->drawing().hierarchy().cluster(selected_box_);
     ImGui::TextWrapped("%s: %d nodes%s", box.title.c_str(), box.node_count,
@@ -524,9 +525,11 @@ void Viewer::panel_scatter() {
     const ImVec2 text = ImGui::CalcTextSize(tick.label.c_str());
     draw->AddText(ImVec2(p.x - text.x / 2, origin.y + size.y + 2), ink, tick.label.c_str());
   }
+  const std::vector<bool> tuned = tune_ ? tune_->measured_configs() : std::vector<bool>();
   for (size_t c = 0; c < axes.x.size(); ++c) {
     draw->AddCircleFilled(at(axes.x[c], axes.y[c]), 2.0f * pixel_ratio_,
                           static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
+    if (c < tuned.size() && tuned[c]) draw->AddCircle(at(axes.x[c], axes.y[c]), 4.0f * pixel_ratio_, IM_COL32(230, 140, 20, 255));  // measured by Tune
   }
   draw->AddRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), faint);
   ImGui::Dummy(ImVec2(size.x + y_label_width, size.y + line + 6));
