@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "nn/kernels.h"
@@ -140,5 +141,46 @@ TEST_CASE("multiply_into matches the triple loop, blocked edges included", "[nn]
         CHECK(out(i, j) == Approx(sum).margin(1e-6 * (1 + magnitude)));
       }
     }
+  }
+}
+
+TEST_CASE("the training's products add a*b, a^T*b and a*b^T to what out holds, chunk and block edges included", "[nn][kernels]") {
+  // (rows of a, columns of a, columns of b): a^T*b's depth is a's rows, chunked by 64 in WebAssembly.
+  for (const auto& shape :
+       std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {2, 3, 4}, {3, 16, 16}, {5, 7, 17}, {65, 9, 33}, {130, 4, 66}, {0, 3, 5}}) {
+    // Plain ints, not structured bindings: clang 14 (Emscripten's) cannot capture those in lambdas.
+    const int rows = std::get<0>(shape), inner = std::get<1>(shape), cols = std::get<2>(shape);
+    const auto matrix = [](int r, int c, uint64_t seed) {
+      const std::vector<float> values = random_values(static_cast<size_t>(r * c), seed);
+      nn::Matrix m(r, c);
+      for (int i = 0; i < r; ++i) {
+        for (int j = 0; j < c; ++j) m(i, j) = values[static_cast<size_t>(i * c + j)];
+      }
+      return m;
+    };
+    // product: a (rows x inner) * b (inner x cols); transposed left: a (rows x inner)^T * c (rows x cols);
+    // transposed right: a (rows x inner) * d (cols x inner)^T.
+    const nn::Matrix a = matrix(rows, inner, 900 + static_cast<uint64_t>(rows)), b = matrix(inner, cols, 910 + static_cast<uint64_t>(cols)),
+                     c = matrix(rows, cols, 920), d = matrix(cols, inner, 930);
+    const auto check = [&](const nn::Matrix& start, const nn::Matrix& out, int depth, auto term) {
+      for (int i = 0; i < out.rows(); ++i) {
+        for (int j = 0; j < out.cols(); ++j) {
+          double sum = start(i, j), magnitude = std::fabs(start(i, j));
+          for (int k = 0; k < depth; ++k) sum += term(i, j, k), magnitude += std::fabs(term(i, j, k));
+          INFO(rows << "x" << inner << ", " << cols << " columns, at (" << i << ", " << j << ")");
+          CHECK(out(i, j) == Approx(sum).margin(1e-6 * (1 + magnitude)));
+        }
+      }
+    };
+    const nn::Matrix start_ab = matrix(rows, cols, 940), start_atc = matrix(inner, cols, 950), start_adt = matrix(rows, cols, 960);
+    nn::Matrix out = start_ab;
+    nn::multiply_add(a, b, out);
+    check(start_ab, out, inner, [&](int i, int j, int k) { return static_cast<double>(a(i, k)) * b(k, j); });
+    out = start_atc;
+    nn::multiply_transposed_left_add(a, c, out);
+    check(start_atc, out, rows, [&](int i, int j, int k) { return static_cast<double>(a(k, i)) * c(k, j); });
+    out = start_adt;
+    nn::multiply_transposed_right_add(a, d, out);
+    check(start_adt, out, inner, [&](int i, int j, int k) { return static_cast<double>(a(i, k)) * d(j, k); });
   }
 }

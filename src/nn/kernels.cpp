@@ -4,6 +4,7 @@
 #include <wasm_simd128.h>
 #endif
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -62,60 +63,108 @@ Matrix gelu_backward(const Matrix& pre, const Matrix& upstream) {
   return out;
 }
 
-void multiply_into(const Matrix& a, const Matrix& b, Matrix& out) {
-  assert(a.cols() == b.rows());
 #ifdef __wasm_simd128__
-  // Two rows of a at a time and a block of 16 output columns: eight f32x4 accumulators stay in
-  // registers while the depth loop streams b's rows (a layer's weights, in cache), each load of b
-  // serving both rows.
-  const Eigen::Index n = a.rows(), depth = a.cols(), m = b.cols(), blocked = m - m % 16;
-  out.resize(n, m);
+namespace {
+
+// out(i.., j..j+16) for `rows` (1 or 2) rows of out starting at `target`, from `depth` steps: step
+// k multiplies left[r][k * left_step] by the 16 floats at right + k * right_step. Accumulators
+// start at zero or at out's values (accumulate).
+template <int rows>
+void product_block(const float* const* left, Eigen::Index left_step, const float* right, Eigen::Index right_step, Eigen::Index depth,
+                   float* const* target, bool accumulate) {
+  v128_t acc[rows][4];
+  for (int r = 0; r < rows; ++r) {
+    for (int v = 0; v < 4; ++v) acc[r][v] = accumulate ? wasm_v128_load(target[r] + 4 * v) : splat(0.0f);
+  }
+  for (Eigen::Index k = 0; k < depth; ++k, right += right_step) {
+    const v128_t r0 = wasm_v128_load(right), r1 = wasm_v128_load(right + 4), r2 = wasm_v128_load(right + 8), r3 = wasm_v128_load(right + 12);
+    for (int r = 0; r < rows; ++r) {
+      const v128_t f = splat(left[r][k * left_step]);
+      acc[r][0] = madd(f, r0, acc[r][0]), acc[r][1] = madd(f, r1, acc[r][1]);
+      acc[r][2] = madd(f, r2, acc[r][2]), acc[r][3] = madd(f, r3, acc[r][3]);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    for (int v = 0; v < 4; ++v) wasm_v128_store(target[r] + 4 * v, acc[r][v]);
+  }
+}
+
+// out (+)= a * b where a's element (i, k) is at a_data[i * a_row + k * a_depth]: a itself (a_row =
+// depth, a_depth = 1) or a^T of a stored matrix (a_row = 1, a_depth = its row length). Two rows of
+// out at a time and a block of 16 columns, so eight f32x4 accumulators stay in registers while the
+// depth loop streams b's rows, each load of b serving both rows.
+// b: `depth` rows of m floats from b_data.
+void product(const float* a_data, Eigen::Index a_row, Eigen::Index a_depth, Eigen::Index n, Eigen::Index depth, const float* b_data,
+             Eigen::Index m, Matrix& out, bool accumulate) {
+  const Eigen::Index blocked = m - m % 16;
   Eigen::Index i = 0;
   for (; i + 2 <= n; i += 2) {
-    const float* left0 = a.row(i).data();
-    const float* left1 = a.row(i + 1).data();
-    float* target0 = out.row(i).data();
-    float* target1 = out.row(i + 1).data();
+    const float* left[2] = {a_data + i * a_row, a_data + (i + 1) * a_row};
     for (Eigen::Index j = 0; j < blocked; j += 16) {
-      v128_t a0 = splat(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-      const float* right = b.data() + j;
-      for (Eigen::Index k = 0; k < depth; ++k, right += m) {
-        const v128_t r0 = wasm_v128_load(right), r1 = wasm_v128_load(right + 4), r2 = wasm_v128_load(right + 8),
-                     r3 = wasm_v128_load(right + 12);
-        const v128_t f0 = splat(left0[k]), f1 = splat(left1[k]);
-        a0 = madd(f0, r0, a0), a1 = madd(f0, r1, a1), a2 = madd(f0, r2, a2), a3 = madd(f0, r3, a3);
-        b0 = madd(f1, r0, b0), b1 = madd(f1, r1, b1), b2 = madd(f1, r2, b2), b3 = madd(f1, r3, b3);
-      }
-      wasm_v128_store(target0 + j, a0), wasm_v128_store(target0 + j + 4, a1);
-      wasm_v128_store(target0 + j + 8, a2), wasm_v128_store(target0 + j + 12, a3);
-      wasm_v128_store(target1 + j, b0), wasm_v128_store(target1 + j + 4, b1);
-      wasm_v128_store(target1 + j + 8, b2), wasm_v128_store(target1 + j + 12, b3);
+      float* target[2] = {out.row(i).data() + j, out.row(i + 1).data() + j};
+      product_block<2>(left, a_depth, b_data + j, m, depth, target, accumulate);
     }
   }
   for (; i < n; ++i) {  // the last odd row
-    const float* left = a.row(i).data();
-    float* target = out.row(i).data();
+    const float* left[1] = {a_data + i * a_row};
     for (Eigen::Index j = 0; j < blocked; j += 16) {
-      v128_t a0 = splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
-      const float* right = b.data() + j;
-      for (Eigen::Index k = 0; k < depth; ++k, right += m) {
-        const v128_t f = splat(left[k]);
-        a0 = madd(f, wasm_v128_load(right), a0), a1 = madd(f, wasm_v128_load(right + 4), a1);
-        a2 = madd(f, wasm_v128_load(right + 8), a2), a3 = madd(f, wasm_v128_load(right + 12), a3);
-      }
-      wasm_v128_store(target + j, a0), wasm_v128_store(target + j + 4, a1);
-      wasm_v128_store(target + j + 8, a2), wasm_v128_store(target + j + 12, a3);
+      float* target[1] = {out.row(i).data() + j};
+      product_block<1>(left, a_depth, b_data + j, m, depth, target, accumulate);
     }
   }
   for (i = 0; i < n; ++i) {  // columns past the last block of 16
     for (Eigen::Index j = blocked; j < m; ++j) {
-      float sum = 0;
-      for (Eigen::Index k = 0; k < depth; ++k) sum += a(i, k) * b(k, j);
+      float sum = accumulate ? out(i, j) : 0.0f;
+      for (Eigen::Index k = 0; k < depth; ++k) sum += a_data[i * a_row + k * a_depth] * b_data[k * m + j];
       out(i, j) = sum;
     }
   }
+}
+
+}  // namespace
+#endif
+
+void multiply_into(const Matrix& a, const Matrix& b, Matrix& out) {
+  assert(a.cols() == b.rows());
+#ifdef __wasm_simd128__
+  out.resize(a.rows(), b.cols());
+  product(a.data(), a.cols(), 1, a.rows(), a.cols(), b.data(), b.cols(), out, false);
 #else
   out.noalias() = a * b;
+#endif
+}
+
+void multiply_add(const Matrix& a, const Matrix& b, Matrix& out) {
+  assert(a.cols() == b.rows() && out.rows() == a.rows() && out.cols() == b.cols());
+#ifdef __wasm_simd128__
+  product(a.data(), a.cols(), 1, a.rows(), a.cols(), b.data(), b.cols(), out, true);
+#else
+  out.noalias() += a * b;
+#endif
+}
+
+void multiply_transposed_left_add(const Matrix& a, const Matrix& b, Matrix& out) {
+  assert(a.rows() == b.rows() && out.rows() == a.cols() && out.cols() == b.cols());
+#ifdef __wasm_simd128__
+  // The depth (a batch's rows) is long: in chunks of 64 rows, so the chunk of b stays in cache
+  // while every block of out passes over it.
+  constexpr Eigen::Index kChunk = 64;
+  for (Eigen::Index start = 0; start < a.rows(); start += kChunk) {
+    const Eigen::Index rows = std::min(kChunk, a.rows() - start);
+    product(a.row(start).data(), 1, a.cols(), a.cols(), rows, b.row(start).data(), b.cols(), out, true);
+  }
+#else
+  out.noalias() += a.transpose() * b;
+#endif
+}
+
+void multiply_transposed_right_add(const Matrix& a, const Matrix& b, Matrix& out) {
+  assert(a.cols() == b.cols() && out.rows() == a.rows() && out.cols() == b.rows());
+#ifdef __wasm_simd128__
+  const Matrix b_transposed = b.transpose();  // a weight: small beside the product
+  product(a.data(), a.cols(), 1, a.rows(), a.cols(), b_transposed.data(), b_transposed.cols(), out, true);
+#else
+  out.noalias() += a * b.transpose();
 #endif
 }
 

@@ -23,6 +23,14 @@ Matrix gelu_backward(const Matrix& pre, const Matrix& upstream);
 // out = a * b (inference: no tape). Eigen's product natively.
 void multiply_into(const Matrix& a, const Matrix& b, Matrix& out);
 
+// The training's products, accumulated into `out` (sized already): out += a * b, out += a^T * b
+// (a weight's gradient: a sum over every row of a batch), out += a * b^T (the gradient passed
+// back through a weight). Eigen's products natively; SIMD loops in WebAssembly, where Eigen's
+// scalar products were most of a fine-tuning round (docs/tuning.md, "Speed").
+void multiply_add(const Matrix& a, const Matrix& b, Matrix& out);
+void multiply_transposed_left_add(const Matrix& a, const Matrix& b, Matrix& out);
+void multiply_transposed_right_add(const Matrix& a, const Matrix& b, Matrix& out);
+
 // target = source, target += source, and target += factor * source, over `count` values (the
 // copy too: Emscripten's memcpy is a call and a byte loop for rows this short).
 void copy_into(float* target, const float* source, Eigen::Index count);

@@ -116,7 +116,7 @@ Var sage_message_over(Var x, MessageInputs inputs, std::shared_ptr<const RowSour
   // product and add the bias in another pass.
   Matrix pre(stacked.rows(), w_self.cols());
   pre.rowwise() = bias.value().row(0);
-  pre.noalias() += stacked * stack_rows({&w_self.value(), &w_producers.value(), &w_consumers.value()});
+  multiply_add(stacked, stack_rows({&w_self.value(), &w_producers.value(), &w_consumers.value()}), pre);
   Matrix out = pre;
   gelu_in_place(out.data(), out.size());
   return x.tape->record(std::move(out), {x, w_self, w_producers, w_consumers, bias},
@@ -127,8 +127,8 @@ Var sage_message_over(Var x, MessageInputs inputs, std::shared_ptr<const RowSour
                           const Eigen::Index m = tape.value(x.id).cols();
                           const Var weights[3] = {w_self, w_producers, w_consumers};
                           if (tape.needs_grad(w_self.id) || tape.needs_grad(w_producers.id) || tape.needs_grad(w_consumers.id)) {
-                            Matrix d_weights(3 * m, d_pre.cols());
-                            d_weights.noalias() = stacked.transpose() * d_pre;
+                            Matrix d_weights = Matrix::Zero(3 * m, d_pre.cols());
+                            multiply_transposed_left_add(stacked, d_pre, d_weights);
                             for (int k = 0; k < 3; ++k) {
                               if (tape.needs_grad(weights[k].id)) tape.add_to_grad(weights[k].id, d_weights.middleRows(k * m, m));
                             }
@@ -138,17 +138,16 @@ Var sage_message_over(Var x, MessageInputs inputs, std::shared_ptr<const RowSour
                           if (inputs.self == nullptr) {
                             // x's own part straight into its gradient (usually already holding the residual's), then
                             // the neighbour means' part scattered back to the neighbours.
-                            target.noalias() += d_pre * tape.value(w_self.id).transpose();
-                            Matrix d_means(d_pre.rows(), 2 * m);
-                            d_means.noalias() = d_pre * stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}).transpose();
+                            multiply_transposed_right_add(d_pre, tape.value(w_self.id), target);
+                            Matrix d_means = Matrix::Zero(d_pre.rows(), 2 * m);
+                            multiply_transposed_right_add(d_pre, stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}), d_means);
                             scatter_neighbour_aggregates(d_means, 0, inputs, kind, argmax, target);
                             return;
                           }
                           // Gathered: one product for all three parts, each scattered to its rows of x.
-                          Matrix d_stacked(d_pre.rows(), 3 * m);
-                          d_stacked.noalias() =
-                              d_pre *
-                              stack_rows({&tape.value(w_self.id), &tape.value(w_producers.id), &tape.value(w_consumers.id)}).transpose();
+                          Matrix d_stacked = Matrix::Zero(d_pre.rows(), 3 * m);
+                          multiply_transposed_right_add(
+                              d_pre, stack_rows({&tape.value(w_self.id), &tape.value(w_producers.id), &tape.value(w_consumers.id)}), d_stacked);
                           for (Eigen::Index i = 0; i < d_stacked.rows(); ++i)
                             target.row(inputs.self_row(0, i)) += d_stacked.block(i, 0, 1, m);
                           scatter_neighbour_aggregates(d_stacked, m, inputs, kind, argmax, target);

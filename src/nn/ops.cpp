@@ -20,10 +20,12 @@ void accumulate(Tape& tape, Var input, const Matrix& contribution) {
 
 Var matmul(Var a, Var b) {
   assert(a.cols() == b.rows());
-  return a.tape->record(a.value() * b.value(), {a, b}, [a, b](Tape& tape, int id) {
+  Matrix product;
+  multiply_into(a.value(), b.value(), product);
+  return a.tape->record(std::move(product), {a, b}, [a, b](Tape& tape, int id) {
     const Matrix& g = tape.grad(id);
-    if (tape.needs_grad(a.id)) tape.grad(a.id).noalias() += g * tape.value(b.id).transpose();
-    if (tape.needs_grad(b.id)) tape.grad(b.id).noalias() += tape.value(a.id).transpose() * g;
+    if (tape.needs_grad(a.id)) multiply_transposed_right_add(g, tape.value(b.id), tape.grad(a.id));
+    if (tape.needs_grad(b.id)) multiply_transposed_left_add(tape.value(a.id), g, tape.grad(b.id));
   });
 }
 
