@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <stdexcept>
 
@@ -18,9 +19,12 @@ void check_output_path(const std::string& output, const std::vector<std::string>
     // Does not exist yet: its folder must (the partial file is made beside it).
     const size_t slash = output.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
+    // The user's own path, quoted whole: a folder path is bounded by the system (PATH_MAX), and a
+    // path cut short would hide which folder is missing.
+    const std::string quoted = excerpt(folder, PATH_MAX);
     struct stat parent {};
-    if (::stat(folder.c_str(), &parent) != 0) throw InputError(output, "", "a path in an existing folder", "no folder " + excerpt(folder));
-    if (!S_ISDIR(parent.st_mode)) throw InputError(output, "", "a path in an existing folder", excerpt(folder) + ", which is not a folder");
+    if (::stat(folder.c_str(), &parent) != 0) throw InputError(output, "", "a path in an existing folder", "no folder " + quoted);
+    if (!S_ISDIR(parent.st_mode)) throw InputError(output, "", "a path in an existing folder", quoted + ", which is not a folder");
     return;
   }
   if (S_ISDIR(target.st_mode)) {
