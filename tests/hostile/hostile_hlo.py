@@ -13,7 +13,6 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
@@ -223,14 +222,8 @@ def cases(work):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="graphcost-hostile-hlo-")
-    try:
-        cases(work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(f"{hostile_support.passed} passed, {hostile_support.failed} failed")
-    sys.exit(1 if hostile_support.failed else 0)
+    return hostile_support.run_cases(cases, "graphcost-hostile-hlo-")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
@@ -48,13 +47,7 @@ def rewrite_model(source, destination, change_json=None, change_param=None):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="graphcost-hostile-")
-    try:
-        cases(work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(f"{hostile_support.passed} passed, {hostile_support.failed} failed")
-    return 0 if hostile_support.failed == 0 else 1
+    return hostile_support.run_cases(cases, "graphcost-hostile-")
 
 
 def cases(work):

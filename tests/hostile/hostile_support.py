@@ -5,6 +5,7 @@ import hashlib
 import os
 import re
 import resource
+import shutil
 import subprocess
 import tempfile
 import time
@@ -92,3 +93,15 @@ def digest(path):
 
 def partial_files(root):
     return [os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f.endswith(".partial")]
+
+
+def run_cases(cases, prefix):
+    """Runs cases(work) in a fresh temporary folder (removed after), prints the counts and returns
+    the exit status: 0 when every check passed."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    try:
+        cases(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
