@@ -412,7 +412,7 @@ test("the Tune panel replays a real file's measurements: the model learns in the
   assert.ok(last.best_over_file_best >= 1);
   assert.ok(s.tune.measured.includes(0), "config 0 is measured first");
   console.log(`Tune panel: 3 rounds of 10 in ${Date.now() - started} ms (${s.tune.learn_ms_per_round.toFixed(0)} ms fitting a round); ` +
-              `tau on the unmeasured ${last.unmeasured_tau.toFixed(3)}`);
+              `tau on the unmeasured ${last.unmeasured_tau.toFixed(3)}, best measured / file's best ${last.best_over_file_best.toFixed(4)}`);
   assert.ok(s.panels.some((p) => p.name === "Tune"), "the panel is drawn");
   assertPanelsBesideGraph(s);
   await page.screenshot({ path: artifact("app-tune") });
