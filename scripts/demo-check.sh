@@ -20,7 +20,8 @@ trap stop_server EXIT
 
 paths=(/ /submit.html /data/leaderboard.json /api/competition /app/ /app/graphcost_app.wasm /app/demos/index.json /app/graphcost_validate.wasm)
 deadline=$(( $(date +%s) + 300 ))
-until curl -fsS -o /dev/null "http://127.0.0.1:$port/"; do
+# Quiet while it starts (a refused connection each second is expected); a failure is told below.
+until curl -fs -o /dev/null "http://127.0.0.1:$port/"; do
   if ! kill -0 "$server" 2>/dev/null || [ "$(date +%s)" -gt "$deadline" ]; then
     echo "demo-check: the demo did not serve on 127.0.0.1:$port; its output:" >&2
     cat "$log" >&2
