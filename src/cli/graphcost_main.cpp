@@ -75,8 +75,9 @@ CLI::App* add_gen_command(CLI::App& app, graphcost::GenOptions& gen) {
   gen_command->add_option("--threads", gen.generator.threads, "worker threads (default 2)")->check(CLI::Range(1, 64));
   gen_command->add_option("--programs", gen.generator.programs_dir,
                           "a folder of XLA HLO text modules (.hlo/.txt): real program structures beside the synthetic families");
-  gen_command->add_option("--program-share", gen.generator.program_share,
-                          "with --programs: the share of layout graphs drawn from them (default 0.5)")
+  gen_command
+      ->add_option("--program-share", gen.generator.program_share,
+                   "with --programs: the share of layout graphs drawn from them (default 0.5)")
       ->check(CLI::Range(0.0, 1.0));
   gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
   return gen_command;
@@ -224,7 +225,8 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
       "tune", "Tune a program from a few of its measurements: rank the candidates, measure a batch, learn, repeat (docs/tuning.md)");
   command->add_option("target", tune.target, "a layout or tile .npz, tuning records, or a module (HLO text or proto)")->required();
   command->add_option("--model", tune.model, "a model: the first ranking, the warm start (--init model), or zero-shot's");
-  command->add_option("--budget", tune.tune.budget, "measurements in all, failed ones included (default 100)")->check(CLI::Range(1, 1000000));
+  command->add_option("--budget", tune.tune.budget, "measurements in all, failed ones included (default 100)")
+      ->check(CLI::Range(1, 1000000));
   command->add_option("--per-round", tune.tune.per_round, "measurements a round (default 10)")->check(CLI::Range(1, 100000));
   graphcost::add_named_option(command, "--strategy", tune.tune.strategy, graphcost::tune_strategy_names(),
                               "online (default: learn after each round), zero-shot (the model as is), random, fewest-changes");
@@ -237,20 +239,24 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
       ->check(CLI::Range(0.0, 1.0));
   graphcost::add_named_option(command, "--oracle", tune.oracle, graphcost::oracle_kind_names(),
                               "replay (the file's recorded runtimes; default), simulate (graphcost's simulator), command (--measure)");
-  command->add_option("--measure", tune.measure, "--oracle command: a command given CONFIG.json [MODULE.hlo]; prints seconds on its last line");
+  command->add_option("--measure", tune.measure,
+                      "--oracle command: a command given CONFIG.json [MODULE.hlo]; prints seconds on its last line");
   command->add_option("--measure-timeout", tune.measure_timeout, "--oracle command: seconds before a run is killed (default 600)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept (default 1)")->check(CLI::Range(1, 1000));
+  command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept (default 1)")
+      ->check(CLI::Range(1, 1000));
   command->add_option("--hardware", tune.hardware, "--oracle simulate: nominal (default), tpu-v5e, tpu-v6e or a JSON profile");
-  command->add_option("--candidates", tune.candidates, "module targets: random configs beside config 0 (default 1000)")->check(CLI::Range(1, 10000000));
+  command->add_option("--candidates", tune.candidates, "module targets: random configs beside config 0 (default 1000)")
+      ->check(CLI::Range(1, 10000000));
   graphcost::add_seed_option(command, tune.tune.seed, "seed: same seed, same measurements in the same order");
   command->add_option("--epochs", tune.tune.epochs, "online: epochs per round's fit (default 4)")->check(CLI::Range(1, 10000));
   command->add_option("--steps-per-epoch", tune.tune.steps_per_epoch, "online: steps per epoch (default 50)")->check(CLI::Range(1, 100000));
   command->add_option("--configs-per-step", tune.tune.configs_per_step, "online: measured configs a training step ranks (default 32)")
       ->check(CLI::Range(2, 100000));
-  command->add_option("--hops", tune.tune.scratch_model.hops,
-                      "online, layout, from scratch: the model sees configurable nodes and their k-hop neighbours (default 1; -1: "
-                      "the whole graph; 2 measured as good or better on the real files at 1.5x the time, docs/tuning.md)")
+  command
+      ->add_option("--hops", tune.tune.scratch_model.hops,
+                   "online, layout, from scratch: the model sees configurable nodes and their k-hop neighbours (default 1; -1: "
+                   "the whole graph; 2 measured as good or better on the real files at 1.5x the time, docs/tuning.md)")
       ->check(CLI::Range(-1, 16));
   command->add_option("--out", tune.out, "a labelled TpuGraphs file of every config measured (journal beside it: OUT.journal)");
   command->add_option("--costs-out", tune.costs_out, "CSV: config,predicted,measured (1 if measured) for every candidate");
@@ -263,14 +269,18 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
 CLI::App* add_simulate_command(CLI::App& app, graphcost::SimulateCommandOptions& simulate) {
   CLI::App* simulate_command = app.add_subcommand(
       "simulate", "Price every config of a file with the cost simulator (gen's labeller); on measured files, its tau and top-5 slowdown");
-  simulate_command->add_option("paths", simulate.paths, "layout or tile .npz files, or modules (HLO text, protos, tuning records: imported on the fly)");
+  simulate_command->add_option("paths", simulate.paths,
+                               "layout or tile .npz files, or modules (HLO text, protos, tuning records: imported on the fly)");
   simulate_command->add_option("--out", simulate.out,
                                "CSV of every config: file, config, simulated_seconds, measured; with --gemm, the rows with predicted_s");
-  simulate_command->add_option("--hardware", simulate.hardware,
-                               "the simulator's constants: nominal (default, what gen labels with), tpu-v5e, tpu-v6e, or a JSON file of {\"field\": number}");
+  simulate_command->add_option(
+      "--hardware", simulate.hardware,
+      "the simulator's constants: nominal (default, what gen labels with), tpu-v5e, tpu-v6e, or a JSON file of {\"field\": number}");
   simulate_command->add_flag("--json", simulate.json, "print JSON instead of text");
-  simulate_command->add_option("--gemm", simulate.gemm, "a CSV of matrix multiplications (M,N,K,dtype[,median_s][,family]) to price instead of files");
-  simulate_command->add_flag("--fit", simulate.fit, "with --gemm: fit the profile's efficiencies to the rows, and show how they hold on rows left out");
+  simulate_command->add_option("--gemm", simulate.gemm,
+                               "a CSV of matrix multiplications (M,N,K,dtype[,median_s][,family]) to price instead of files");
+  simulate_command->add_flag("--fit", simulate.fit,
+                             "with --gemm: fit the profile's efficiencies to the rows, and show how they hold on rows left out");
   return simulate_command;
 }
 
