@@ -251,12 +251,12 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
   graphcost::add_seed_option(command, tune.tune.seed, "seed: same seed, same measurements in the same order");
   command->add_option("--epochs", tune.tune.epochs, "online: epochs per round's fit (default 4)")->check(CLI::Range(1, 10000));
   command->add_option("--steps-per-epoch", tune.tune.steps_per_epoch, "online: steps per epoch (default 50)")->check(CLI::Range(1, 100000));
-  command->add_option("--configs-per-step", tune.tune.configs_per_step, "online: measured configs a training step ranks (default 32)")
+  command->add_option("--configs-per-step", tune.tune.configs_per_step, "online: measured configs a training step ranks (default 64)")
       ->check(CLI::Range(2, 100000));
   command
       ->add_option("--hops", tune.tune.scratch_model.hops,
                    "online, layout, from scratch: the model sees configurable nodes and their k-hop neighbours (default 1; -1: "
-                   "the whole graph; 2 measured as good or better on the real files at 1.5x the time, docs/tuning.md)")
+                   "the whole graph; 2 did not rank better on the real files and takes 1.5x the time, docs/tuning.md)")
       ->check(CLI::Range(-1, 16));
   command->add_option("--out", tune.out, "a labelled TpuGraphs file of every config measured (journal beside it: OUT.journal)");
   command->add_option("--costs-out", tune.costs_out, "CSV: config,predicted,measured (1 if measured) for every candidate");

@@ -58,8 +58,9 @@ struct TuneOptions {
   double explore = 0.3;  // online: the share of each batch drawn at random among the unmeasured
   uint64_t seed = 0;
   // The fine-tuning recipe (train/trainer.h's options): per round, `epochs` x `steps_per_epoch`
-  // steps of `configs_per_step` measured configs; from scratch, a model of `scratch_model`'s shape.
-  int epochs = 4, steps_per_epoch = 50, configs_per_step = 32;
+  // steps of `configs_per_step` measured configs (all of them while fewer are measured); from
+  // scratch, a model of `scratch_model`'s shape. 64 a step, not 32: docs/tuning.md, "The fit".
+  int epochs = 4, steps_per_epoch = 50, configs_per_step = 64;
   float learning_rate = 2e-3f;
   RankingLoss loss = RankingLoss::ListMle;
   ModelConfig scratch_model;
