@@ -63,7 +63,8 @@ class TuneResult(dict):
                    'round', 'predicted'}] in the order they were made
     rounds        per round: measured, best_seconds, out_of_sample_tau (the model's tau on the
                   round's new measurements predicted before they were made), unmeasured_tau (replay),
-                  seconds, learn_seconds
+                  gnn_weight (learners auto and blend: the GNN's share of the ranking, ridge has
+                  the rest), seconds, learn_seconds
     costs         float32 array: the final model's cost of every candidate (lower = predicted faster)
     measured      a Graph of the configs measured without failure, with their runtimes
     best          {'config', 'seconds'}: the fastest measured, or None

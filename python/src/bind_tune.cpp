@@ -39,6 +39,7 @@ py::dict report_dict(const RoundReport& r) {
   d["config0_seconds"] = value(r.config0_seconds);
   d["out_of_sample_tau"] = value(r.out_of_sample_tau);
   d["unmeasured_tau"] = value(r.unmeasured_tau);
+  d["gnn_weight"] = value(r.gnn_weight);
   d["unmeasured_slowdown_at_5"] = value(r.unmeasured_slowdown_at_5);
   d["best_over_pool_best"] = value(r.best_over_pool_best);
   d["seconds"] = r.seconds;

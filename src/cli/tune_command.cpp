@@ -74,6 +74,7 @@ void print_round(const RoundReport& r, int budget, double elapsed) {
   if (std::isfinite(r.config0_seconds) && std::isfinite(r.best_seconds)) line += " (" + format_change(r.best_seconds / r.config0_seconds) + " vs config 0)";
   line += ", tau on the new ones before measuring " + number(r.out_of_sample_tau, "%.3f");
   if (std::isfinite(r.unmeasured_tau)) line += ", on the unmeasured " + number(r.unmeasured_tau, "%.3f");
+  if (std::isfinite(r.gnn_weight)) line += ", GNN's share " + number(r.gnn_weight, "%.2f");
   const double per_measurement = r.measured > 0 ? elapsed / r.measured : 0;
   line += "; round " + number(r.seconds, "%.2fs") + " (learn " + number(r.learn_seconds, "%.2fs") + "), ETA " +
           number(per_measurement * (budget - r.measured), "%.0fs");
@@ -121,6 +122,7 @@ nlohmann::json summary_json(const TuneCommandOptions& options, const Tuner& tune
                            {"config0_seconds", value(r.config0_seconds)},
                            {"out_of_sample_tau", value(r.out_of_sample_tau)},
                            {"unmeasured_tau", value(r.unmeasured_tau)},
+                           {"gnn_weight", value(r.gnn_weight)},
                            {"unmeasured_slowdown_at_5", value(r.unmeasured_slowdown_at_5)},
                            {"best_over_pool_best", value(r.best_over_pool_best)},
                            {"seconds", r.seconds},

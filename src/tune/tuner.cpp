@@ -86,6 +86,23 @@ void Tuner::restore(const std::vector<Measurement>& measurements) {
     measurements_.push_back(m);
     round_ = std::max(round_, m.round + 1);
   }
+  // auto's record of how each learner ranked the rounds before, from the costs the journal kept.
+  gnn_round_taus_.clear();
+  ridge_round_taus_.clear();
+  for (int round = 0; round < round_; ++round) record_learner_taus(round);
+}
+
+void Tuner::record_learner_taus(int round) {
+  std::vector<double> gnn, ridge, measured;
+  for (const Measurement& m : measurements_) {
+    if (m.round != round || !m.ok() || !std::isfinite(m.predicted_gnn) || !std::isfinite(m.predicted_ridge)) continue;
+    gnn.push_back(m.predicted_gnn);
+    ridge.push_back(m.predicted_ridge);
+    measured.push_back(m.seconds);
+  }
+  if (measured.size() < 2) return;
+  gnn_round_taus_.push_back(kendall_tau_b(gnn.data(), measured.data(), measured.size()));
+  ridge_round_taus_.push_back(kendall_tau_b(ridge.data(), measured.data(), measured.size()));
 }
 
 bool Tuner::done() const {
@@ -208,9 +225,12 @@ void add_standardised(const std::vector<float>& costs, double weight, std::vecto
 }  // namespace
 
 double Tuner::gnn_weight() const {
-  if (ridge_costs_.empty()) return 1.0;
-  if (gnn_costs_.empty()) return 0.0;
-  if (options_.learner != TuneLearner::Auto) return 0.5;
+  switch (options_.learner) {
+    case TuneLearner::Gnn: return 1.0;
+    case TuneLearner::Ridge: return 0.0;
+    case TuneLearner::Blend: return 0.5;
+    case TuneLearner::Auto: break;
+  }
   // The learner that ranked the new measurements better so far gets the weight; even at first.
   const auto mean = [](const std::vector<double>& taus) {
     double sum = 0;
@@ -240,7 +260,7 @@ void Tuner::rank() {
     }
   }
   costs_.assign(static_cast<size_t>(target_.graph.config_count), 0.0f);
-  const double weight = gnn_weight();
+  const double weight = gnn_costs_.empty() ? 0.0 : ridge_costs_.empty() ? 1.0 : gnn_weight();
   if (!gnn_costs_.empty()) add_standardised(gnn_costs_, weight, costs_);
   if (!ridge_costs_.empty()) add_standardised(ridge_costs_, 1.0 - weight, costs_);
 }
@@ -292,6 +312,10 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     m.config = config;
     m.round = round_;
     m.predicted = predicted_before.empty() ? NAN : predicted_before[static_cast<size_t>(config)];
+    if (!gnn_before.empty() && !ridge_before.empty()) {
+      m.predicted_gnn = gnn_before[static_cast<size_t>(config)];
+      m.predicted_ridge = ridge_before[static_cast<size_t>(config)];
+    }
     measured_[static_cast<size_t>(config)] = true;
     if (m.ok()) {
       training_graph_.config_runtime_ns[static_cast<size_t>(config)] = to_ns(m.seconds);
@@ -304,24 +328,13 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     if (on_measured) on_measured(m);
   }
   report.measure_seconds = seconds_since(measure_start);
-  if (!gnn_before.empty() && !ridge_before.empty()) {  // each learner's honest figure on this batch
-    std::vector<double> gnn, ridge, measured;
-    for (const Measurement& m : measurements_) {
-      if (m.round != round_ || !m.ok()) continue;
-      gnn.push_back(gnn_before[static_cast<size_t>(m.config)]);
-      ridge.push_back(ridge_before[static_cast<size_t>(m.config)]);
-      measured.push_back(m.seconds);
-    }
-    if (measured.size() >= 2) {
-      gnn_round_taus_.push_back(kendall_tau_b(gnn.data(), measured.data(), measured.size()));
-      ridge_round_taus_.push_back(kendall_tau_b(ridge.data(), measured.data(), measured.size()));
-    }
-  }
+  record_learner_taus(round_);  // each learner's honest figure on this batch
   if (batch_predicted.size() >= 2) report.out_of_sample_tau = kendall_tau_b(batch_predicted.data(), batch_measured.data(), batch_predicted.size());
   const auto learn_start = Clock::now();
   learn();
   rank();
   report.learn_seconds = seconds_since(learn_start);
+  if (!gnn_costs_.empty() && !ridge_costs_.empty()) report.gnn_weight = gnn_weight();
   score(report);
   report.seconds = seconds_since(start);
   ++round_;

@@ -83,6 +83,8 @@ struct RoundReport {
   // measured yet, and the best measured against the best of all candidates.
   double unmeasured_tau = NAN, unmeasured_slowdown_at_5 = NAN, best_over_pool_best = NAN;
   double seconds = 0, measure_seconds = 0, learn_seconds = 0;  // the round; its measurements; fit and rank
+  // Learners auto and blend: the GNN's share of the next ranking (ridge has the rest); NaN else.
+  double gnn_weight = NAN;
 };
 
 class Tuner {
@@ -109,6 +111,9 @@ class Tuner {
   const TuningTarget& target() const { return target_; }
   const TuneOptions& options() const { return options_; }
   int round() const { return round_; }
+  // The GNN's share of the ranking when both learners rank (auto: from how each ranked the rounds
+  // so far, before their measurements were made; blend: 0.5); 1 with the GNN alone, 0 with ridge.
+  double gnn_weight() const;
 
   // The target's graph with the measured runtimes only (the rest 0), and its ok configs: what the
   // model is fitted on. A labelled TpuGraphs file of everything measured (tune --out) keeps just
@@ -133,9 +138,9 @@ class Tuner {
   std::vector<float> ridge_costs_;  // the ridge learner's costs of every candidate (empty: none)
   std::vector<float> gnn_costs_;    // the GNN ensemble's (standardised) costs (empty: none)
   // auto: each learner's out-of-sample tau per round (on the round's new measurements, predicted
-  // before they were made), and the weight on the GNN they give.
+  // before they were made: Measurement::predicted_gnn and predicted_ridge, so a resume has them).
   std::vector<double> gnn_round_taus_, ridge_round_taus_;
-  double gnn_weight() const;
+  void record_learner_taus(int round);
   TpuGraph training_graph_;             // the target's graph with the measured runtimes only
   std::vector<Measurement> measurements_;
   std::vector<bool> measured_;

@@ -19,6 +19,8 @@ nlohmann::json measurement_json(const Measurement& m) {
                          {"runs", m.runs}};
   if (m.ok()) line["seconds"] = m.seconds;
   line["predicted"] = std::isfinite(m.predicted) ? nlohmann::json(m.predicted) : nlohmann::json(nullptr);
+  if (std::isfinite(m.predicted_gnn)) line["predicted_gnn"] = m.predicted_gnn;
+  if (std::isfinite(m.predicted_ridge)) line["predicted_ridge"] = m.predicted_ridge;
   if (!m.message.empty()) line["message"] = m.message;
   return line;
 }
@@ -33,6 +35,9 @@ Measurement measurement_from_json(const nlohmann::json& line, const std::string&
     if (m.ok()) m.seconds = line.at("seconds").get<double>();
     m.predicted = line.at("predicted").is_null() ? NAN : line.at("predicted").get<float>();
     if (line.contains("message")) m.message = line.at("message").get<std::string>();
+    // Journals before session 18 do not have them: a resume then weighs the learners evenly.
+    if (line.contains("predicted_gnn")) m.predicted_gnn = line.at("predicted_gnn").get<float>();
+    if (line.contains("predicted_ridge")) m.predicted_ridge = line.at("predicted_ridge").get<float>();
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where, "measurement", "config, status, round, runs, seconds (ok) and predicted", e.what());
   }

@@ -1,0 +1,78 @@
+// The tuning loop's memory across a resume (src/tune/tuner.h, tuning_journal.h): what the journal
+// keeps is enough for a resumed run to weigh its learners as the run it continues did.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+#include "data/tpu_graph.h"
+#include "test_support.h"
+#include "tune/oracles.h"
+#include "tune/tuner.h"
+#include "tune/tuning_journal.h"
+
+using namespace graphcost;
+
+namespace {
+
+std::string first_npz(const std::string& root) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.path().extension() == ".npz") return entry.path().string();
+  }
+  throw std::runtime_error("no .npz under " + root);
+}
+
+}  // namespace
+
+TEST_CASE("a resumed tune weighs its learners as the run it continues did", "[tune]") {
+  const std::string file = first_npz(testing::generate_tree("tuner_resume", "layout:xla:random", 1, 7, 80, 200));
+  const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
+  TuneOptions options;  // learner auto: both learners rank, and their record decides their shares
+  options.budget = 30;
+  options.per_round = 10;
+  options.seed = 3;
+  options.epochs = 1;  // the weights are the point here, not how well the GNN learns
+  options.steps_per_epoch = 10;
+  Tuner first(target, replay_oracle(target), nullptr, options);
+  const std::string journal_path = testing::scratch_dir("tuner_resume_journal") + "/run.journal";
+  {
+    TuningJournalWriter journal(journal_path, {{"graphcost_tune", 1}}, false);
+    for (int round = 0; round < 3; ++round) first.run_round([&](const Measurement& m) { journal.append(m); });
+  }
+  // Rounds 1 and 2 were predicted before they were measured: the record is not empty.
+  REQUIRE(first.gnn_weight() != 0.5);
+
+  const TuningJournal journal = read_tuning_journal(journal_path);
+  REQUIRE(journal.measurements.size() == 30);
+  CHECK(std::isnan(journal.measurements.front().predicted_gnn));  // round 0: no model yet
+  CHECK(std::isfinite(journal.measurements.back().predicted_gnn));
+  CHECK(std::isfinite(journal.measurements.back().predicted_ridge));
+  Tuner resumed(target, replay_oracle(target), nullptr, options);
+  resumed.restore(journal.measurements);
+  CHECK(resumed.gnn_weight() == first.gnn_weight());
+
+  // A journal written before the learners' costs were kept still resumes: even shares until the
+  // next rounds decide.
+  std::vector<Measurement> older = journal.measurements;
+  for (Measurement& m : older) m.predicted_gnn = m.predicted_ridge = NAN;
+  Tuner from_older(target, replay_oracle(target), nullptr, options);
+  from_older.restore(older);
+  CHECK(from_older.gnn_weight() == 0.5);
+}
+
+TEST_CASE("each learner ranks alone when it is the only one asked for", "[tune]") {
+  const std::string file = first_npz(testing::generate_tree("tuner_learners", "layout:xla:random", 1, 7, 80, 60));
+  const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
+  for (const auto& [learner, weight] : {std::pair{TuneLearner::Gnn, 1.0}, {TuneLearner::Ridge, 0.0}, {TuneLearner::Blend, 0.5}}) {
+    TuneOptions options;
+    options.learner = learner;
+    options.budget = 10;
+    options.epochs = 1;
+    options.steps_per_epoch = 5;
+    Tuner tuner(target, replay_oracle(target), nullptr, options);
+    const RoundReport report = tuner.run_round({});
+    CHECK(tuner.gnn_weight() == weight);
+    // The report's share is only for rankings that mix the two.
+    CHECK(std::isnan(report.gnn_weight) == (learner != TuneLearner::Blend));
+  }
+}
