@@ -140,8 +140,10 @@ int main(int argc, char** argv) {
   app.add_option("--hops", options.tune.scratch_model.hops);
   app.add_option("--learning-rate", options.tune.learning_rate);
   app.add_flag("--relative-configs", options.tune.scratch_model.relative_configs);
-  std::string loss = "listmle", learner = "auto", init = "scratch";
-  app.add_option("--init", init, "online: scratch or model (--model-layout / --model-tile)");
+  // The defaults are graphcost tune's (TuneOptions).
+  std::string loss = name_of(ranking_loss_names(), options.tune.loss), learner = name_of(tune_learner_names(), options.tune.learner),
+              init = name_of(tune_init_names(), options.tune.init);
+  app.add_option("--init", init, "online: previous, scratch or model (--model-layout / --model-tile)");
   app.add_option("--learner", learner);
   app.add_option("--loss", loss);
   CLI11_PARSE(app, argc, argv);
@@ -155,9 +157,9 @@ int main(int argc, char** argv) {
   if (!options.model_layout.empty()) layout_model = std::make_unique<CostModel>(CostModel::load(options.model_layout));
   if (!options.model_tile.empty()) tile_model = std::make_unique<CostModel>(CostModel::load(options.model_tile));
   std::ostringstream table;
-  table << "| program (configs) | budget | strategy | GNN tau, unmeasured | ridge tau, same measurements | GNN - ridge | top-5 slowdown | "
+  table << "| program (configs) | budget | strategy | GNN tau, unmeasured | seeds' range | ridge tau, same measurements | GNN - ridge | top-5 slowdown | "
            "best / file's best | vs random's | fit s/round |\n";
-  table << "|---|---|---|---|---|---|---|---|---|---|\n";
+  table << "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const TuningTarget& target : targets) {
     const CostModel* model = target.graph.kind == GraphKind::Tile ? tile_model.get() : layout_model.get();
     for (const int budget : options.budgets) {
@@ -175,6 +177,10 @@ int main(int argc, char** argv) {
       };
       for (const auto& [name, list] : runs) {
         const double tau = med(name, &Run::tau), ridge = med(name, &Run::ridge_tau), best = med(name, &Run::best);
+        double low = INFINITY, high = -INFINITY;  // the seeds' spread: at these budgets it is wide (docs/tuning.md)
+        for (const Run& run : list) {
+          if (std::isfinite(run.tau)) low = std::min(low, run.tau), high = std::max(high, run.tau);
+        }
         const double random_best = runs.count("random") ? med("random", &Run::best) : NAN;
         double learn = 0;
         int rounds = 0;
@@ -186,7 +192,8 @@ int main(int argc, char** argv) {
           return std::string(text);
         };
         const std::string line = "| " + target.path + " (" + std::to_string(target.graph.config_count) + ") | " + std::to_string(budget) + " | " + name +
-                                 " | " + cell(tau, "%.3f") + " | " + cell(ridge, "%.3f") + " | " + cell(tau - ridge, "%+.3f") + " | " +
+                                 " | " + cell(tau, "%.3f") + " | " + (std::isfinite(low) ? cell(low, "%.2f") + " to " + cell(high, "%.2f") : "-") +
+                                 " | " + cell(ridge, "%.3f") + " | " + cell(tau - ridge, "%+.3f") + " | " +
                                  cell(med(name, &Run::slowdown), "%.4f") + " | " + cell(best, "%.4f") + " | " + cell(best / random_best, "%.4f") +
                                  " | " + cell(rounds ? learn / rounds : NAN, "%.2f") + " |\n";
         table << line;

@@ -108,7 +108,7 @@ def _measure_with_timeout(measure, config, timeout):
 
 
 def tune(target, measure=None, budget=100, per_round=10, strategy="online", model=None, seed=0, timeout=None, candidates=1000,
-         explore=0.3, init="scratch", learner="auto", progress=None):
+         explore=0.3, init="previous", learner="auto", progress=None):
     """Tunes a program from a few of its measurements (docs/tuning.md).
 
     target     a path (a labelled or hidden .npz, tuning records, or a module: HLO text or proto,
@@ -121,6 +121,8 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
                runtimes.
     strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes'
     model      a Model: zero-shot's, or the warm start with init='model'
+    init       where each round's fit starts: 'previous' (the model the round before fitted; the
+               first from scratch), 'scratch' (a fresh model every round), 'model' (`model`'s weights)
     learner    'auto' (GNN and ridge weighed by how each ranked the new measurements), 'blend', 'gnn', 'ridge'
     progress   progress(round_report) after each round
     Returns a TuneResult. Ctrl-C stops after the measurement in hand (result.interrupted).

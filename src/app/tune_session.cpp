@@ -10,7 +10,7 @@ TuneSession::TuneSession(const TpuGraph& graph, const CostModel* model, TuneOpti
   if (!target_.recorded()) {
     throw InputError(graph.source, "runtimes", "recorded runtimes to replay (a labelled file)", "none (hidden)");
   }
-  if (options.strategy == TuneStrategy::Online && options.init == TuneInit::Scratch) model = nullptr;  // learns from the measurements alone
+  if (options.strategy == TuneStrategy::Online && options.init != TuneInit::Model) model = nullptr;  // learns from the measurements alone
   tuner_ = std::make_unique<Tuner>(target_, replay_oracle(target_), model, options);
 }
 

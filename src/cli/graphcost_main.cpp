@@ -231,7 +231,8 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
   graphcost::add_named_option(command, "--strategy", tune.tune.strategy, graphcost::tune_strategy_names(),
                               "online (default: learn after each round), zero-shot (the model as is), random, fewest-changes");
   graphcost::add_named_option(command, "--init", tune.tune.init, graphcost::tune_init_names(),
-                              "online: fit each round from scratch (default) or from --model's weights");
+                              "online: start each round's fit from the model the round before fitted (previous, default; the first from scratch), "
+                              "from scratch, or from --model's weights");
   graphcost::add_named_option(command, "--learner", tune.tune.learner, graphcost::tune_learner_names(),
                               "online: what learns from the measurements: auto (default: GNN and ridge, weighed by how each ranked "
                               "the new measurements before they were made), blend (averaged), gnn, ridge");
@@ -251,7 +252,7 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
   graphcost::add_seed_option(command, tune.tune.seed, "seed: same seed, same measurements in the same order");
   command->add_option("--epochs", tune.tune.epochs, "online: epochs per round's fit (default 4)")->check(CLI::Range(1, 10000));
   command->add_option("--steps-per-epoch", tune.tune.steps_per_epoch, "online: steps per epoch (default 50)")->check(CLI::Range(1, 100000));
-  command->add_option("--configs-per-step", tune.tune.configs_per_step, "online: measured configs a training step ranks (default 64)")
+  command->add_option("--configs-per-step", tune.tune.configs_per_step, "online: measured configs a training step ranks (default 32)")
       ->check(CLI::Range(2, 100000));
   command
       ->add_option("--hops", tune.tune.scratch_model.hops,

@@ -169,7 +169,11 @@ int run_tune_command(const TuneCommandOptions& options) {
       }
       if (earlier.dropped_partial_line) std::fprintf(stderr, "warning: the journal's last line was cut short (a kill): that measurement is made again\n");
       tuner.restore(earlier.measurements);
-      if (!options.quiet) std::fprintf(stderr, "resumed: %zu measurements from %s\n", earlier.measurements.size(), journal_path(options.out).c_str());
+      const bool refits = options.tune.strategy == TuneStrategy::Online && options.tune.init == TuneInit::Previous && tuner.round() > 1;
+      if (!options.quiet) {
+        std::fprintf(stderr, "resumed: %zu measurements from %s%s\n", earlier.measurements.size(), journal_path(options.out).c_str(),
+                     refits ? " (first fitting again the models its rounds fitted, each from the one before)" : "");
+      }
     }
     journal = std::make_unique<TuningJournalWriter>(journal_path(options.out), header, options.resume);
   }

@@ -38,12 +38,12 @@ const NameTable<TuneLearner>& tune_learner_names() {
 }
 
 const NameTable<TuneInit>& tune_init_names() {
-  static const NameTable<TuneInit> names = {{"scratch", TuneInit::Scratch}, {"model", TuneInit::Model}};
+  static const NameTable<TuneInit> names = {{"scratch", TuneInit::Scratch}, {"model", TuneInit::Model}, {"previous", TuneInit::Previous}};
   return names;
 }
 
 Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options)
-    : target_(target), oracle_(std::move(oracle)), given_(model), options_(std::move(options)), random_(options_.seed) {
+    : target_(target), oracle_(std::move(oracle)), given_(model), options_(std::move(options)) {
   const TpuGraph& graph = target_.graph;
   if (options_.budget < 1) throw InputError(target_.path, "budget", "1 or more measurements", std::to_string(options_.budget));
   if (options_.per_round < 1) throw InputError(target_.path, "per-round", "1 or more measurements a round", std::to_string(options_.per_round));
@@ -111,6 +111,9 @@ bool Tuner::done() const {
 }
 
 std::vector<int32_t> Tuner::choose_batch() {
+  // The round's random draws come from the seed and the round alone, so that a run resumed at a
+  // round's start draws what the uninterrupted run would have drawn.
+  random_.seed(options_.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(round_ + 1));
   std::vector<int32_t> unmeasured;
   for (int32_t c = 0; c < target_.graph.config_count; ++c) {
     if (!measured_[static_cast<size_t>(c)]) unmeasured.push_back(c);
@@ -162,14 +165,15 @@ std::vector<int32_t> Tuner::choose_batch() {
   return batch;
 }
 
-void Tuner::learn() {
+void Tuner::learn(size_t count) {
   if (options_.strategy != TuneStrategy::Online) return;
   std::vector<int32_t> configs;
-  for (const Measurement& m : measurements_) {
-    if (m.ok()) configs.push_back(m.config);
+  for (size_t i = 0; i < count; ++i) {
+    if (measurements_[i].ok()) configs.push_back(measurements_[i].config);
   }
-  learned_ = measurements_.size();
+  learned_ = count;
   if (configs.size() < 2) return;
+  std::vector<std::unique_ptr<CostModel>> previous = std::move(members_);
   members_.clear();
   member_prepared_.clear();
   ridge_costs_.clear();
@@ -185,6 +189,8 @@ void Tuner::learn() {
     std::unique_ptr<CostModel> model;
     if (options_.init == TuneInit::Model) {
       model = std::make_unique<CostModel>(given_->clone());
+    } else if (options_.init == TuneInit::Previous && static_cast<size_t>(member) < previous.size()) {
+      model = std::move(previous[static_cast<size_t>(member)]);
     } else {
       ModelConfig config = options_.scratch_model;
       config.kind = target_.graph.kind;
@@ -298,7 +304,13 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
   RoundReport report;
   report.round = round_;
   if (learned_ < measurements_.size() && options_.strategy == TuneStrategy::Online) {  // resumed: learn what the journal holds
-    learn();
+    if (options_.init == TuneInit::Previous) {
+      // The fits the run made at the end of each of its rounds, again: each starts from the one before.
+      for (size_t i = 1; i < measurements_.size(); ++i) {
+        if (measurements_[i].round != measurements_[i - 1].round) learn(i);
+      }
+    }
+    learn(measurements_.size());
     rank();
   }
   const std::vector<int32_t> batch = choose_batch();
@@ -331,7 +343,7 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
   record_learner_taus(round_);  // each learner's honest figure on this batch
   if (batch_predicted.size() >= 2) report.out_of_sample_tau = kendall_tau_b(batch_predicted.data(), batch_measured.data(), batch_predicted.size());
   const auto learn_start = Clock::now();
-  learn();
+  learn(measurements_.size());
   rank();
   report.learn_seconds = seconds_since(learn_start);
   if (!gnn_costs_.empty() && !ridge_costs_.empty()) report.gnn_weight = gnn_weight();

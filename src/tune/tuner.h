@@ -38,8 +38,10 @@ namespace graphcost {
 
 enum class TuneStrategy { Online, ZeroShot, Random, FewestChanges };
 const NameTable<TuneStrategy>& tune_strategy_names();  // "online", "zero-shot", "random", "fewest-changes"
-enum class TuneInit { Scratch, Model };
-const NameTable<TuneInit>& tune_init_names();  // "scratch", "model"
+// online: each round's fit starts from a fresh model (scratch), from --model's weights (model), or
+// from the model the round before fitted (previous; the first round from scratch).
+enum class TuneInit { Scratch, Model, Previous };
+const NameTable<TuneInit>& tune_init_names();  // "scratch", "model", "previous"
 // What `online` learns from the measurements: the GNN (graph + config), ridge regression on the
 // one-hot config values (train/ridge_ranker.h: per node for layout, the 24 features for tile), or
 // both, their standardised costs averaged (docs/tuning.md measures the three).
@@ -51,7 +53,7 @@ const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend",
 
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Online;
-  TuneInit init = TuneInit::Scratch;  // online: the model each fit starts from (docs/tuning.md says why scratch)
+  TuneInit init = TuneInit::Previous;  // online: the model each fit starts from (docs/tuning.md says why previous)
   TuneLearner learner = TuneLearner::Auto;
   int budget = 100;                   // measurements in all, failed ones included
   int per_round = 10;
@@ -59,8 +61,8 @@ struct TuneOptions {
   uint64_t seed = 0;
   // The fine-tuning recipe (train/trainer.h's options): per round, `epochs` x `steps_per_epoch`
   // steps of `configs_per_step` measured configs (all of them while fewer are measured); from
-  // scratch, a model of `scratch_model`'s shape. 64 a step, not 32: docs/tuning.md, "The fit".
-  int epochs = 4, steps_per_epoch = 50, configs_per_step = 64;
+  // scratch, a model of `scratch_model`'s shape (docs/tuning.md, "The fit").
+  int epochs = 4, steps_per_epoch = 50, configs_per_step = 32;
   float learning_rate = 2e-3f;
   RankingLoss loss = RankingLoss::ListMle;
   ModelConfig scratch_model;
@@ -122,7 +124,7 @@ class Tuner {
 
  private:
   std::vector<int32_t> choose_batch();
-  void learn();
+  void learn(size_t count);  // fits on the first `count` measurements
   void rank();
   void score(RoundReport& report) const;
 
@@ -130,7 +132,7 @@ class Tuner {
   Oracle oracle_;
   const CostModel* given_;
   TuneOptions options_;
-  std::mt19937_64 random_;
+  std::mt19937_64 random_;  // the exploration's draws, seeded each round (choose_batch)
   std::unique_ptr<CostModel> current_;  // the model ranking the candidates (a copy of the given one, or fitted)
   std::unique_ptr<PreparedGraph> prepared_;
   std::vector<std::unique_ptr<CostModel>> members_;  // the ensemble beside current_ (its first member)

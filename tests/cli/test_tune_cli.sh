@@ -47,15 +47,17 @@ check "the same seed measures the same configs in the same order" bash -c \
 check "the scratch model's recipe is the user's: --hops 2 --configs-per-step 16" test $status -eq 0
 
 # The real-hardware oracle on a real module: failures, timeouts and garbage are kept and survived.
+# Every config is measured (the module's own and 30 candidates), so each kind of failure the script
+# has for some configs (tests/fixtures/measure_config.py) occurs whatever order the tuner draws them in.
 module="$data/hlo/dlrm_keras_jax_f32_train_step.hlo"
-"$graphcost" tune "${recipe[@]}" "$module" --oracle command --measure "$measure" --measure-timeout 1 --candidates 60 --budget 24 --per-round 8 \
+"$graphcost" tune "${recipe[@]}" "$module" --oracle command --measure "$measure" --measure-timeout 1 --candidates 30 --budget 31 --per-round 8 \
   --seed 1 --out "$out/hw.npz" >"$out/hw.txt" 2>"$out/hw.err"; status=$?
 check "command tune on the DLRM train step exits 0" test $status -eq 0
 check "  ...records failed, timed-out and garbage measurements and goes on" /usr/bin/python3 -c "
 import json, sys
 lines = [json.loads(l) for l in open('$out/hw.npz.journal')][1:]
 statuses = {l['status'] for l in lines}
-sys.exit(0 if len(lines) == 24 and {'ok', 'failed', 'timeout', 'garbage'} <= statuses else 1)"
+sys.exit(0 if len(lines) == 31 and {'ok', 'failed', 'timeout', 'garbage'} <= statuses else 1)"
 check "  ...each failure says why" bash -c "grep -q 'exit status 1' '$out/hw.npz.journal' && grep -q 'no answer within 1 s' '$out/hw.npz.journal' && grep -q 'not a positive number' '$out/hw.npz.journal'"
 check "  ...hands the script the module with the config's layouts" bash -c "ls '$out/hw.npz.measurements/' | grep -q 'config-0.hlo'"
 check "  ...the results file holds the ok ones" /usr/bin/python3 -c "
@@ -67,7 +69,7 @@ sys.exit(0 if len(np.load('$out/hw.npz')['config_runtime']) == ok else 1)"
 MEASURE_LOG="$out/asked.txt" "$graphcost" tune "${recipe[@]}" "$module" --oracle command --measure "$measure" --measure-timeout 1 --candidates 60 \
   --budget 24 --per-round 8 --seed 2 --out "$out/killed.npz" -q >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do [ "$(wc -l <"$out/killed.npz.journal" 2>/dev/null || echo 0)" -ge 6 ] && break; sleep 0.1; done
+for _ in $(seq 1 600); do [ "$(wc -l <"$out/killed.npz.journal" 2>/dev/null || echo 0)" -ge 6 ] && break; sleep 0.1; done  # up to a minute on a loaded machine
 kill -9 $pid; wait $pid 2>/dev/null
 before=$(($(wc -l <"$out/killed.npz.journal") - 1))
 check "a killed run left its measurements in the journal" test "$before" -ge 5
