@@ -35,9 +35,9 @@ TEST_CASE("gemm model: padding, residency and overlap as the formula says", "[ge
   h.mxu_efficiency = h.hbm_efficiency = 1, h.overlap_share = 0, h.resident_read_speedup = 1, h.launch_seconds = 0;
   // 8192^3 bf16: compute bound, no padding
   const double compute = 2.0 * 8192 * 8192 * 8192 / 1.97e14;
-  CHECK(gemm_seconds({8192, 8192, 8192, GemmType::BF16}, h) == Approx(compute));
+  CHECK(gemm_seconds({8192, 8192, 8192, GemmType::BF16, "", 0}, h) == Approx(compute));
   // 129 rows pad to 136, K and N 129 to 256 (v5e's 128-wide MXU), 512-wide on v6e's 256
-  const Gemm odd{129, 129, 129, GemmType::BF16};
+  const Gemm odd{129, 129, 129, GemmType::BF16, "", 0};
   h.hbm_bytes_per_second = 1e30;  // compute only
   CHECK(gemm_seconds(odd, h) == Approx(2.0 * 136 * 256 * 256 / 1.97e14));
   HardwareModel v6e = hardware_profile("tpu-v6e");
@@ -47,7 +47,7 @@ TEST_CASE("gemm model: padding, residency and overlap as the formula says", "[ge
   HardwareModel m = hardware_profile("tpu-v5e");
   m.launch_seconds = 0, m.overlap_share = 0, m.mxu_efficiency = 1, m.hbm_efficiency = 1, m.resident_read_speedup = 4;
   const double weights = 4096.0 * 4096 * 2;
-  const double vector = gemm_seconds({1, 4096, 4096, GemmType::BF16}, m), batch = gemm_seconds({8, 4096, 4096, GemmType::BF16}, m);
+  const double vector = gemm_seconds({1, 4096, 4096, GemmType::BF16, "", 0}, m), batch = gemm_seconds({8, 4096, 4096, GemmType::BF16, "", 0}, m);
   CHECK(vector > weights / 8.2e11);
   CHECK(batch < vector / 2);
 }

@@ -50,7 +50,7 @@ void bind_simulation(py::module_& m) {
         if (dtype != "bf16" && dtype != "int8") throw InputError("", "dtype", "bf16 or int8", dtype);
         const HardwareModel profile = hardware_profile(hardware);
         if (profile.mxu_dim <= 0) throw InputError(hardware, "mxu_dim", "a profile with the matrix unit's size (tpu-v5e, tpu-v6e)", "0");
-        return gemm_seconds({m_rows, n, k, dtype == "int8" ? GemmType::Int8 : GemmType::BF16}, profile);
+        return gemm_seconds({m_rows, n, k, dtype == "int8" ? GemmType::Int8 : GemmType::BF16, "", 0}, profile);
       },
       py::arg("m"), py::arg("n"), py::arg("k"), py::arg("dtype") = "bf16", py::arg("hardware") = "tpu-v5e",
       "One matrix multiplication's predicted time (seconds) on a TPU profile (docs/simulator.md).");
