@@ -25,14 +25,14 @@ std::string first_npz(const std::string& root) {
 }  // namespace
 
 TEST_CASE("a resumed tune weighs its learners as the run it continues did", "[tune]") {
-  const std::string file = first_npz(testing::generate_tree("tuner_resume", "layout:xla:random", 1, 7, 80, 200));
+  const std::string file = first_npz(testing::generate_tree("tuner_resume", "layout:xla:random", 1, 7, 30, 40));
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   TuneOptions options;  // learner auto: both learners rank, and their record decides their shares
-  options.budget = 30;
-  options.per_round = 10;
+  options.budget = 12;
+  options.per_round = 4;
   options.seed = 3;
   options.epochs = 1;  // the weights are the point here, not how well the GNN learns
-  options.steps_per_epoch = 10;
+  options.steps_per_epoch = 3;
   Tuner first(target, replay_oracle(target), nullptr, options);
   const std::string journal_path = testing::scratch_dir("tuner_resume_journal") + "/run.journal";
   {
@@ -43,7 +43,7 @@ TEST_CASE("a resumed tune weighs its learners as the run it continues did", "[tu
   REQUIRE(first.gnn_weight() != 0.5);
 
   const TuningJournal journal = read_tuning_journal(journal_path);
-  REQUIRE(journal.measurements.size() == 30);
+  REQUIRE(journal.measurements.size() == 12);
   CHECK(std::isnan(journal.measurements.front().predicted_gnn));  // round 0: no model yet
   CHECK(std::isfinite(journal.measurements.back().predicted_gnn));
   CHECK(std::isfinite(journal.measurements.back().predicted_ridge));
@@ -61,14 +61,14 @@ TEST_CASE("a resumed tune weighs its learners as the run it continues did", "[tu
 }
 
 TEST_CASE("each learner ranks alone when it is the only one asked for", "[tune]") {
-  const std::string file = first_npz(testing::generate_tree("tuner_learners", "layout:xla:random", 1, 7, 80, 60));
+  const std::string file = first_npz(testing::generate_tree("tuner_learners", "layout:xla:random", 1, 7, 30, 20));
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   for (const auto& [learner, weight] : {std::pair{TuneLearner::Gnn, 1.0}, {TuneLearner::Ridge, 0.0}, {TuneLearner::Blend, 0.5}}) {
     TuneOptions options;
     options.learner = learner;
-    options.budget = 10;
+    options.budget = 6;
     options.epochs = 1;
-    options.steps_per_epoch = 5;
+    options.steps_per_epoch = 2;
     Tuner tuner(target, replay_oracle(target), nullptr, options);
     const RoundReport report = tuner.run_round({});
     CHECK(tuner.gnn_weight() == weight);
@@ -78,7 +78,7 @@ TEST_CASE("each learner ranks alone when it is the only one asked for", "[tune]"
 }
 
 TEST_CASE("a run killed between rounds and resumed measures what the uninterrupted run measured", "[tune]") {
-  const std::string file = first_npz(testing::generate_tree("tuner_same_run", "layout:xla:random", 1, 11, 80, 200));
+  const std::string file = first_npz(testing::generate_tree("tuner_same_run", "layout:xla:random", 1, 11, 30, 40));
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   const auto configs = [](const std::vector<Measurement>& measurements) {
     std::vector<int32_t> out;
@@ -94,11 +94,11 @@ TEST_CASE("a run killed between rounds and resumed measures what the uninterrupt
     TuneOptions options;
     options.init = init;
     options.learner = learner;
-    options.budget = 40;
-    options.per_round = 10;
+    options.budget = 16;
+    options.per_round = 4;
     options.seed = 5;
     options.epochs = 1;
-    options.steps_per_epoch = 10;
+    options.steps_per_epoch = 3;
     Tuner whole(target, replay_oracle(target), nullptr, options);
     while (!whole.done()) whole.run_round({});
 
