@@ -1,10 +1,10 @@
-// The tuning loop's memory across a resume (src/tune/tuner.h, tuning_journal.h): what the journal
-// keeps is enough for a resumed run to weigh its learners as the run it continues did.
+// The tuning loop across a resume (src/tune/tuner.h, tuning_journal.h): what the journal keeps is
+// enough for a resumed run to weigh its learners and choose its configs as the run it continues.
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <filesystem>
 
+#include "data/dataset_survey.h"
 #include "data/tpu_graph.h"
 #include "test_support.h"
 #include "tune/oracles.h"
@@ -13,19 +13,8 @@
 
 using namespace graphcost;
 
-namespace {
-
-std::string first_npz(const std::string& root) {
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.path().extension() == ".npz") return entry.path().string();
-  }
-  throw std::runtime_error("no .npz under " + root);
-}
-
-}  // namespace
-
 TEST_CASE("a resumed tune weighs its learners as the run it continues did", "[tune]") {
-  const std::string file = first_npz(testing::generate_tree("tuner_resume", "layout:xla:random", 1, 7, 30, 40));
+  const std::string file = find_npz_files(testing::generate_tree("tuner_resume", "layout:xla:random", 1, 7, 30, 40)).front();
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   TuneOptions options;  // learner auto: both learners rank, and their record decides their shares
   options.budget = 12;
@@ -61,7 +50,7 @@ TEST_CASE("a resumed tune weighs its learners as the run it continues did", "[tu
 }
 
 TEST_CASE("each learner ranks alone when it is the only one asked for", "[tune]") {
-  const std::string file = first_npz(testing::generate_tree("tuner_learners", "layout:xla:random", 1, 7, 30, 20));
+  const std::string file = find_npz_files(testing::generate_tree("tuner_learners", "layout:xla:random", 1, 7, 30, 20)).front();
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   for (const auto& [learner, weight] : {std::pair{TuneLearner::Gnn, 1.0}, {TuneLearner::Ridge, 0.0}, {TuneLearner::Blend, 0.5}}) {
     TuneOptions options;
@@ -78,7 +67,7 @@ TEST_CASE("each learner ranks alone when it is the only one asked for", "[tune]"
 }
 
 TEST_CASE("a run killed between rounds and resumed measures what the uninterrupted run measured", "[tune]") {
-  const std::string file = first_npz(testing::generate_tree("tuner_same_run", "layout:xla:random", 1, 11, 30, 40));
+  const std::string file = find_npz_files(testing::generate_tree("tuner_same_run", "layout:xla:random", 1, 11, 30, 40)).front();
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   const auto configs = [](const std::vector<Measurement>& measurements) {
     std::vector<int32_t> out;
