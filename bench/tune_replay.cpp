@@ -107,7 +107,7 @@ Run run_one(const TuningTarget& target, TuneStrategy strategy, int budget, uint6
   }
   if (measured.config_count >= 2 && unmeasured.size() >= 2) {
     RidgeRanker ridge(ConfigEncoding::PerNode);
-    ridge.fit({GraphConfigs{&measured, train, nullptr}}, seed);
+    ridge.fit({GraphConfigs{&measured, train, nullptr}});
     const std::vector<float> cost = ridge.predict(target.graph, unmeasured);
     const std::vector<double> all = config_ranking_targets(target.graph);
     std::vector<double> truth, predicted(cost.begin(), cost.end());

@@ -144,11 +144,11 @@ void run_methods(const std::string& name, const std::string& collection, const s
   std::vector<RidgeRanker> ridges;
   if (ridge_plan.ridge_train_of.empty()) {
     ridges.emplace_back(ridge_plan.encoding);
-    ridges.back().fit(train, seed);
+    ridges.back().fit(train);
   } else {
     for (size_t t = 0; t < tests.size(); ++t) {
       ridges.emplace_back(ridge_plan.encoding);
-      ridges.back().fit({train[ridge_plan.ridge_train_of[t]]}, seed);
+      ridges.back().fit({train[ridge_plan.ridge_train_of[t]]});
     }
   }
   std::vector<const TpuGraph*> train_graphs;

@@ -50,6 +50,37 @@ TEST_CASE("ridge on one-hot config values recovers a per-node linear runtime", "
   CHECK(histogram.predict(graph, test).size() == test.size());
 }
 
+TEST_CASE("ridge per node also learns a node's whole layout row as one choice", "[baselines]") {
+  TpuGraph graph = generated_layout_graph("baselines_ridge_rows");
+  REQUIRE(graph.configurable_count() > 0);
+  // Node 0 takes one of four rows, its first two values each 0 or 1, the other nodes config 0's
+  // rows; a config is slow when the two values agree. No sum of per-value effects can tell (0,0)
+  // and (1,1) from (0,1) and (1,0): the row as a category can.
+  const size_t width = static_cast<size_t>(graph.configurable_count()) * 18;
+  for (int32_t c = 0; c < graph.config_count; ++c) {
+    const int a = c % 2, b = (c / 2) % 2;
+    int8_t* row = &graph.layout_config_features[static_cast<size_t>(c) * width];
+    std::copy(graph.layout_config_features.begin(), graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(width), row);
+    std::fill(row, row + 18, int8_t{-1});
+    row[0] = static_cast<int8_t>(a);
+    row[1] = static_cast<int8_t>(b);
+    graph.config_runtime_ns[static_cast<size_t>(c)] = a == b ? 2000000 : 1000000;
+  }
+  std::vector<int32_t> fit(60), test(static_cast<size_t>(graph.config_count - 60));
+  std::iota(fit.begin(), fit.end(), 0);
+  std::iota(test.begin(), test.end(), 60);
+  RidgeRanker ridge(ConfigEncoding::PerNode);
+  ridge.fit({{&graph, fit}});
+  INFO("penalty " << ridge.penalty());
+  const std::vector<float> cost = ridge.predict(graph, test);
+  float slowest_fast = -INFINITY, fastest_slow = INFINITY;
+  for (size_t i = 0; i < test.size(); ++i) {
+    const bool slow = graph.config_runtime_ns[static_cast<size_t>(test[i])] == 2000000;
+    (slow ? fastest_slow : slowest_fast) = slow ? std::min(fastest_slow, cost[i]) : std::max(slowest_fast, cost[i]);
+  }
+  CHECK(fastest_slow > slowest_fast);  // every slow config ranked after every fast one
+}
+
 TEST_CASE("fewest layout changes counts nodes away from their most common values", "[baselines]") {
   TpuGraph graph = generated_layout_graph("baselines_changes");
   const int32_t nodes = graph.configurable_count();

@@ -4,17 +4,24 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 #include "common/input_error.h"
 #include "data/node_features.h"
 
 namespace graphcost {
 namespace {
+
+// A node's row category enters at half a value's scale, so ridge's penalty on its weight is four
+// times a value's: it explains by values what they can and by rows the rest. At 1 the rows took
+// over on the random collection (unet_3d random at 30 measured: 0.69 against the values' 0.74);
+// at 0.5 it keeps 0.74 there and the rows' gain on unet3d (0.61 against 0.17 at 30), and 0.25
+// does the same (experiments/ridge_curve.py, 10 draws).
+constexpr double kRowColumnScale = 0.5;
 
 // Ridge weights for centred X and y: primal (d x d system) or dual (n x n), whichever is smaller.
 Eigen::VectorXd solve_ridge(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, double penalty) {
@@ -28,43 +35,109 @@ Eigen::VectorXd solve_ridge(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, 
   return gram.ldlt().solve(x.transpose() * y);
 }
 
+// The grid penalty with the least leave-one-out squared error of ridge on centred X and y, in closed
+// form: with X X^T = U S U^T (dual) or X = (X V) V^T and X^T X = V S V^T (primal), the fit at
+// penalty p is Q diag(s / (s + p)) Q^T y with Q's columns U or X V / sqrt(s), and row i's
+// leave-one-out residual is its residual over 1 - H_ii. One eigendecomposition serves the grid.
+double leave_one_out_penalty(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+  Eigen::MatrixXd q;
+  Eigen::VectorXd s;
+  if (x.rows() <= x.cols()) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(x * x.transpose());
+    q = eigen.eigenvectors();
+    s = eigen.eigenvalues().cwiseMax(0.0);
+  } else {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(x.transpose() * x);
+    s = eigen.eigenvalues().cwiseMax(0.0);
+    q = x * eigen.eigenvectors();
+    for (Eigen::Index j = 0; j < s.size(); ++j) q.col(j) *= s(j) > 0 ? 1.0 / std::sqrt(s(j)) : 0.0;
+  }
+  const Eigen::VectorXd projected = q.transpose() * y;
+  const Eigen::MatrixXd q_squared = q.array().square().matrix();
+  double best_penalty = 1.0, best_error = std::numeric_limits<double>::infinity();
+  for (double penalty : {1e-6, 1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0}) {
+    const Eigen::VectorXd shrink = s.array() / (s.array() + penalty);
+    const Eigen::VectorXd residual = y - q * shrink.cwiseProduct(projected);
+    const Eigen::VectorXd leverage = q_squared * shrink;
+    const double error = (residual.array() / (1.0 - leverage.array()).cwiseMax(1e-9)).square().mean();
+    if (error < best_error) best_error = error, best_penalty = penalty;
+  }
+  return best_penalty;
+}
+
 }  // namespace
 
-Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
-  const Eigen::Index n = static_cast<Eigen::Index>(configs.size());
+Eigen::Index RidgeRanker::feature_count(const TpuGraph& graph) const {
+  if (graph.kind == GraphKind::Tile) return kTileConfigFeatureCount;
+  const Eigen::Index values = static_cast<Eigen::Index>(kLayoutConfigFeatureCount) * kLayoutValueCount;
+  if (encoding_ == ConfigEncoding::Histogram) return values;
+  const bool rows = static_cast<size_t>(graph.configurable_count()) == row_columns_.size();
+  return graph.configurable_count() * values + (rows ? row_column_count_ : 0);
+}
+
+template <class Add>
+void RidgeRanker::for_each_feature(const TpuGraph& graph, int32_t config, Add add) const {
   if (graph.kind == GraphKind::Tile) {
-    Eigen::MatrixXd x(n, kTileConfigFeatureCount);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      for (int k = 0; k < kTileConfigFeatureCount; ++k) {
-        const double v = graph.tile_config_features[static_cast<size_t>(configs[static_cast<size_t>(i)]) * kTileConfigFeatureCount +
-                                                    static_cast<size_t>(k)];
-        x(i, k) = std::copysign(std::log1p(std::abs(v)), v);
-      }
+    for (int k = 0; k < kTileConfigFeatureCount; ++k) {
+      const double v = graph.tile_config_features[static_cast<size_t>(config) * kTileConfigFeatureCount + static_cast<size_t>(k)];
+      add(k, std::copysign(std::log1p(std::abs(v)), v));
     }
-    return x;
+    return;
   }
   const int32_t nodes = graph.configurable_count();
-  const Eigen::Index columns = encoding_ == ConfigEncoding::PerNode
-                                   ? static_cast<Eigen::Index>(nodes) * kLayoutConfigFeatureCount * kLayoutValueCount
-                                   : kLayoutConfigFeatureCount * kLayoutValueCount;
-  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, columns);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (int32_t slot = 0; slot < nodes; ++slot) {
-      for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
-        const int value = graph.layout_value(configs[static_cast<size_t>(i)], slot, k) + 1;
-        const Eigen::Index column = static_cast<Eigen::Index>(k) * kLayoutValueCount + value;
-        if (encoding_ == ConfigEncoding::PerNode) {
-          x(i, static_cast<Eigen::Index>(slot) * kLayoutConfigFeatureCount * kLayoutValueCount + column) = 1;
-        } else {
-          x(i, column) += 1.0 / std::max(1, nodes);
-        }
+  const Eigen::Index values = static_cast<Eigen::Index>(kLayoutConfigFeatureCount) * kLayoutValueCount;
+  const bool rows = encoding_ == ConfigEncoding::PerNode && static_cast<size_t>(nodes) == row_columns_.size();
+  for (int32_t slot = 0; slot < nodes; ++slot) {
+    for (int k = 0; k < kLayoutConfigFeatureCount; ++k) {
+      const Eigen::Index column = static_cast<Eigen::Index>(k) * kLayoutValueCount + graph.layout_value(config, slot, k) + 1;
+      if (encoding_ == ConfigEncoding::PerNode) {
+        add(slot * values + column, 1.0);
+      } else {
+        add(column, 1.0 / std::max(1, nodes));
       }
     }
+    if (!rows) continue;
+    const auto& seen = row_columns_[static_cast<size_t>(slot)];
+    const auto found = seen.find(layout_row(graph, config, slot));
+    if (found != seen.end()) add(nodes * values + found->second, kRowColumnScale);  // a row the fit never saw: no column
+  }
+}
+
+Eigen::MatrixXd RidgeRanker::features(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(configs.size()), feature_count(graph));
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    for_each_feature(graph, configs[static_cast<size_t>(i)], [&](Eigen::Index column, double value) { x(i, column) += value; });
   }
   return x;
 }
 
-void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
+RidgeRanker::LayoutRow RidgeRanker::layout_row(const TpuGraph& graph, int32_t config, int32_t slot) const {
+  LayoutRow row{};
+  for (int k = 0; k < kLayoutConfigFeatureCount; ++k) row[static_cast<size_t>(k)] = graph.layout_value(config, slot, k);
+  return row;
+}
+
+void RidgeRanker::index_rows(const std::vector<GraphConfigs>& train) {
+  row_columns_.clear();
+  row_column_count_ = 0;
+  if (encoding_ != ConfigEncoding::PerNode) return;
+  for (const GraphConfigs& item : train) {
+    const TpuGraph& graph = *item.graph;
+    if (graph.runtimes_hidden || graph.kind != GraphKind::Layout) continue;
+    const int32_t nodes = graph.configurable_count();
+    if (row_columns_.empty()) row_columns_.resize(static_cast<size_t>(nodes));
+    if (static_cast<size_t>(nodes) != row_columns_.size()) return;  // fit reports the mismatch
+    for (const int32_t config : listed_or_all_configs(graph, item.configs)) {
+      for (int32_t slot = 0; slot < nodes; ++slot) row_columns_[static_cast<size_t>(slot)].emplace(layout_row(graph, config, slot), 0);
+    }
+  }
+  for (auto& seen : row_columns_) {
+    for (auto& [row, column] : seen) column = row_column_count_++;
+  }
+}
+
+void RidgeRanker::fit(const std::vector<GraphConfigs>& train) {
+  index_rows(train);
   std::vector<Eigen::MatrixXd> blocks;
   std::vector<double> targets;
   Eigen::Index rows = 0, columns = -1;
@@ -101,43 +174,24 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train, uint64_t seed) {
   feature_mean_ = x.colwise().mean();
   x.rowwise() -= feature_mean_;
 
-  // Penalty: the grid value with the least squared error on a held-out fifth of the rows.
-  std::vector<Eigen::Index> order(static_cast<size_t>(rows));
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + 101));
-  const Eigen::Index held = std::max<Eigen::Index>(1, rows / 5);
-  Eigen::MatrixXd fit_x(rows - held, columns), held_x(held, columns);
-  Eigen::VectorXd fit_y(rows - held), held_y(held);
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    const Eigen::Index r = order[static_cast<size_t>(i)];
-    if (i < held) {
-      held_x.row(i) = x.row(r);
-      held_y(i) = y(r);
-    } else {
-      fit_x.row(i - held) = x.row(r);
-      fit_y(i - held) = y(r);
-    }
-  }
-  double best_error = std::numeric_limits<double>::infinity();
-  for (double penalty : {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0}) {
-    const double fit_mean = fit_y.mean();
-    const Eigen::VectorXd w = solve_ridge(fit_x, fit_y.array() - fit_mean, penalty);
-    const double error = ((held_x * w).array() + fit_mean - held_y.array()).square().mean();
-    if (error < best_error) best_error = error, penalty_ = penalty;
-  }
+  penalty_ = leave_one_out_penalty(x, y.array() - y.mean());
   weights_ = solve_ridge(x, y.array() - y.mean(), penalty_);
 }
 
 std::vector<float> RidgeRanker::predict(const TpuGraph& graph, const std::vector<int32_t>& configs) const {
-  Eigen::MatrixXd x = features(graph, configs);
-  if (x.cols() != weights_.size()) {
+  if (feature_count(graph) != weights_.size()) {
     throw InputError(graph.source, "configurable nodes", "the fitted program's (" + std::to_string(weights_.size()) + " one-hot columns)",
-                     std::to_string(x.cols()) + " columns");
+                     std::to_string(feature_count(graph)) + " columns");
   }
-  x.rowwise() -= feature_mean_;
-  const Eigen::VectorXd prediction = x * weights_;
+  // Row by row over the nonzero features: a program's per-node one-hots for thousands of candidates
+  // would not fit in memory as one dense matrix.
+  const double offset = feature_mean_.dot(weights_);
   std::vector<float> costs(configs.size());
-  for (size_t i = 0; i < costs.size(); ++i) costs[i] = static_cast<float>(prediction(static_cast<Eigen::Index>(i)));
+  for (size_t i = 0; i < costs.size(); ++i) {
+    double sum = -offset;
+    for_each_feature(graph, configs[i], [&](Eigen::Index column, double value) { sum += value * weights_(column); });
+    costs[i] = static_cast<float>(sum);
+  }
   return costs;
 }
 

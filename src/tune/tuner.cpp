@@ -179,7 +179,7 @@ void Tuner::learn(size_t count) {
   ridge_costs_.clear();
   if (options_.learner != TuneLearner::Gnn) {
     RidgeRanker ridge(ConfigEncoding::PerNode);
-    ridge.fit({GraphConfigs{&training_graph_, configs, nullptr}}, options_.seed);
+    ridge.fit({GraphConfigs{&training_graph_, configs, nullptr}});
     std::vector<int32_t> all(static_cast<size_t>(target_.graph.config_count));
     std::iota(all.begin(), all.end(), 0);
     ridge_costs_ = ridge.predict(target_.graph, all);
