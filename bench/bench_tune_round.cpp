@@ -51,9 +51,10 @@ int main(int argc, char** argv) {
     learn.push_back(tuner.run_round({}).learn_seconds);
   }
   std::sort(learn.begin(), learn.end());
+  const std::string resolved = name_of(tune_learner_names(), resolve_learner(value_named(tune_learner_names(), learner, "learner"), target.graph.kind));
   std::printf("{\"file\": \"%s\", \"nodes\": %d, \"configurable\": %d, \"candidates\": %d, \"measured\": %zu, \"learner\": \"%s\", "
               "\"round_ms\": %.1f}\n",
-              argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, learner.c_str(),
+              argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, resolved.c_str(),
               learn[learn.size() / 2] * 1e3);
   return 0;
 }

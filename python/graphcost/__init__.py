@@ -63,7 +63,7 @@ class TuneResult(dict):
                    'round', 'predicted'}] in the order they were made
     rounds        per round: measured, best_seconds, out_of_sample_tau (the model's tau on the
                   round's new measurements predicted before they were made), unmeasured_tau (replay),
-                  gnn_weight (learners auto and blend: the GNN's share of the ranking, ridge has
+                  gnn_weight (learners weighed and blend: the GNN's share of the ranking, ridge has
                   the rest), seconds, learn_seconds
     costs         float32 array: the final model's cost of every candidate (lower = predicted faster)
     measured      a Graph of the configs measured without failure, with their runtimes
@@ -123,7 +123,8 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
     model      a Model: zero-shot's, or the warm start with init='model'
     init       where each round's fit starts: 'previous' (the model the round before fitted; the
                first from scratch), 'scratch' (a fresh model every round), 'model' (`model`'s weights)
-    learner    'auto' (GNN and ridge weighed by how each ranked the new measurements), 'blend', 'gnn', 'ridge'
+    learner    'auto' (ridge for a layout program, 'weighed' for a tile kernel: docs/tuning.md), 'weighed' (GNN and
+               ridge weighed by how each ranked the new measurements), 'blend', 'gnn', 'ridge'
     progress   progress(round_report) after each round
     Returns a TuneResult. Ctrl-C stops after the measurement in hand (result.interrupted).
     """

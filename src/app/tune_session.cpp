@@ -44,6 +44,7 @@ nlohmann::json TuneSession::state() const {
   return {{"running", running()},
           {"rounds", rounds_.size()},
           {"budget", tuner_->options().budget},
+          {"learner", name_of(tune_learner_names(), tuner_->options().learner)},  // auto as resolved
           {"measured", measured},
           {"curve", curve},
           {"learn_ms_per_round", rounds_.empty() ? nlohmann::json(nullptr) : nlohmann::json(learn * 1e3 / static_cast<double>(rounds_.size()))}};

@@ -234,8 +234,9 @@ CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
                               "online: start each round's fit from the model the round before fitted (previous, default; the first from scratch), "
                               "from scratch, or from --model's weights");
   graphcost::add_named_option(command, "--learner", tune.tune.learner, graphcost::tune_learner_names(),
-                              "online: what learns from the measurements: auto (default: GNN and ridge, weighed by how each ranked "
-                              "the new measurements before they were made), blend (averaged), gnn, ridge");
+                              "online: what learns from the measurements: auto (default: ridge for a layout program, weighed for a "
+                              "tile kernel; docs/tuning.md), weighed (GNN and ridge, weighed by how each ranked the new measurements "
+                              "before they were made), blend (averaged), gnn, ridge");
   command->add_option("--explore", tune.tune.explore, "online: share of each batch drawn at random among the unmeasured (default 0.3)")
       ->check(CLI::Range(0.0, 1.0));
   graphcost::add_named_option(command, "--oracle", tune.oracle, graphcost::oracle_kind_names(),

@@ -169,7 +169,7 @@ int run_tune_command(const TuneCommandOptions& options) {
       }
       if (earlier.dropped_partial_line) std::fprintf(stderr, "warning: the journal's last line was cut short (a kill): that measurement is made again\n");
       tuner.restore(earlier.measurements);
-      const bool refits = options.tune.strategy == TuneStrategy::Online && options.tune.init == TuneInit::Previous && tuner.round() > 1;
+      const bool refits = tuner.resume_refits();
       if (!options.quiet) {
         std::fprintf(stderr, "resumed: %zu measurements from %s%s\n", earlier.measurements.size(), journal_path(options.out).c_str(),
                      refits ? " (first fitting again the models its rounds fitted, each from the one before)" : "");

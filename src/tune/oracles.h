@@ -33,7 +33,7 @@ struct Measurement {
   std::string message;              // why it failed (exit status, timeout, the garbage line)
   int round = 0;
   float predicted = 0;              // the model's cost for it before it was measured (NaN: none)
-  // Learners auto and blend: the GNN's and ridge's costs for it before it was measured (NaN:
+  // Learners weighed and blend: the GNN's and ridge's costs for it before it was measured (NaN:
   // none). A resumed run reads from them how each learner ranked past rounds (auto's weights).
   float predicted_gnn = NAN, predicted_ridge = NAN;
   bool ok() const { return status == MeasurementStatus::Ok; }

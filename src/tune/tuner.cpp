@@ -33,8 +33,14 @@ const NameTable<TuneStrategy>& tune_strategy_names() {
 
 const NameTable<TuneLearner>& tune_learner_names() {
   static const NameTable<TuneLearner> names = {
-      {"gnn", TuneLearner::Gnn}, {"ridge", TuneLearner::Ridge}, {"blend", TuneLearner::Blend}, {"auto", TuneLearner::Auto}};
+      {"gnn", TuneLearner::Gnn}, {"ridge", TuneLearner::Ridge}, {"blend", TuneLearner::Blend}, {"weighed", TuneLearner::Weighed},
+      {"auto", TuneLearner::Auto}};
   return names;
+}
+
+TuneLearner resolve_learner(TuneLearner learner, GraphKind kind) {
+  if (learner != TuneLearner::Auto) return learner;
+  return kind == GraphKind::Layout ? TuneLearner::Ridge : TuneLearner::Weighed;
 }
 
 const NameTable<TuneInit>& tune_init_names() {
@@ -45,6 +51,7 @@ const NameTable<TuneInit>& tune_init_names() {
 Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options)
     : target_(target), oracle_(std::move(oracle)), given_(model), options_(std::move(options)) {
   const TpuGraph& graph = target_.graph;
+  options_.learner = resolve_learner(options_.learner, graph.kind);
   if (options_.budget < 1) throw InputError(target_.path, "budget", "1 or more measurements", std::to_string(options_.budget));
   if (options_.per_round < 1) throw InputError(target_.path, "per-round", "1 or more measurements a round", std::to_string(options_.per_round));
   if (!(options_.explore >= 0 && options_.explore <= 1)) {
@@ -86,7 +93,7 @@ void Tuner::restore(const std::vector<Measurement>& measurements) {
     measurements_.push_back(m);
     round_ = std::max(round_, m.round + 1);
   }
-  // auto's record of how each learner ranked the rounds before, from the costs the journal kept.
+  // weighed's record of how each learner ranked the rounds before, from the costs the journal kept.
   gnn_round_taus_.clear();
   ridge_round_taus_.clear();
   for (int round = 0; round < round_; ++round) record_learner_taus(round);
@@ -103,6 +110,11 @@ void Tuner::record_learner_taus(int round) {
   if (measured.size() < 2) return;
   gnn_round_taus_.push_back(kendall_tau_b(gnn.data(), measured.data(), measured.size()));
   ridge_round_taus_.push_back(kendall_tau_b(ridge.data(), measured.data(), measured.size()));
+}
+
+bool Tuner::resume_refits() const {
+  return options_.strategy == TuneStrategy::Online && options_.init == TuneInit::Previous && options_.learner != TuneLearner::Ridge &&
+         round_ > 1;
 }
 
 bool Tuner::done() const {
@@ -235,7 +247,8 @@ double Tuner::gnn_weight() const {
     case TuneLearner::Gnn: return 1.0;
     case TuneLearner::Ridge: return 0.0;
     case TuneLearner::Blend: return 0.5;
-    case TuneLearner::Auto: break;
+    case TuneLearner::Weighed:
+    case TuneLearner::Auto: break;  // auto is resolved in the constructor
   }
   // The learner that ranked the new measurements better so far gets the weight; even at first.
   const auto mean = [](const std::vector<double>& taus) {
@@ -304,7 +317,7 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
   RoundReport report;
   report.round = round_;
   if (learned_ < measurements_.size() && options_.strategy == TuneStrategy::Online) {  // resumed: learn what the journal holds
-    if (options_.init == TuneInit::Previous) {
+    if (resume_refits()) {
       // The fits the run made at the end of each of its rounds, again: each starts from the one before.
       for (size_t i = 1; i < measurements_.size(); ++i) {
         if (measurements_[i].round != measurements_[i - 1].round) learn(i);

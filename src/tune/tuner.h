@@ -43,13 +43,17 @@ const NameTable<TuneStrategy>& tune_strategy_names();  // "online", "zero-shot",
 enum class TuneInit { Scratch, Model, Previous };
 const NameTable<TuneInit>& tune_init_names();  // "scratch", "model", "previous"
 // What `online` learns from the measurements: the GNN (graph + config), ridge regression on the
-// one-hot config values (train/ridge_ranker.h: per node for layout, the 24 features for tile), or
-// both, their standardised costs averaged (docs/tuning.md measures the three).
-// auto: both are fitted every round, and each round's ranking weighs them by how well each
+// one-hot config values (train/ridge_ranker.h: per node for layout, values and whole rows; the 24
+// features for tile), or both, their standardised costs averaged (blend).
+// weighed: both are fitted every round, and each round's ranking weighs them by how well each
 // ranked the measurements made since, predicted before they were made (its out-of-sample tau,
-// averaged over the rounds): real data picks the learner, per program.
-enum class TuneLearner { Gnn, Ridge, Blend, Auto };
-const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend", "auto"
+// averaged over the rounds).
+// auto (the default): what real data found best for the target's kind (docs/tuning.md, "Which
+// learner"): ridge for a layout program, weighed for a tile kernel.
+enum class TuneLearner { Gnn, Ridge, Blend, Weighed, Auto };
+const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend", "weighed", "auto"
+// auto as the learner it stands for on a target of `kind`; any other learner as it is.
+TuneLearner resolve_learner(TuneLearner learner, GraphKind kind);
 
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Online;
@@ -85,7 +89,7 @@ struct RoundReport {
   // measured yet, and the best measured against the best of all candidates.
   double unmeasured_tau = NAN, unmeasured_slowdown_at_5 = NAN, best_over_pool_best = NAN;
   double seconds = 0, measure_seconds = 0, learn_seconds = 0;  // the round; its measurements; fit and rank
-  // Learners auto and blend: the GNN's share of the next ranking (ridge has the rest); NaN else.
+  // Learners weighed and blend: the GNN's share of the next ranking (ridge has the rest); NaN else.
   double gnn_weight = NAN;
 };
 
@@ -113,6 +117,9 @@ class Tuner {
   const TuningTarget& target() const { return target_; }
   const TuneOptions& options() const { return options_; }
   int round() const { return round_; }
+  // After restore: the next round first fits again, round by round, the GNN models the journal's
+  // rounds fitted (init previous), so that the run goes on as the one it continues would have.
+  bool resume_refits() const;
   // The GNN's share of the ranking when both learners rank (auto: from how each ranked the rounds
   // so far, before their measurements were made; blend: 0.5); 1 with the GNN alone, 0 with ridge.
   double gnn_weight() const;
@@ -139,7 +146,7 @@ class Tuner {
   std::vector<std::unique_ptr<PreparedGraph>> member_prepared_;
   std::vector<float> ridge_costs_;  // the ridge learner's costs of every candidate (empty: none)
   std::vector<float> gnn_costs_;    // the GNN ensemble's (standardised) costs (empty: none)
-  // auto: each learner's out-of-sample tau per round (on the round's new measurements, predicted
+  // weighed: each learner's out-of-sample tau per round (on the round's new measurements, predicted
   // before they were made: Measurement::predicted_gnn and predicted_ridge, so a resume has them).
   std::vector<double> gnn_round_taus_, ridge_round_taus_;
   void record_learner_taus(int round);

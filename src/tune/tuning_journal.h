@@ -5,7 +5,7 @@
 // "fingerprint": ..., "oracle": ..., "strategy": ..., "seed": N}; then one line per measurement,
 // {"config": C, "status": "ok"|"failed"|"timeout"|"garbage", "seconds": S, "runs": [...],
 // "round": R, "predicted": P, "predicted_gnn": G, "predicted_ridge": R, "message": "..."} (the two
-// learners' costs only with learner auto or blend). Each line is flushed and fsynced as it is written.
+// learners' costs only with learner weighed or blend). Each line is flushed and fsynced as it is written.
 // A last line cut short by a kill is dropped on reading (with a warning); any other bad line is an
 // InputError naming the file and the line.
 #pragma once

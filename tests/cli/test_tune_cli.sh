@@ -43,7 +43,7 @@ sys.exit(0 if len(d['rounds']) == 4 and r['measured'] == 20 and -1 <= r['unmeasu
 "$graphcost" tune "${recipe[@]}" "$unet3d" --budget 20 --per-round 5 --seed 3 --out "$out/again.npz" -q >/dev/null 2>&1
 check "the same seed measures the same configs in the same order" bash -c \
   "diff <(tail -n +2 '$out/replay.npz.journal' | sed 's/\"predicted\":[^,}]*//') <(tail -n +2 '$out/again.npz.journal' | sed 's/\"predicted\":[^,}]*//')"
-"$graphcost" tune "${recipe[@]}" "$unet3d" --budget 10 --per-round 5 --seed 3 --hops 2 --configs-per-step 16 -q >/dev/null 2>&1; status=$?
+"$graphcost" tune "${recipe[@]}" "$unet3d" --learner weighed --budget 10 --per-round 5 --seed 3 --hops 2 --configs-per-step 16 -q >/dev/null 2>&1; status=$?
 check "the scratch model's recipe is the user's: --hops 2 --configs-per-step 16" test $status -eq 0
 
 # The real-hardware oracle on a real module: failures, timeouts and garbage are kept and survived.

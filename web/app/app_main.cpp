@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "common/error_exit.h"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
@@ -187,10 +188,16 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_set_box_view(const char* open, int centr
   viewer->set_box_view(boxes, centre_box, zoom);
 }
 
-// The Tune panel: replay rounds on the open labelled file (budget, per round), or stop them.
-EMSCRIPTEN_KEEPALIVE void graphcost_app_tune(int budget, int per_round) {
+// The Tune panel: replay rounds on the open labelled file (budget, per round, learner: a
+// tune_learner_names() name; another is refused on the console), or stop them.
+EMSCRIPTEN_KEEPALIVE void graphcost_app_tune(int budget, int per_round, const char* learner) {
   page_changed = true;
-  if (viewer) viewer->start_tune(budget, per_round);
+  try {
+    const graphcost::TuneLearner chosen = graphcost::value_named(graphcost::tune_learner_names(), learner, "learner");
+    if (viewer) viewer->start_tune(budget, per_round, chosen);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", graphcost::error_message(e).c_str());
+  }
 }
 
 EMSCRIPTEN_KEEPALIVE void graphcost_app_stop_tune() {

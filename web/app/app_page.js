@@ -102,7 +102,7 @@ window.graphcost = {
   nodePosition: (node) => JSON.parse(Module.UTF8ToString(Module._graphcost_app_node_position_json(node))),
   selectConfig: (config) => Module._graphcost_app_select_config(config),
   // The Tune panel: replay rounds of graphcost tune on the open labelled file; state().tune follows them.
-  tune: (budget, perRound) => Module._graphcost_app_tune(budget, perRound),
+  tune: (budget, perRound, learner = "auto") => Module.ccall("graphcost_app_tune", null, ["number", "number", "string"], [budget, perRound, learner]),
   stopTune: () => Module._graphcost_app_stop_tune(),
   // The view a link keeps: centre in drawing units, zoom relative to the fit view, grouped or not.
   setView: (x, y, zoom, grouped) => Module._graphcost_app_set_view(x, y, zoom, grouped ? 1 : 0),

@@ -16,11 +16,12 @@
 
 namespace graphcost::app {
 
-void Viewer::start_tune(int budget, int per_round) {
+void Viewer::start_tune(int budget, int per_round, TuneLearner learner) {
   if (!session_ || graph_->runtimes_hidden) return;
   TuneOptions options;
   options.budget = budget;
   options.per_round = per_round;
+  options.learner = learner;
   try {
     tune_ = std::make_unique<TuneSession>(*graph_, nullptr, options);
   } catch (const std::exception& e) {
@@ -41,13 +42,23 @@ void Viewer::panel_tune() {
                        tune_budget_, tune_per_round_);
     ImGui::SetNextItemWidth(120);
     ImGui::SliderInt("budget", &tune_budget_, 10, std::min(300, graph_->config_count - 1));
-    if (ImGui::Button("Tune")) start_tune(tune_budget_, tune_per_round_);
+    // auto is what real data found best (ridge for a layout program); weighed and gnn show the GNN
+    // fine-tuning in the page.
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::BeginCombo("learner", name_of(tune_learner_names(), tune_learner_).c_str())) {
+      for (const auto& [name, learner] : tune_learner_names()) {
+        if (ImGui::Selectable(name.c_str(), learner == tune_learner_)) tune_learner_ = learner;
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::Button("Tune")) start_tune(tune_budget_, tune_per_round_, tune_learner_);
     ImGui::End();
     return;
   }
   const std::vector<TuneSession::Point>& curve = tune_->curve();
   const int measured = curve.empty() ? 0 : curve.back().measured;
-  ImGui::Text("%s: %d of %d measured", tune_->running() ? "tuning" : "done", measured, tune_->tuner().options().budget);
+  ImGui::Text("%s: %d of %d measured, learner %s", tune_->running() ? "tuning" : "done", measured, tune_->tuner().options().budget,
+              name_of(tune_learner_names(), tune_->tuner().options().learner).c_str());
   ImGui::SameLine();
   if (tune_->running() ? ImGui::SmallButton("Stop") : ImGui::SmallButton("Again")) {
     if (tune_->running()) {
