@@ -15,20 +15,26 @@ import numpy as np
 from scipy.stats import kendalltau
 
 
+def repeat_noise(configs, log_runtime):
+    """The pooled sd of log runtime within groups of identical configs (nan: none repeated), each
+    distinct config's count and mean log runtime."""
+    _, group = np.unique(configs.reshape(configs.shape[0], -1), axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    groups = np.bincount(group)
+    mean = np.bincount(group, weights=log_runtime) / groups
+    residual = log_runtime - mean[group]
+    dof = int((groups - 1).sum())
+    noise = float(np.sqrt((residual ** 2).sum() / dof)) if dof > 0 else float("nan")
+    return noise, groups, mean
+
+
 def ceiling(path):
     with np.load(path) as data:
         configs = data["node_config_feat"]
         runtime = np.log(data["config_runtime"].astype(np.float64))
-    rows = configs.reshape(configs.shape[0], -1)
-    _, group = np.unique(rows, axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    groups = np.bincount(group)
-    mean = np.bincount(group, weights=runtime) / groups
-    residual = runtime - mean[group]
-    dof = int((groups - 1).sum())
-    if dof == 0:
+    noise, groups, mean = repeat_noise(configs, runtime)
+    if not np.isfinite(noise):
         return dict(file=path, configs=len(runtime), distinct=len(groups), repeated=0)
-    noise = float(np.sqrt((residual ** 2).sum() / dof))
     rng = np.random.default_rng(0)
     taus = [kendalltau(mean, mean + rng.normal(0, noise, len(mean)))[0] for _ in range(5)]
     return dict(file=path, configs=len(runtime), distinct=len(groups), repeated=int((groups > 1).sum()),

@@ -16,6 +16,8 @@ import sys
 import numpy as np
 from scipy.stats import kendalltau
 
+from noise_ceiling import repeat_noise
+
 PENALTIES = (1e-6, 1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 
 
@@ -55,15 +57,6 @@ def fit_and_predict(x, y, x_test):
     return (x_test - mean_x) @ weights + mean_y
 
 
-def noise_sd(configs, runtime):
-    _, group = np.unique(configs.reshape(configs.shape[0], -1), axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    counts = np.bincount(group)
-    residual = runtime - (np.bincount(group, weights=runtime) / counts)[group]
-    dof = int((counts - 1).sum())
-    return float(np.sqrt((residual ** 2).sum() / dof)) if dof > 0 else float("nan")
-
-
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -90,7 +83,7 @@ def main():
                     if name == "both":
                         residuals.append(np.std(runtime[test] - predicted))
             cells = [f"{np.median(t):.3f} ({min(t):.2f} to {max(t):.2f})" for t in taus.values()]
-            print(f"| {path.split('/')[-1]} ({path.split('/')[-3]}) | {count} | {noise_sd(configs, runtime):.1e} | {k} | "
+            print(f"| {path.split('/')[-1]} ({path.split('/')[-3]}) | {count} | {repeat_noise(configs, runtime)[0]:.1e} | {k} | "
                   + " | ".join(cells) + f" | {np.median(residuals):.1e} |")
 
 
