@@ -34,7 +34,7 @@ struct Measurement {
   int round = 0;
   float predicted = 0;              // the model's cost for it before it was measured (NaN: none)
   // Learners weighed and blend: the GNN's and ridge's costs for it before it was measured (NaN:
-  // none). A resumed run reads from them how each learner ranked past rounds (auto's weights).
+  // none). A resumed run reads from them how each learner ranked past rounds (weighed's weights).
   float predicted_gnn = NAN, predicted_ridge = NAN;
   bool ok() const { return status == MeasurementStatus::Ok; }
 };

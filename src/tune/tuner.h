@@ -120,7 +120,7 @@ class Tuner {
   // After restore: the next round first fits again, round by round, the GNN models the journal's
   // rounds fitted (init previous), so that the run goes on as the one it continues would have.
   bool resume_refits() const;
-  // The GNN's share of the ranking when both learners rank (auto: from how each ranked the rounds
+  // The GNN's share of the ranking when both learners rank (weighed: from how each ranked the rounds
   // so far, before their measurements were made; blend: 0.5); 1 with the GNN alone, 0 with ridge.
   double gnn_weight() const;
 
