@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     made.push_back(m);
   }
   std::vector<double> learn;
+  std::string resolved;  // auto as the tuner resolved it for this target
   for (int r = 0; r < repeat; ++r) {
     TuneOptions options;
     options.learner = value_named(tune_learner_names(), learner, "learner");
@@ -48,10 +49,10 @@ int main(int argc, char** argv) {
     options.per_round = 1;
     Tuner tuner(target, replay_oracle(target), nullptr, options);
     tuner.restore(made);
+    resolved = name_of(tune_learner_names(), tuner.options().learner);
     learn.push_back(tuner.run_round({}).learn_seconds);
   }
   std::sort(learn.begin(), learn.end());
-  const std::string resolved = name_of(tune_learner_names(), resolve_learner(value_named(tune_learner_names(), learner, "learner"), target.graph.kind));
   std::printf("{\"file\": \"%s\", \"nodes\": %d, \"configurable\": %d, \"candidates\": %d, \"measured\": %zu, \"learner\": \"%s\", "
               "\"round_ms\": %.1f}\n",
               argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, resolved.c_str(),

@@ -177,7 +177,7 @@ std::vector<int32_t> Tuner::choose_batch() {
   return batch;
 }
 
-void Tuner::learn(size_t count) {
+void Tuner::learn(size_t count, bool for_ranking) {
   if (options_.strategy != TuneStrategy::Online) return;
   std::vector<int32_t> configs;
   for (size_t i = 0; i < count; ++i) {
@@ -189,7 +189,7 @@ void Tuner::learn(size_t count) {
   members_.clear();
   member_prepared_.clear();
   ridge_costs_.clear();
-  if (options_.learner != TuneLearner::Gnn) {
+  if (options_.learner != TuneLearner::Gnn && for_ranking) {
     RidgeRanker ridge(ConfigEncoding::PerNode);
     ridge.fit({GraphConfigs{&training_graph_, configs, nullptr}});
     std::vector<int32_t> all(static_cast<size_t>(target_.graph.config_count));
@@ -220,9 +220,10 @@ void Tuner::learn(size_t count) {
     train.model = model->config();
     train.model.seed = options_.seed + static_cast<uint64_t>(member);
     fit_model(*model, {GraphConfigs{&training_graph_, configs, nullptr}}, {}, train);
-    member_prepared_.push_back(std::make_unique<PreparedGraph>(model->prepare(target_.graph)));
+    if (for_ranking) member_prepared_.push_back(std::make_unique<PreparedGraph>(model->prepare(target_.graph)));
     members_.push_back(std::move(model));
   }
+  if (!for_ranking) return;
   // current_ stands for the ensemble (its first member: the model a caller saves or reads).
   current_ = std::make_unique<CostModel>(members_.front()->clone());
   prepared_ = std::make_unique<PreparedGraph>(current_->prepare(target_.graph));
@@ -320,7 +321,7 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     if (resume_refits()) {
       // The fits the run made at the end of each of its rounds, again: each starts from the one before.
       for (size_t i = 1; i < measurements_.size(); ++i) {
-        if (measurements_[i].round != measurements_[i - 1].round) learn(i);
+        if (measurements_[i].round != measurements_[i - 1].round) learn(i, false);
       }
     }
     learn(measurements_.size());

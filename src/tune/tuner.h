@@ -131,7 +131,9 @@ class Tuner {
 
  private:
   std::vector<int32_t> choose_batch();
-  void learn(size_t count);  // fits on the first `count` measurements
+  // Fits on the first `count` measurements. Not for_ranking (a resume's replayed rounds): the GNN
+  // members only, the next fit's starting point; no ridge, no prepared graphs.
+  void learn(size_t count, bool for_ranking = true);
   void rank();
   void score(RoundReport& report) const;
 
