@@ -4,7 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "common/input_error.h"
+#include "data/dataset_survey.h"
+#include "data/graph_summary.h"
+#include "data/tpu_graph.h"
 #include "io/npz_file.h"
+#include "model/feature_encoder.h"
 #include "test_support.h"
 #include "train/trainer.h"
 
@@ -103,4 +107,41 @@ TEST_CASE("the step's size rank is uniform, differs by seed, and depends on seed
   }
   for (int count : tenths) CHECK((count > 330 && count < 470));  // 400 expected each
   CHECK(same_as_other_seed == 0);
+}
+
+TEST_CASE("a fit on some configs uses each of them, though their rows repeat configs not listed", "[training]") {
+  // tune fits on the measured configs only; real files repeat rows (unet3d: 1,159 configs, 681
+  // distinct), so a measured config's row often appears first at a config not measured.
+  const std::string tree = testing::generate_tree("trainer_repeated_rows", "layout:xla:random", 1, 5, 40, 30);
+  TpuGraph graph = load_tpu_graph(find_npz_files(tree).front());
+  const std::vector<int32_t> distinct = distinct_config_indices(graph);
+  REQUIRE(distinct.size() >= 6);
+  // Configs 0..5: six distinct rows; 6..11 repeat them, each with a runtime of its own.
+  const size_t width = static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
+  std::vector<int8_t> rows;
+  std::vector<int64_t> runtimes;
+  for (size_t c = 0; c < 12; ++c) {
+    const size_t source = static_cast<size_t>(distinct[c % 6]);
+    rows.insert(rows.end(), graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(source * width),
+                graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>((source + 1) * width));
+    runtimes.push_back(1000 + static_cast<int64_t>(c));
+  }
+  graph.layout_config_features = rows;
+  graph.config_runtime_ns = runtimes;
+  graph.config_count = 12;
+  REQUIRE(count_distinct_configs(graph) == 6);
+  const std::vector<int32_t> measured = {6, 7, 8, 9, 10, 11, 1};  // 1 repeats 7: one group, two labels
+  ModelConfig config;
+  config.kind = GraphKind::Layout;
+  config.hidden = 8;
+  config.opcode_embedding = 4;
+  config.layers = 1;
+  CostModel model(config, fit_feature_statistics({&graph}));
+  TrainOptions options;
+  options.epochs = 1;
+  options.steps_per_epoch = 2;
+  options.configs_per_step = 8;
+  options.graphs_per_step = 1;
+  const TrainResult result = fit_model(model, {GraphConfigs{&graph, measured, nullptr}}, {}, options);
+  CHECK(result.train_configs == 6);
 }

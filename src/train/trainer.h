@@ -91,6 +91,8 @@ using TrainProgress = std::function<bool(const EpochReport& report, int epochs)>
 struct TrainResult {
   std::vector<EpochReport> epochs;
   size_t train_graphs = 0, valid_graphs = 0;
+  // In-memory training graphs: the distinct labelled configs the steps draw from, over all graphs.
+  size_t train_configs = 0;
   // Graph Segment Training only: segments over all training graphs, their halo overhead
   // (rows per pass over every segment / view rows, mean over graphs), cut edges, table use.
   size_t segments = 0;

@@ -47,6 +47,38 @@ nn::Var ranking_loss(RankingLoss loss, nn::Var cost, const std::vector<double>& 
   return nn::mse_loss(cost, target);
 }
 
+// A graph's configs to train on: one per group of identical rows (duplicates teach nothing and
+// would skew the sampling). With no list, every group's first config and its own ranking target
+// (`graphcost train` on whole files). With a list (tune's measured configs), the groups are formed
+// among the listed configs themselves, so a listed config whose row first appears at a config not
+// listed is kept; its label is the mean of its group's listed targets (two measurements of one
+// config, as a config store keeps the mean of copies).
+struct LabelledDistinct {
+  std::vector<int32_t> configs;
+  std::vector<double> targets;  // indexed by config (the graph's), set for `configs`
+};
+LabelledDistinct labelled_distinct_configs(const TpuGraph& graph, const std::vector<int32_t>& allowed) {
+  const std::vector<double> all_targets = config_ranking_targets(graph);
+  if (allowed.empty()) return {distinct_config_indices(graph), all_targets};
+  const std::vector<int32_t>& listed = allowed;
+  const DistinctConfigs groups = group_identical_configs(graph, listed);
+  std::vector<double> sum(groups.distinct.size(), 0.0);
+  std::vector<int> copies(groups.distinct.size(), 0);
+  LabelledDistinct out;
+  out.configs.assign(groups.distinct.size(), -1);
+  for (size_t i = 0; i < listed.size(); ++i) {
+    const size_t slot = static_cast<size_t>(groups.slot[i]);
+    if (out.configs[slot] < 0) out.configs[slot] = listed[i];
+    sum[slot] += all_targets[static_cast<size_t>(listed[i])];
+    ++copies[slot];
+  }
+  out.targets.assign(all_targets.size(), 0.0);
+  for (size_t slot = 0; slot < out.configs.size(); ++slot) {
+    out.targets[static_cast<size_t>(out.configs[slot])] = sum[slot] / copies[slot];
+  }
+  return out;
+}
+
 // Where a step's configs come from, chosen per graph before the loop.
 class StepConfigs {
  public:
@@ -193,17 +225,10 @@ class ShardedFit {
         if (item.stored->config_count() < 2) continue;
         configs = std::make_unique<ConfigsFromStore>(*item.stored);
       } else {
-        // Distinct configs only (duplicates would teach nothing and skew the sampling), restricted
-        // to the allowed ones.
-        std::vector<int32_t> distinct = distinct_config_indices(g);
-        if (!item.configs.empty()) {
-          std::vector<char> allowed(static_cast<size_t>(g.config_count), 0);
-          for (int32_t c : item.configs) allowed[static_cast<size_t>(c)] = 1;
-          distinct.erase(std::remove_if(distinct.begin(), distinct.end(), [&](int32_t c) { return !allowed[static_cast<size_t>(c)]; }),
-                         distinct.end());
-        }
-        if (distinct.size() < 2) continue;
-        configs = std::make_unique<ConfigsInMemory>(std::move(distinct), config_ranking_targets(g));
+        const LabelledDistinct distinct = labelled_distinct_configs(g, item.configs);
+        if (distinct.configs.size() < 2) continue;
+        result_.train_configs += distinct.configs.size();
+        configs = std::make_unique<ConfigsInMemory>(distinct.configs, distinct.targets);
       }
       const int shard = train_shards[item_index];
       if (!shard_graphs_.count(shard)) throw InternalError("fit_model: a graph of shard " + std::to_string(shard) + " on another rank");
