@@ -41,21 +41,23 @@ int main(int argc, char** argv) {
     made.push_back(m);
   }
   std::vector<double> learn;
-  std::string resolved;  // auto as the tuner resolved it for this target
+  std::string resolved;  // auto: the learner its cross-validation chose
   for (int r = 0; r < repeat; ++r) {
     TuneOptions options;
-    options.learner = value_named(tune_learner_names(), learner, "learner");
+    options.learner.kind = value_named(learner_names(), learner, "learner");
     options.budget = static_cast<int>(made.size()) + 1;
     options.per_round = 1;
     Tuner tuner(target, replay_oracle(target), nullptr, options);
     tuner.restore(made);
-    resolved = name_of(tune_learner_names(), tuner.options().learner);
-    learn.push_back(tuner.run_round({}).learn_seconds);
+    const RoundReport report = tuner.run_round({});
+    learn.push_back(report.learn_seconds);
+    resolved = report.learner.value("chosen", report.learner.value("learner", std::string("-")));
   }
   std::sort(learn.begin(), learn.end());
-  std::printf("{\"file\": \"%s\", \"nodes\": %d, \"configurable\": %d, \"candidates\": %d, \"measured\": %zu, \"learner\": \"%s\", "
-              "\"round_ms\": %.1f}\n",
-              argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, resolved.c_str(),
-              learn[learn.size() / 2] * 1e3);
+  std::printf(
+      "{\"file\": \"%s\", \"nodes\": %d, \"configurable\": %d, \"candidates\": %d, \"measured\": %zu, \"learner\": \"%s\", "
+      "\"round_ms\": %.1f}\n",
+      argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, resolved.c_str(),
+      learn[learn.size() / 2] * 1e3);
   return 0;
 }

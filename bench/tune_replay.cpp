@@ -20,10 +20,10 @@
 #include "hlo/graph_file.h"
 #include "hlo/module_file.h"
 #include "hlo/tuning_records.h"
+#include "learners/learner.h"
 #include "machine.h"
 #include "metrics/kendall_tau.h"
 #include "metrics/ranking_metrics.h"
-#include "train/ridge_ranker.h"
 #include "tune/tuner.h"
 
 using namespace graphcost;
@@ -32,14 +32,14 @@ namespace {
 
 struct Options {
   std::vector<std::string> files, strategies = {"online", "zero-shot", "random", "fewest-changes"};
-  std::vector<int> budgets = {10, 30, 100};
-  int seeds = 3;
+  std::vector<int> budgets = {10, 30, 100, 300};
+  int seeds = 5;
   std::string model_layout, model_tile, markdown;
   TuneOptions tune;
 };
 
 struct Run {
-  double tau = NAN, slowdown = NAN, best = NAN, ridge_tau = NAN, learn_seconds = 0;
+  double tau = NAN, slowdown = NAN, best = NAN, ridge_tau = NAN, xgboost_tau = NAN, learn_seconds = 0;
   int rounds = 0;
 };
 
@@ -95,24 +95,31 @@ Run run_one(const TuningTarget& target, TuneStrategy strategy, int budget, uint6
   run.tau = last.unmeasured_tau;
   run.slowdown = last.unmeasured_slowdown_at_5;
   run.best = last.best_over_pool_best;
-  // Ridge on one-hot configs, fitted to the same measurements, ranking the same unmeasured configs.
-  const TpuGraph measured = tuner.measured_graph();
-  std::vector<int32_t> train(static_cast<size_t>(measured.config_count));
-  for (int32_t c = 0; c < measured.config_count; ++c) train[static_cast<size_t>(c)] = c;
+  // Ridge and XGBoost fitted to the same measurements, ranking the same unmeasured configs: the
+  // reference columns (what a learner alone makes of the measurements this strategy chose).
+  Observations observed;
   std::vector<bool> seen(static_cast<size_t>(target.graph.config_count), false);
-  for (const Measurement& m : tuner.measurements()) seen[static_cast<size_t>(m.config)] = true;
+  for (const Measurement& m : tuner.measurements()) {
+    seen[static_cast<size_t>(m.config)] = true;
+    if (m.ok()) observed.configs.push_back(m.config), observed.seconds.push_back(m.seconds);
+  }
   std::vector<int32_t> unmeasured;
   for (int32_t c = 0; c < target.graph.config_count; ++c) {
     if (!seen[static_cast<size_t>(c)]) unmeasured.push_back(c);
   }
-  if (measured.config_count >= 2 && unmeasured.size() >= 2) {
-    RidgeRanker ridge(ConfigEncoding::PerNode);
-    ridge.fit({GraphConfigs{&measured, train, nullptr}});
-    const std::vector<float> cost = ridge.predict(target.graph, unmeasured);
+  if (observed.configs.size() >= 2 && unmeasured.size() >= 2) {
     const std::vector<double> all = config_ranking_targets(target.graph);
-    std::vector<double> truth, predicted(cost.begin(), cost.end());
+    std::vector<double> truth;
     for (const int32_t c : unmeasured) truth.push_back(all[static_cast<size_t>(c)]);
-    run.ridge_tau = kendall_tau_b(predicted.data(), truth.data(), predicted.size());
+    for (const auto& [kind, field] : {std::pair{LearnerKind::Ridge, &Run::ridge_tau}, std::pair{LearnerKind::Xgboost, &Run::xgboost_tau}}) {
+      LearnerOptions reference;
+      reference.kind = kind;
+      std::unique_ptr<Learner> learner = make_learner(target.graph, nullptr, reference);
+      learner->fit(observed);
+      const std::vector<float> cost = learner->predict(unmeasured);
+      const std::vector<double> predicted(cost.begin(), cost.end());
+      run.*field = kendall_tau_b(predicted.data(), truth.data(), predicted.size());
+    }
   }
   return run;
 }
@@ -129,27 +136,40 @@ int main(int argc, char** argv) {
   app.add_option("--model-layout", options.model_layout, "zero-shot's layout model");
   app.add_option("--model-tile", options.model_tile, "zero-shot's tile model");
   app.add_option("--markdown", options.markdown, "write the table here");
-  app.add_option("--epochs", options.tune.epochs);
-  app.add_option("--steps-per-epoch", options.tune.steps_per_epoch);
-  app.add_option("--configs-per-step", options.tune.configs_per_step);
-  app.add_option("--ensemble", options.tune.ensemble);
+  LearnerOptions& learner_options = options.tune.learner;
+  app.add_option("--epochs", learner_options.epochs);
+  app.add_option("--steps-per-epoch", learner_options.steps_per_epoch);
+  app.add_option("--configs-per-step", learner_options.configs_per_step);
+  app.add_option("--ensemble", learner_options.ensemble);
   app.add_option("--explore", options.tune.explore);
   app.add_option("--per-round", options.tune.per_round);
-  app.add_option("--hidden", options.tune.scratch_model.hidden);
-  app.add_option("--layers", options.tune.scratch_model.layers);
-  app.add_option("--hops", options.tune.scratch_model.hops);
-  app.add_option("--learning-rate", options.tune.learning_rate);
-  app.add_flag("--relative-configs", options.tune.scratch_model.relative_configs);
+  app.add_option("--hidden", learner_options.scratch_model.hidden);
+  app.add_option("--layers", learner_options.scratch_model.layers);
+  app.add_option("--hops", learner_options.scratch_model.hops);
+  app.add_option("--learning-rate", learner_options.learning_rate);
+  app.add_option("--folds", learner_options.folds);
+  app.add_option("--trees", learner_options.trees.rounds);
+  app.add_option("--tree-depth", learner_options.trees.max_depth);
+  app.add_flag("--relative-configs", learner_options.scratch_model.relative_configs);
   // The defaults are graphcost tune's (TuneOptions).
-  std::string loss = name_of(ranking_loss_names(), options.tune.loss), learner = name_of(tune_learner_names(), options.tune.learner),
-              init = name_of(tune_init_names(), options.tune.init);
-  app.add_option("--init", init, "online: previous, scratch or model (--model-layout / --model-tile)");
+  std::string loss = name_of(ranking_loss_names(), learner_options.loss), learner = name_of(learner_names(), learner_options.kind),
+              init = name_of(gnn_init_names(), learner_options.init),
+              acquisition = name_of(tune_acquisition_names(), options.tune.acquisition);
+  std::vector<std::string> candidates;
+  app.add_option("--init", init, "the GNN: previous, scratch or model (--model-layout / --model-tile)");
   app.add_option("--learner", learner);
+  app.add_option("--candidates", candidates, "auto's learners")->delimiter(',');
+  app.add_option("--acquisition", acquisition);
   app.add_option("--loss", loss);
   CLI11_PARSE(app, argc, argv);
-  options.tune.loss = value_named(ranking_loss_names(), loss, "--loss");
-  options.tune.learner = value_named(tune_learner_names(), learner, "--learner");
-  options.tune.init = value_named(tune_init_names(), init, "--init");
+  learner_options.loss = value_named(ranking_loss_names(), loss, "--loss");
+  learner_options.kind = value_named(learner_names(), learner, "--learner");
+  learner_options.init = value_named(gnn_init_names(), init, "--init");
+  options.tune.acquisition = value_named(tune_acquisition_names(), acquisition, "--acquisition");
+  if (!candidates.empty()) {
+    learner_options.candidates.clear();
+    for (const std::string& name : candidates) learner_options.candidates.push_back(value_named(learner_names(), name, "--candidates"));
+  }
 
   std::printf("%s\n", bench::machine_line(bench::measure_machine()).c_str());
   const std::vector<TuningTarget> targets = load_targets(options.files);
@@ -157,9 +177,10 @@ int main(int argc, char** argv) {
   if (!options.model_layout.empty()) layout_model = std::make_unique<CostModel>(CostModel::load(options.model_layout));
   if (!options.model_tile.empty()) tile_model = std::make_unique<CostModel>(CostModel::load(options.model_tile));
   std::ostringstream table;
-  table << "| program (configs) | budget | strategy | GNN tau, unmeasured | seeds' range | ridge tau, same measurements | GNN - ridge | top-5 slowdown | "
-           "best / file's best | vs random's | fit s/round |\n";
-  table << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  table << "| program (configs) | budget | strategy | tau, unmeasured | seeds' range | ridge, same measurements | xgboost, same | - "
+           "xgboost | "
+           "top-5 slowdown | best / file's best | vs random's | fit s/round |\n";
+  table << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const TuningTarget& target : targets) {
     const CostModel* model = target.graph.kind == GraphKind::Tile ? tile_model.get() : layout_model.get();
     for (const int budget : options.budgets) {
@@ -167,8 +188,11 @@ int main(int argc, char** argv) {
       std::map<std::string, std::vector<Run>> runs;
       for (const std::string& name : options.strategies) {
         const TuneStrategy strategy = value_named(tune_strategy_names(), name, "--strategies");
-        if ((strategy == TuneStrategy::ZeroShot || (strategy == TuneStrategy::Online && options.tune.init == TuneInit::Model)) && model == nullptr) continue;
-        for (int seed = 1; seed <= options.seeds; ++seed) runs[name].push_back(run_one(target, strategy, budget, static_cast<uint64_t>(seed), model, options));
+        if ((strategy == TuneStrategy::ZeroShot || (strategy == TuneStrategy::Online && learner_options.init == GnnInit::Model)) &&
+            model == nullptr)
+          continue;
+        for (int seed = 1; seed <= options.seeds; ++seed)
+          runs[name].push_back(run_one(target, strategy, budget, static_cast<uint64_t>(seed), model, options));
       }
       const auto med = [&](const std::string& name, double Run::*field) {
         std::vector<double> values;
@@ -176,7 +200,8 @@ int main(int argc, char** argv) {
         return median(values);
       };
       for (const auto& [name, list] : runs) {
-        const double tau = med(name, &Run::tau), ridge = med(name, &Run::ridge_tau), best = med(name, &Run::best);
+        const double tau = med(name, &Run::tau), ridge = med(name, &Run::ridge_tau), xgboost = med(name, &Run::xgboost_tau),
+                     best = med(name, &Run::best);
         double low = INFINITY, high = -INFINITY;  // the seeds' spread: at these budgets it is wide (docs/tuning.md)
         for (const Run& run : list) {
           if (std::isfinite(run.tau)) low = std::min(low, run.tau), high = std::max(high, run.tau);
@@ -191,11 +216,12 @@ int main(int argc, char** argv) {
           std::snprintf(text, sizeof text, format, value);
           return std::string(text);
         };
-        const std::string line = "| " + target.path + " (" + std::to_string(target.graph.config_count) + ") | " + std::to_string(budget) + " | " + name +
-                                 " | " + cell(tau, "%.3f") + " | " + (std::isfinite(low) ? cell(low, "%.2f") + " to " + cell(high, "%.2f") : "-") +
-                                 " | " + cell(ridge, "%.3f") + " | " + cell(tau - ridge, "%+.3f") + " | " +
-                                 cell(med(name, &Run::slowdown), "%.4f") + " | " + cell(best, "%.4f") + " | " + cell(best / random_best, "%.4f") +
-                                 " | " + cell(rounds ? learn / rounds : NAN, "%.2f") + " |\n";
+        const std::string line = "| " + target.path + " (" + std::to_string(target.graph.config_count) + ") | " + std::to_string(budget) +
+                                 " | " + name + " | " + cell(tau, "%.3f") + " | " +
+                                 (std::isfinite(low) ? cell(low, "%.2f") + " to " + cell(high, "%.2f") : "-") + " | " +
+                                 cell(ridge, "%.3f") + " | " + cell(xgboost, "%.3f") + " | " + cell(tau - xgboost, "%+.3f") + " | " +
+                                 cell(med(name, &Run::slowdown), "%.4f") + " | " + cell(best, "%.4f") + " | " +
+                                 cell(best / random_best, "%.4f") + " | " + cell(rounds ? learn / rounds : NAN, "%.2f") + " |\n";
         table << line;
         std::printf("%s", line.c_str());
         std::fflush(stdout);

@@ -39,6 +39,11 @@ else()
   find_package(Eigen3 3.4 REQUIRED NO_MODULE)
   # METIS (Debian libmetis-dev: no CMake config) partitions graphs for Graph Segment Training.
   # Training does not run in the browser, so the WebAssembly build goes without it.
+  # XGBoost (Debian libxgboost-dev: a C API, no CMake config): the learners' gradient-boosted trees.
+  find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h REQUIRED)
+  find_library(XGBOOST_LIBRARY xgboost REQUIRED)
+  add_library(XGBoost::XGBoost UNKNOWN IMPORTED)
+  set_target_properties(XGBoost::XGBoost PROPERTIES IMPORTED_LOCATION "${XGBOOST_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${XGBOOST_INCLUDE_DIR}")
   find_path(METIS_INCLUDE_DIR metis.h REQUIRED)
   find_library(METIS_LIBRARY metis REQUIRED)
   add_library(METIS::METIS UNKNOWN IMPORTED)

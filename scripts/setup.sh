@@ -25,6 +25,7 @@ apt_packages=(
   ca-certificates git curl                                                  # clone, serve checks
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev   # native + sanitizer + libFuzzer
   zlib1g-dev libeigen3-dev nlohmann-json3-dev catch2 libcli11-dev libmetis-dev
+  libxgboost-dev python3-xgboost                                            # the learners' trees (tune), and the experiments' peer
   libsqlite3-dev libssl-dev libcpp-httplib-dev libicu-dev                   # the live competition: store, token hashes, server, team names
   nginx openssl                                                             # its front door (deploy/nginx/): test and benchmark
   libopenmpi-dev openmpi-bin                                                # data-parallel training (mpirun)

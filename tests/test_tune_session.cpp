@@ -16,8 +16,8 @@ TEST_CASE("tune session: replay rounds on a real file, curves and marks for the 
   options.per_round = 10;
   options.seed = 4;
   if (testing::sanitized_build()) {  // the session's mechanics, not what it learns: 449 s at the default recipe
-    options.epochs = 1;
-    options.steps_per_epoch = 5;
+    options.learner.epochs = 1;
+    options.learner.steps_per_epoch = 5;
   }
   TuneSession session(graph, nullptr, options);
   CHECK(session.step());

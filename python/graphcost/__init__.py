@@ -63,8 +63,8 @@ class TuneResult(dict):
                    'round', 'predicted'}] in the order they were made
     rounds        per round: measured, best_seconds, out_of_sample_tau (the model's tau on the
                   round's new measurements predicted before they were made), unmeasured_tau (replay),
-                  gnn_weight (learners weighed and blend: the GNN's share of the ranking, ridge has
-                  the rest), seconds, learn_seconds
+                  learner (what learned: {'learner', and for auto 'chosen' and 'cross_validated_tau',
+                  for weighed 'gnn_weight'}), seconds, learn_seconds
     costs         float32 array: the final model's cost of every candidate (lower = predicted faster)
     measured      a Graph of the configs measured without failure, with their runtimes
     best          {'config', 'seconds'}: the fastest measured, or None
@@ -121,10 +121,11 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
                runtimes.
     strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes'
     model      a Model: zero-shot's, or the warm start with init='model'
-    init       where each round's fit starts: 'previous' (the model the round before fitted; the
-               first from scratch), 'scratch' (a fresh model every round), 'model' (`model`'s weights)
-    learner    'auto' (ridge for a layout program, 'weighed' for a tile kernel: docs/tuning.md), 'weighed' (GNN and
-               ridge weighed by how each ranked the new measurements), 'blend', 'gnn', 'ridge'
+    init       the GNN: where each fit starts: 'previous' (the one before; the first from scratch),
+               'scratch' (a fresh model every round), 'model' (`model`'s weights)
+    learner    'auto' (of 'xgboost' and 'ridge', the one that ranks the measured configs best in
+               cross-validation, chosen at every round: docs/tuning.md), 'xgboost', 'ridge', 'gnn',
+               'weighed' (GNN and ridge weighed by how each ranked the new measurements), 'blend'
     progress   progress(round_report) after each round
     Returns a TuneResult. Ctrl-C stops after the measurement in hand (result.interrupted).
     """

@@ -10,42 +10,18 @@
 
 #include "bindings.h"
 #include "common/input_error.h"
+#include "tune/tune_report.h"
 #include "tune/tuner.h"
+#include "tune/tuning_journal.h"
 
 namespace py = pybind11;
 
 namespace graphcost::python {
 namespace {
 
-py::dict measurement_dict(const Measurement& m) {
-  py::dict d;
-  d["config"] = m.config;
-  d["status"] = name_of(measurement_status_names(), m.status);
-  d["seconds"] = m.ok() ? py::object(py::float_(m.seconds)) : py::object(py::none());
-  d["message"] = m.message;
-  d["round"] = m.round;
-  d["predicted"] = std::isfinite(m.predicted) ? py::object(py::float_(m.predicted)) : py::object(py::none());
-  return d;
-}
+py::object measurement_dict(const Measurement& m) { return json_to_python(measurement_json(m)); }
 
-py::dict report_dict(const RoundReport& r) {
-  const auto value = [](double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::object(py::none()); };
-  py::dict d;
-  d["round"] = r.round;
-  d["measured"] = r.measured;
-  d["ok"] = r.ok;
-  d["failed"] = r.failed;
-  d["best_seconds"] = value(r.best_seconds);
-  d["config0_seconds"] = value(r.config0_seconds);
-  d["out_of_sample_tau"] = value(r.out_of_sample_tau);
-  d["unmeasured_tau"] = value(r.unmeasured_tau);
-  d["gnn_weight"] = value(r.gnn_weight);
-  d["unmeasured_slowdown_at_5"] = value(r.unmeasured_slowdown_at_5);
-  d["best_over_pool_best"] = value(r.best_over_pool_best);
-  d["seconds"] = r.seconds;
-  d["learn_seconds"] = r.learn_seconds;
-  return d;
-}
+py::object report_dict(const RoundReport& r) { return json_to_python(round_report_json(r)); }
 
 py::dict tune(const py::object& target_or_path, const py::object& measure, int budget, int per_round, const std::string& strategy,
               const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
@@ -60,8 +36,8 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
   }
   TuneOptions options;
   options.strategy = value_named(tune_strategy_names(), strategy, "strategy");
-  options.init = value_named(tune_init_names(), init, "init");
-  options.learner = value_named(tune_learner_names(), learner, "learner");
+  options.learner.init = value_named(gnn_init_names(), init, "init");
+  options.learner.kind = value_named(learner_names(), learner, "learner");
   options.budget = budget;
   options.per_round = per_round;
   options.seed = seed;
@@ -81,7 +57,7 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
       m.message = answer[2].cast<std::string>();
       if (status == "stopped") {
         interrupted = true;
-        m.message = "stopped";
+        m.status = MeasurementStatus::Stopped;
         return m;
       }
       m.status = value_named(measurement_status_names(), status, "status");
@@ -125,9 +101,9 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
 }  // namespace
 
 void bind_tune(py::module_& m) {
-  m.def("_tune", &tune, py::arg("target"), py::arg("measure"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"), py::arg("init"),
-        py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("progress"),
-        "The tuning loop; use graphcost.tune(), which wraps the measure function.");
+  m.def("_tune", &tune, py::arg("target"), py::arg("measure"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"),
+        py::arg("init"), py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"),
+        py::arg("progress"), "The tuning loop; use graphcost.tune(), which wraps the measure function.");
 }
 
 }  // namespace graphcost::python

@@ -6,11 +6,13 @@
 
 namespace graphcost {
 
-TuneSession::TuneSession(const TpuGraph& graph, const CostModel* model, TuneOptions options) : target_(tuning_target_from_graph(graph, graph.source)) {
+TuneSession::TuneSession(const TpuGraph& graph, const CostModel* model, TuneOptions options)
+    : target_(tuning_target_from_graph(graph, graph.source)) {
   if (!target_.recorded()) {
     throw InputError(graph.source, "runtimes", "recorded runtimes to replay (a labelled file)", "none (hidden)");
   }
-  if (options.strategy == TuneStrategy::Online && options.init != TuneInit::Model) model = nullptr;  // learns from the measurements alone
+  if (options.strategy == TuneStrategy::Online && options.learner.init != GnnInit::Model)
+    model = nullptr;  // learns from the measurements alone
   tuner_ = std::make_unique<Tuner>(target_, replay_oracle(target_), model, options);
 }
 
@@ -44,10 +46,13 @@ nlohmann::json TuneSession::state() const {
   return {{"running", running()},
           {"rounds", rounds_.size()},
           {"budget", tuner_->options().budget},
-          {"learner", name_of(tune_learner_names(), tuner_->options().learner)},  // auto as resolved
+          {"learner", name_of(learner_names(), tuner_->options().learner.kind)},
+          {"learner_now",
+           tuner_->learner() != nullptr && tuner_->learner()->fitted() ? tuner_->learner()->describe() : nlohmann::json(nullptr)},
           {"measured", measured},
           {"curve", curve},
-          {"learn_ms_per_round", rounds_.empty() ? nlohmann::json(nullptr) : nlohmann::json(learn * 1e3 / static_cast<double>(rounds_.size()))}};
+          {"learn_ms_per_round",
+           rounds_.empty() ? nlohmann::json(nullptr) : nlohmann::json(learn * 1e3 / static_cast<double>(rounds_.size()))}};
 }
 
 }  // namespace graphcost

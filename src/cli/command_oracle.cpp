@@ -144,6 +144,7 @@ Oracle command_oracle(const TuningTarget& target, const CommandOracleOptions& op
     for (int r = 0; r < options.repeats; ++r) {
       const Run run = run_once(options, arguments, base + ".log");
       if (run.stopped) {
+        m.status = MeasurementStatus::Stopped;
         m.message = "stopped";
         return m;
       }

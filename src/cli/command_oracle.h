@@ -21,7 +21,7 @@ struct CommandOracleOptions {
   std::string work_dir;  // created if missing; the files stay (the user may look at them)
   double timeout_seconds = 600;
   int repeats = 1;
-  std::function<bool()> stop;  // polled while a run waits: true kills it (the measurement comes back "stopped")
+  std::function<bool()> stop;  // polled while a run waits: true kills it (the measurement comes back with status Stopped)
 };
 
 Oracle command_oracle(const TuningTarget& target, const CommandOracleOptions& options);

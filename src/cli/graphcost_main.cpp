@@ -220,54 +220,6 @@ CLI::App* add_import_command(CLI::App& app, graphcost::ImportCommandOptions& imp
   return import_command;
 }
 
-CLI::App* add_tune_command(CLI::App& app, graphcost::TuneCommandOptions& tune) {
-  CLI::App* command = app.add_subcommand(
-      "tune", "Tune a program from a few of its measurements: rank the candidates, measure a batch, learn, repeat (docs/tuning.md)");
-  command->add_option("target", tune.target, "a layout or tile .npz, tuning records, or a module (HLO text or proto)")->required();
-  command->add_option("--model", tune.model, "a model: the first ranking, the warm start (--init model), or zero-shot's");
-  command->add_option("--budget", tune.tune.budget, "measurements in all, failed ones included (default 100)")
-      ->check(CLI::Range(1, 1000000));
-  command->add_option("--per-round", tune.tune.per_round, "measurements a round (default 10)")->check(CLI::Range(1, 100000));
-  graphcost::add_named_option(command, "--strategy", tune.tune.strategy, graphcost::tune_strategy_names(),
-                              "online (default: learn after each round), zero-shot (the model as is), random, fewest-changes");
-  graphcost::add_named_option(command, "--init", tune.tune.init, graphcost::tune_init_names(),
-                              "online: start each round's fit from the model the round before fitted (previous, default; the first from scratch), "
-                              "from scratch, or from --model's weights");
-  graphcost::add_named_option(command, "--learner", tune.tune.learner, graphcost::tune_learner_names(),
-                              "online: what learns from the measurements: auto (default: ridge for a layout program, weighed for a "
-                              "tile kernel; docs/tuning.md), weighed (GNN and ridge, weighed by how each ranked the new measurements "
-                              "before they were made), blend (averaged), gnn, ridge");
-  command->add_option("--explore", tune.tune.explore, "online: share of each batch drawn at random among the unmeasured (default 0.3)")
-      ->check(CLI::Range(0.0, 1.0));
-  graphcost::add_named_option(command, "--oracle", tune.oracle, graphcost::oracle_kind_names(),
-                              "replay (the file's recorded runtimes; default), simulate (graphcost's simulator), command (--measure)");
-  command->add_option("--measure", tune.measure,
-                      "--oracle command: a command given CONFIG.json [MODULE.hlo]; prints seconds on its last line");
-  command->add_option("--measure-timeout", tune.measure_timeout, "--oracle command: seconds before a run is killed (default 600)")
-      ->check(CLI::PositiveNumber);
-  command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept (default 1)")
-      ->check(CLI::Range(1, 1000));
-  command->add_option("--hardware", tune.hardware, "--oracle simulate: nominal (default), tpu-v5e, tpu-v6e or a JSON profile");
-  command->add_option("--candidates", tune.candidates, "module targets: random configs beside config 0 (default 1000)")
-      ->check(CLI::Range(1, 10000000));
-  graphcost::add_seed_option(command, tune.tune.seed, "seed: same seed, same measurements in the same order");
-  command->add_option("--epochs", tune.tune.epochs, "online: epochs per round's fit (default 4)")->check(CLI::Range(1, 10000));
-  command->add_option("--steps-per-epoch", tune.tune.steps_per_epoch, "online: steps per epoch (default 50)")->check(CLI::Range(1, 100000));
-  command->add_option("--configs-per-step", tune.tune.configs_per_step, "online: measured configs a training step ranks (default 32)")
-      ->check(CLI::Range(2, 100000));
-  command
-      ->add_option("--hops", tune.tune.scratch_model.hops,
-                   "online, layout, from scratch: the model sees configurable nodes and their k-hop neighbours (default 1; -1: "
-                   "the whole graph; 2 did not rank better on the real files and takes 1.5x the time, docs/tuning.md)")
-      ->check(CLI::Range(-1, 16));
-  command->add_option("--out", tune.out, "a labelled TpuGraphs file of every config measured (journal beside it: OUT.journal)");
-  command->add_option("--costs-out", tune.costs_out, "CSV: config,predicted,measured (1 if measured) for every candidate");
-  command->add_flag("--resume", tune.resume, "continue the run journaled beside --out (nothing is measured twice)");
-  command->add_flag("--json", tune.json, "print the summary as JSON");
-  command->add_flag("-q,--quiet", tune.quiet, "no per-round lines on stderr");
-  return command;
-}
-
 CLI::App* add_simulate_command(CLI::App& app, graphcost::SimulateCommandOptions& simulate) {
   CLI::App* simulate_command = app.add_subcommand(
       "simulate", "Price every config of a file with the cost simulator (gen's labeller); on measured files, its tau and top-5 slowdown");
@@ -361,7 +313,7 @@ int main(int argc, char** argv) {
   CLI::App* import_command = add_import_command(app, import);
   CLI::App* rank_command = add_rank_command(app, rank);
   CLI::App* simulate_command = add_simulate_command(app, simulate);
-  CLI::App* tune_command = add_tune_command(app, tune);
+  CLI::App* tune_command = graphcost::add_tune_command(app, tune);
   CLI::App* search_command = add_search_command(app, search);
   CLI::App* evaluate_command = add_evaluate_command(app, evaluate);
   CLI::App* calibrate_command = add_calibrate_command(app, calibrate);

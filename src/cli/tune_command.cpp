@@ -5,16 +5,20 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command_oracle.h"
+#include "cli_options/named_option.h"
+#include "cli_options/seed_option.h"
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/units.h"
 #include "synth/hardware_profile.h"
+#include "tune/tune_report.h"
 #include "tune/tuning_journal.h"
 
 namespace graphcost {
@@ -33,20 +37,72 @@ extern "C" void on_interrupt(int) {
 
 std::string journal_path(const std::string& out) { return out + ".journal"; }
 
+// A file's bytes hashed (FNV-1a): a journal names the model its run started from.
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t hash = 14695981039346656037ull;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+  }
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// Everything that shapes the run. A resume compares all of it but the budget (a run may be given
+// more measurements) and the measure command (a path in it may move): another value is another run.
 nlohmann::json journal_header(const TuneCommandOptions& options, const TuningTarget& target) {
-  return {{"graphcost_tune", 1},
+  nlohmann::json options_json = options.tune.to_json();
+  options_json.erase("budget");
+  return {{"graphcost_tune", 2},
           {"target", target.path},
           {"fingerprint", target.fingerprint},
           {"oracle", name_of(oracle_kind_names(), options.oracle)},
-          {"strategy", name_of(tune_strategy_names(), options.tune.strategy)},
-          {"seed", options.tune.seed},
-          {"candidates", options.candidates}};
+          {"hardware", options.oracle == OracleKind::Simulate ? nlohmann::json(options.hardware) : nlohmann::json(nullptr)},
+          {"repeats", options.oracle == OracleKind::Command ? nlohmann::json(options.repeats) : nlohmann::json(nullptr)},
+          {"candidates", options.candidates},
+          {"model", options.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(options.model))},
+          {"options", options_json},
+          {"budget", options.tune.budget},
+          {"measure", options.measure}};
+}
+
+// InputError naming the first field of `earlier` (a journal's header) that differs from this run's.
+void check_same_run(const std::string& journal, const nlohmann::json& earlier, const nlohmann::json& now) {
+  if (!earlier.contains("options")) {
+    std::fprintf(stderr,
+                 "warning: %s was written by an older graphcost: only its target and oracle are checked against this run's options\n",
+                 journal.c_str());
+    for (const char* key : {"fingerprint", "oracle"}) {
+      if (earlier.value(key, nlohmann::json()) != now[key]) {
+        throw InputError(journal, std::string("header ") + key, now[key].dump() + " (this run's)",
+                         earlier.value(key, nlohmann::json()).dump());
+      }
+    }
+    return;
+  }
+  nlohmann::json a = earlier, b = now;
+  for (const char* free : {"budget", "measure", "graphcost_tune", "target"}) a.erase(free), b.erase(free);
+  const nlohmann::json was = a.flatten(), is = b.flatten();
+  for (const auto& [key, value] : is.items()) {
+    const nlohmann::json before = was.value(key, nlohmann::json());
+    if (before != value) {
+      throw InputError(journal, "header " + key.substr(1), value.dump() + " (this run's: resume with the options the run started with)",
+                       before.dump());
+    }
+  }
+  for (const auto& [key, value] : was.items()) {
+    if (!is.contains(key)) throw InputError(journal, "header " + key.substr(1), "absent (this run's)", value.dump());
+  }
 }
 
 Oracle make_oracle(const TuneCommandOptions& options, const TuningTarget& target) {
   switch (options.oracle) {
-    case OracleKind::Replay: return replay_oracle(target);
-    case OracleKind::Simulate: return simulate_oracle(target, hardware_profile(options.hardware));
+    case OracleKind::Replay:
+      return replay_oracle(target);
+    case OracleKind::Simulate:
+      return simulate_oracle(target, hardware_profile(options.hardware));
     case OracleKind::Command: {
       CommandOracleOptions command;
       command.command = options.measure;
@@ -67,14 +123,31 @@ std::string number(double value, const char* format) {
   return text;
 }
 
+// "xgboost (cross-validated: xgboost 0.71, ridge 0.64)", "weighed (GNN's share 0.35)", "ridge".
+std::string learner_summary(const nlohmann::json& learner) {
+  std::string text = learner.value("learner", std::string());
+  if (learner.contains("chosen")) {
+    text += " chose " + learner["chosen"].get<std::string>() + " (cross-validated tau:";
+    bool first = true;
+    for (const auto& [name, tau] : learner["cross_validated_tau"].items()) {
+      text += std::string(first ? " " : ", ") + name + " " + (tau.is_number() ? number(tau.get<double>(), "%.2f") : "-");
+      first = false;
+    }
+    text += ")";
+  }
+  if (learner.contains("gnn_weight")) text += " (GNN's share " + number(learner["gnn_weight"].get<double>(), "%.2f") + ")";
+  return text;
+}
+
 void print_round(const RoundReport& r, int budget, double elapsed) {
   std::string line = "round " + std::to_string(r.round) + ": " + std::to_string(r.measured) + "/" + std::to_string(budget) + " measured";
   if (r.failed > 0) line += " (" + std::to_string(r.failed) + " failed)";
   line += ", best " + format_duration(r.best_seconds);
-  if (std::isfinite(r.config0_seconds) && std::isfinite(r.best_seconds)) line += " (" + format_change(r.best_seconds / r.config0_seconds) + " vs config 0)";
+  if (std::isfinite(r.config0_seconds) && std::isfinite(r.best_seconds))
+    line += " (" + format_change(r.best_seconds / r.config0_seconds) + " vs config 0)";
   line += ", tau on the new ones before measuring " + number(r.out_of_sample_tau, "%.3f");
   if (std::isfinite(r.unmeasured_tau)) line += ", on the unmeasured " + number(r.unmeasured_tau, "%.3f");
-  if (std::isfinite(r.gnn_weight)) line += ", GNN's share " + number(r.gnn_weight, "%.2f");
+  if (r.learner.is_object()) line += "; " + learner_summary(r.learner);
   const double per_measurement = r.measured > 0 ? elapsed / r.measured : 0;
   line += "; round " + number(r.seconds, "%.2fs") + " (learn " + number(r.learn_seconds, "%.2fs") + "), ETA " +
           number(per_measurement * (budget - r.measured), "%.0fs");
@@ -86,9 +159,9 @@ void write_outputs(const TuneCommandOptions& options, const Tuner& tuner) {
     TpuGraph measured = tuner.measured_graph();
     if (measured.config_count >= 1) {
       std::ostringstream provenance;
-      provenance << "graphcost tune of " << tuner.target().path << " (oracle " << name_of(oracle_kind_names(), options.oracle) << ", strategy "
-                 << name_of(tune_strategy_names(), options.tune.strategy) << ", seed " << options.tune.seed << "): " << measured.config_count
-                 << " measured configs";
+      provenance << "graphcost tune of " << tuner.target().path << " (oracle " << name_of(oracle_kind_names(), options.oracle)
+                 << ", strategy " << name_of(tune_strategy_names(), options.tune.strategy) << ", seed " << options.tune.seed
+                 << "): " << measured.config_count << " measured configs";
       measured.provenance = provenance.str();
       save_tpu_graph(measured, options.out);
     } else {
@@ -108,38 +181,14 @@ void write_outputs(const TuneCommandOptions& options, const Tuner& tuner) {
     }
     write_file_atomically(options.costs_out, csv.str(), {options.target});
   }
-}
-
-nlohmann::json summary_json(const TuneCommandOptions& options, const Tuner& tuner, const std::vector<RoundReport>& rounds) {
-  nlohmann::json json_rounds = nlohmann::json::array();
-  const auto value = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  for (const RoundReport& r : rounds) {
-    json_rounds.push_back({{"round", r.round},
-                           {"measured", r.measured},
-                           {"ok", r.ok},
-                           {"failed", r.failed},
-                           {"best_seconds", value(r.best_seconds)},
-                           {"config0_seconds", value(r.config0_seconds)},
-                           {"out_of_sample_tau", value(r.out_of_sample_tau)},
-                           {"unmeasured_tau", value(r.unmeasured_tau)},
-                           {"gnn_weight", value(r.gnn_weight)},
-                           {"unmeasured_slowdown_at_5", value(r.unmeasured_slowdown_at_5)},
-                           {"best_over_pool_best", value(r.best_over_pool_best)},
-                           {"seconds", r.seconds},
-                           {"learn_seconds", r.learn_seconds}});
+  if (!options.model_out.empty()) {
+    if (tuner.learner() != nullptr && tuner.learner()->fitted()) {
+      tuner.learner()->save(options.model_out, {options.target, options.model});
+    } else {
+      std::fprintf(stderr, "warning: no learner was fitted (strategy %s, or fewer than 2 measurements): %s not written\n",
+                   name_of(tune_strategy_names(), options.tune.strategy).c_str(), options.model_out.c_str());
+    }
   }
-  nlohmann::json best = nullptr;
-  for (const Measurement& m : tuner.measurements()) {
-    if (m.ok() && (best.is_null() || m.seconds < best["seconds"].get<double>())) best = {{"config", m.config}, {"seconds", m.seconds}};
-  }
-  return {{"target", tuner.target().path},
-          {"candidates", tuner.target().graph.config_count},
-          {"oracle", name_of(oracle_kind_names(), options.oracle)},
-          {"strategy", name_of(tune_strategy_names(), options.tune.strategy)},
-          {"seed", options.tune.seed},
-          {"best", best},
-          {"rounds", json_rounds},
-          {"interrupted", interrupted.load()}};
 }
 
 }  // namespace
@@ -151,6 +200,7 @@ int run_tune_command(const TuneCommandOptions& options) {
   if (options.resume && options.out.empty()) throw InputError("--resume", "", "--out naming the run to continue", "none");
   if (!options.out.empty()) check_output_path(options.out, {options.target});
   if (!options.costs_out.empty()) check_output_path(options.costs_out, {options.target});
+  if (!options.model_out.empty()) check_output_path(options.model_out, {options.target, options.model});
   const TuningTarget target = load_tuning_target(options.target, options.candidates, options.tune.seed);
   std::unique_ptr<CostModel> model;
   if (!options.model.empty()) model = std::make_unique<CostModel>(CostModel::load(options.model));
@@ -161,13 +211,9 @@ int run_tune_command(const TuneCommandOptions& options) {
     const nlohmann::json header = journal_header(options, target);
     if (options.resume) {
       const TuningJournal earlier = read_tuning_journal(journal_path(options.out));
-      for (const char* key : {"fingerprint", "oracle"}) {
-        if (earlier.header.value(key, nlohmann::json()) != header[key]) {
-          throw InputError(journal_path(options.out), std::string("header ") + key, header[key].dump() + " (this run's)",
-                           earlier.header.value(key, nlohmann::json()).dump());
-        }
-      }
-      if (earlier.dropped_partial_line) std::fprintf(stderr, "warning: the journal's last line was cut short (a kill): that measurement is made again\n");
+      check_same_run(journal_path(options.out), earlier.header, header);
+      if (earlier.dropped_partial_line)
+        std::fprintf(stderr, "warning: the journal's last line was cut short (a kill): that measurement is made again\n");
       tuner.restore(earlier.measurements);
       const bool refits = tuner.resume_refits();
       if (!options.quiet) {
@@ -198,17 +244,19 @@ int run_tune_command(const TuneCommandOptions& options) {
           },
           [] { return interrupted.load(); });
       rounds.push_back(report);
-      if (!options.quiet) print_round(report, options.tune.budget, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (!options.quiet)
+        print_round(report, options.tune.budget, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   } catch (...) {
     std::signal(SIGINT, previous);
     throw;
   }
   std::signal(SIGINT, previous);
-  if (interrupted && !options.quiet) std::fprintf(stderr, "stopped (Ctrl-C): %zu measurements kept; --resume continues\n", tuner.measurements().size());
+  if (interrupted && !options.quiet)
+    std::fprintf(stderr, "stopped (Ctrl-C): %zu measurements kept; --resume continues\n", tuner.measurements().size());
   write_outputs(options, tuner);
   if (options.json) {
-    std::cout << summary_json(options, tuner, rounds).dump(2) << "\n";
+    std::cout << tune_summary_json(tuner, name_of(oracle_kind_names(), options.oracle), rounds, interrupted.load()).dump(2) << "\n";
   } else {
     double best = INFINITY;
     int32_t best_config = -1;
@@ -224,6 +272,71 @@ int run_tune_command(const TuneCommandOptions& options) {
     if (!options.out.empty()) std::printf("wrote %s (journal %s)\n", options.out.c_str(), journal_path(options.out).c_str());
   }
   return interrupted ? 130 : 0;
+}
+
+CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& tune) {
+  CLI::App* command = app.add_subcommand(
+      "tune", "Tune a program from a few of its measurements: rank the candidates, measure a batch, learn, repeat (docs/tuning.md)");
+  TuneOptions& t = tune.tune;
+  LearnerOptions& l = t.learner;
+  command->add_option("target", tune.target, "a layout or tile .npz, tuning records, or a module (HLO text or proto)")->required();
+  command->add_option("--model", tune.model, "a model: the first ranking, the GNN's warm start (--init model), or zero-shot's");
+  command->add_option("--budget", t.budget, "measurements in all, failed ones included")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  command->add_option("--per-round", t.per_round, "measurements a round")->check(CLI::Range(1, 100000))->capture_default_str();
+  add_named_option(command, "--strategy", t.strategy, tune_strategy_names(),
+                   "online (learn after each round), zero-shot (the model as is), random, fewest-changes");
+  add_named_option(command, "--learner", l.kind, learner_names(),
+                   "online: what learns from the measurements: auto (the one of xgboost and ridge that ranks the measured configs "
+                   "best in cross-validation, at every round; docs/tuning.md), xgboost, ridge, gnn, weighed (GNN and ridge weighed "
+                   "by how each ranked the new measurements before they were made), blend (GNN and ridge averaged)");
+  add_named_option(command, "--acquisition", t.acquisition, tune_acquisition_names(),
+                   "online: which configs next: best (the learner's best plus --explore at random), ucb (bagged fits' mean minus "
+                   "their spread), thompson (each pick one bagged fit's best)");
+  command->add_option("--explore", t.explore, "online: share of each batch drawn at random among the unmeasured")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  add_named_option(command, "--oracle", tune.oracle, oracle_kind_names(),
+                   "replay (the file's recorded runtimes), simulate (graphcost's simulator), command (--measure)");
+  command->add_option("--measure", tune.measure,
+                      "--oracle command: a command given CONFIG.json [MODULE.hlo]; prints seconds on its last line");
+  command->add_option("--measure-timeout", tune.measure_timeout, "--oracle command: seconds before a run is killed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  command->add_option("--hardware", tune.hardware, "--oracle simulate: nominal, tpu-v5e, tpu-v6e or a JSON profile")->capture_default_str();
+  command->add_option("--candidates", tune.candidates, "module targets: random configs beside config 0")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  add_seed_option(command, t.seed, "seed: same seed, same measurements in the same order");
+  add_named_option(command, "--init", l.init, gnn_init_names(),
+                   "the GNN (learners gnn, weighed, blend): start each fit from the one before (previous; the first from scratch), "
+                   "from scratch, or from --model's weights");
+  command->add_option("--epochs", l.epochs, "the GNN: epochs per fit")->check(CLI::Range(1, 10000))->capture_default_str();
+  command->add_option("--steps-per-epoch", l.steps_per_epoch, "the GNN: steps per epoch")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  command->add_option("--configs-per-step", l.configs_per_step, "the GNN: measured configs a training step ranks")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  command
+      ->add_option("--hops", l.scratch_model.hops,
+                   "the GNN, layout, from scratch: configurable nodes and their k-hop neighbours (-1: the whole graph; 2 did not "
+                   "rank better on the real files and takes 1.5x the time, docs/tuning.md)")
+      ->check(CLI::Range(-1, 16))
+      ->capture_default_str();
+  command->add_option("--out", tune.out, "a labelled TpuGraphs file of every config measured (journal beside it: OUT.journal)");
+  command->add_option("--costs-out", tune.costs_out, "CSV: config,predicted,measured (1 if measured) for every candidate");
+  command->add_option("--model-out", tune.model_out,
+                      "the last fitted learner: a model file (gnn) or a learner file (JSON) that rank and predict read for this program");
+  command->add_flag("--resume", tune.resume,
+                    "continue the run journaled beside --out (nothing is measured twice; other options are refused)");
+  command->add_flag("--json", tune.json, "print the summary as JSON");
+  command->add_flag("-q,--quiet", tune.quiet, "no per-round lines on stderr");
+  return command;
 }
 
 }  // namespace graphcost

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "tune/oracles.h"
 #include "tune/tuner.h"
 
@@ -19,15 +21,18 @@ struct TuneCommandOptions {
   std::string target, model;
   TuneOptions tune;
   OracleKind oracle = OracleKind::Replay;
-  std::string measure;         // --oracle command: the command
+  std::string measure;  // --oracle command: the command
   double measure_timeout = 600;
   int repeats = 1;
   std::string hardware = "nominal";  // --oracle simulate
   int candidates = 1000;             // module targets
   std::string out, costs_out;
+  std::string model_out;  // the last fitted learner (learners/learner_file.h)
   bool json = false, resume = false, quiet = false;
 };
 
+// The `tune` subcommand and its options (help shows TuneCommandOptions' defaults).
+CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& options);
 int run_tune_command(const TuneCommandOptions& options);
 
 }  // namespace graphcost

@@ -17,7 +17,8 @@ CLI::Option* add_named_option(CLI::App* command, const std::string& flag, Enum& 
   return command
       ->add_option_function<std::string>(
           flag, [&target, &table, flag](const std::string& name) { target = value_named(table, name, flag); }, description)
-      ->check(CLI::IsMember(names_in(table)));
+      ->check(CLI::IsMember(names_in(table)))
+      ->default_str(name_of(table, target));  // help shows the struct's default
 }
 
 }  // namespace graphcost

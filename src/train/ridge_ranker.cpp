@@ -117,18 +117,17 @@ RidgeRanker::LayoutRow RidgeRanker::layout_row(const TpuGraph& graph, int32_t co
   return row;
 }
 
-void RidgeRanker::index_rows(const std::vector<GraphConfigs>& train) {
+void RidgeRanker::index_rows(const std::vector<std::pair<const TpuGraph*, std::vector<int32_t>>>& train) {
   row_columns_.clear();
   row_column_count_ = 0;
   if (encoding_ != ConfigEncoding::PerNode) return;
-  for (const GraphConfigs& item : train) {
-    const TpuGraph& graph = *item.graph;
-    if (graph.runtimes_hidden || graph.kind != GraphKind::Layout) continue;
-    const int32_t nodes = graph.configurable_count();
+  for (const auto& [graph, configs] : train) {
+    if (graph->kind != GraphKind::Layout) continue;
+    const int32_t nodes = graph->configurable_count();
     if (row_columns_.empty()) row_columns_.resize(static_cast<size_t>(nodes));
     if (static_cast<size_t>(nodes) != row_columns_.size()) return;  // fit reports the mismatch
-    for (const int32_t config : listed_or_all_configs(graph, item.configs)) {
-      for (int32_t slot = 0; slot < nodes; ++slot) row_columns_[static_cast<size_t>(slot)].emplace(layout_row(graph, config, slot), 0);
+    for (const int32_t config : configs) {
+      for (int32_t slot = 0; slot < nodes; ++slot) row_columns_[static_cast<size_t>(slot)].emplace(layout_row(*graph, config, slot), 0);
     }
   }
   for (auto& seen : row_columns_) {
@@ -137,14 +136,30 @@ void RidgeRanker::index_rows(const std::vector<GraphConfigs>& train) {
 }
 
 void RidgeRanker::fit(const std::vector<GraphConfigs>& train) {
-  index_rows(train);
+  std::vector<std::pair<const TpuGraph*, std::vector<int32_t>>> listed;
+  std::vector<std::vector<double>> runtimes;
+  for (const GraphConfigs& item : train) {
+    if (item.graph->runtimes_hidden) continue;
+    listed.emplace_back(item.graph, listed_or_all_configs(*item.graph, item.configs));
+    std::vector<double>& y = runtimes.emplace_back();
+    for (const int32_t c : listed.back().second) y.push_back(config_ranking_target(*item.graph, c));
+  }
+  fit_listed(listed, runtimes);
+}
+
+void RidgeRanker::fit(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<double>& runtimes) {
+  fit_listed({{&graph, configs}}, {runtimes});
+}
+
+void RidgeRanker::fit_listed(const std::vector<std::pair<const TpuGraph*, std::vector<int32_t>>>& listed,
+                             const std::vector<std::vector<double>>& runtimes) {
+  index_rows(listed);
   std::vector<Eigen::MatrixXd> blocks;
   std::vector<double> targets;
   Eigen::Index rows = 0, columns = -1;
-  for (const GraphConfigs& item : train) {
-    const TpuGraph& graph = *item.graph;
-    if (graph.runtimes_hidden) continue;
-    const std::vector<int32_t> configs = listed_or_all_configs(graph, item.configs);
+  for (size_t item = 0; item < listed.size(); ++item) {
+    const TpuGraph& graph = *listed[item].first;
+    const std::vector<int32_t>& configs = listed[item].second;
     Eigen::MatrixXd x = features(graph, configs);
     if (columns >= 0 && x.cols() != columns)
       throw InputError(graph.source, "configurable nodes",
@@ -152,9 +167,7 @@ void RidgeRanker::fit(const std::vector<GraphConfigs>& train) {
                        std::to_string(graph.configurable_count()));
     columns = x.cols();
     std::vector<double> y;
-    for (int32_t c : configs) {
-      y.push_back(std::log(std::max(config_ranking_target(graph, c), 1e-9)));
-    }
+    for (const double runtime : runtimes[item]) y.push_back(std::log(std::max(runtime, 1e-300)));
     const double mean = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
     double variance = 0;
     for (double v : y) variance += (v - mean) * (v - mean) / static_cast<double>(y.size());
@@ -193,6 +206,59 @@ std::vector<float> RidgeRanker::predict(const TpuGraph& graph, const std::vector
     costs[i] = static_cast<float>(sum);
   }
   return costs;
+}
+
+nlohmann::json RidgeRanker::to_json() const {
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t slot = 0; slot < row_columns_.size(); ++slot) {
+    for (const auto& [row, column] : row_columns_[slot]) rows.push_back({slot, std::vector<int>(row.begin(), row.end()), column});
+  }
+  return {{"encoding", encoding_ == ConfigEncoding::PerNode ? "per-node" : "histogram"},
+          {"penalty", penalty_},
+          {"nodes", row_columns_.size()},
+          {"weights", std::vector<double>(weights_.data(), weights_.data() + weights_.size())},
+          {"feature_mean", std::vector<double>(feature_mean_.data(), feature_mean_.data() + feature_mean_.size())},
+          {"rows", rows}};
+}
+
+RidgeRanker RidgeRanker::from_json(const nlohmann::json& json, const std::string& where) {
+  const auto field = [&](const char* name) -> const nlohmann::json& {
+    if (!json.is_object() || !json.contains(name)) throw InputError(where, std::string("ridge.") + name, "present", "missing");
+    return json.at(name);
+  };
+  try {
+    const std::string encoding = field("encoding").get<std::string>();
+    if (encoding != "per-node" && encoding != "histogram") throw InputError(where, "ridge.encoding", "per-node or histogram", encoding);
+    RidgeRanker ridge(encoding == "per-node" ? ConfigEncoding::PerNode : ConfigEncoding::Histogram);
+    ridge.penalty_ = field("penalty").get<double>();
+    const std::vector<double> weights = field("weights").get<std::vector<double>>();
+    const std::vector<double> mean = field("feature_mean").get<std::vector<double>>();
+    if (weights.size() != mean.size()) {
+      throw InputError(where, "ridge.feature_mean", std::to_string(weights.size()) + " values (one per weight)",
+                       std::to_string(mean.size()));
+    }
+    ridge.weights_ = Eigen::Map<const Eigen::VectorXd>(weights.data(), static_cast<Eigen::Index>(weights.size()));
+    ridge.feature_mean_ = Eigen::Map<const Eigen::RowVectorXd>(mean.data(), static_cast<Eigen::Index>(mean.size()));
+    const size_t nodes = field("nodes").get<size_t>();
+    if (nodes > 1000000) throw InputError(where, "ridge.nodes", "at most 1000000", std::to_string(nodes));
+    ridge.row_columns_.resize(nodes);
+    for (const nlohmann::json& entry : field("rows")) {
+      const size_t slot = entry.at(0).get<size_t>();
+      const std::vector<int> values = entry.at(1).get<std::vector<int>>();
+      const Eigen::Index column = entry.at(2).get<Eigen::Index>();
+      if (slot >= nodes || values.size() != kLayoutConfigFeatureCount || column < 0 ||
+          column >= static_cast<Eigen::Index>(weights.size())) {
+        throw InputError(where, "ridge.rows", "[slot < nodes, 18 values, a weight's column]", entry.dump());
+      }
+      LayoutRow row{};
+      for (size_t k = 0; k < row.size(); ++k) row[k] = static_cast<int8_t>(values[k]);
+      ridge.row_columns_[slot].emplace(row, column);
+      ++ridge.row_column_count_;
+    }
+    return ridge;
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(where, "ridge", "numbers and lists as graphcost writes them", error.what());
+  }
 }
 
 }  // namespace graphcost

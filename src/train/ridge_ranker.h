@@ -14,9 +14,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
+#include <nlohmann/json.hpp>
 
 #include "data/tpu_graph.h"
 #include "train/trainer.h"
@@ -32,8 +34,13 @@ class RidgeRanker {
   // penalty is the grid value with the least leave-one-out squared error. PerNode needs every
   // graph to be the same program (same configurable node count).
   void fit(const std::vector<GraphConfigs>& train);
+  // One program's listed configs and their runtimes (any unit; `graph`'s own runtimes are not read).
+  void fit(const TpuGraph& graph, const std::vector<int32_t>& configs, const std::vector<double>& runtimes);
   std::vector<float> predict(const TpuGraph& graph, const std::vector<int32_t>& configs) const;
   double penalty() const { return penalty_; }
+  // The fitted ranker as JSON and back (InputError naming `where` and the field on a bad one).
+  nlohmann::json to_json() const;
+  static RidgeRanker from_json(const nlohmann::json& json, const std::string& where);
 
  private:
   Eigen::Index feature_count(const TpuGraph& graph) const;
@@ -43,7 +50,9 @@ class RidgeRanker {
   Eigen::MatrixXd features(const TpuGraph& graph, const std::vector<int32_t>& configs) const;  // dense, for the fit
 
   using LayoutRow = std::array<int8_t, kLayoutConfigFeatureCount>;
-  void index_rows(const std::vector<GraphConfigs>& train);
+  void fit_listed(const std::vector<std::pair<const TpuGraph*, std::vector<int32_t>>>& listed,
+                  const std::vector<std::vector<double>>& runtimes);
+  void index_rows(const std::vector<std::pair<const TpuGraph*, std::vector<int32_t>>>& train);
   LayoutRow layout_row(const TpuGraph& graph, int32_t config, int32_t slot) const;
 
   ConfigEncoding encoding_;

@@ -12,12 +12,14 @@ const NameTable<MeasurementStatus>& measurement_status_names() {
   static const NameTable<MeasurementStatus> names = {{"ok", MeasurementStatus::Ok},
                                                      {"failed", MeasurementStatus::Failed},
                                                      {"timeout", MeasurementStatus::Timeout},
-                                                     {"garbage", MeasurementStatus::Garbage}};
+                                                     {"garbage", MeasurementStatus::Garbage},
+                                                     {"stopped", MeasurementStatus::Stopped}};
   return names;
 }
 
 const NameTable<OracleKind>& oracle_kind_names() {
-  static const NameTable<OracleKind> names = {{"replay", OracleKind::Replay}, {"simulate", OracleKind::Simulate}, {"command", OracleKind::Command}};
+  static const NameTable<OracleKind> names = {
+      {"replay", OracleKind::Replay}, {"simulate", OracleKind::Simulate}, {"command", OracleKind::Command}};
   return names;
 }
 

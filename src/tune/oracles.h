@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,20 +23,22 @@
 
 namespace graphcost {
 
-enum class MeasurementStatus { Ok, Failed, Timeout, Garbage };
-const NameTable<MeasurementStatus>& measurement_status_names();  // "ok", "failed", "timeout", "garbage"
+// Stopped: the user stopped the run while this config was being measured (Ctrl-C, a stop
+// request): not a measurement; never journaled, measured again on resume.
+enum class MeasurementStatus { Ok, Failed, Timeout, Garbage, Stopped };
+const NameTable<MeasurementStatus>& measurement_status_names();  // "ok", "failed", "timeout", "garbage", "stopped"
 
 struct Measurement {
   int32_t config = 0;
   MeasurementStatus status = MeasurementStatus::Ok;
-  double seconds = 0;               // the runtime (the median of the runs), when ok
-  std::vector<double> runs;         // each run's seconds (command oracle with repeats)
-  std::string message;              // why it failed (exit status, timeout, the garbage line)
+  double seconds = 0;        // the runtime (the median of the runs), when ok
+  std::vector<double> runs;  // each run's seconds (command oracle with repeats)
+  std::string message;       // why it failed (exit status, timeout, the garbage line)
   int round = 0;
-  float predicted = 0;              // the model's cost for it before it was measured (NaN: none)
-  // Learners weighed and blend: the GNN's and ridge's costs for it before it was measured (NaN:
-  // none). A resumed run reads from them how each learner ranked past rounds (weighed's weights).
-  float predicted_gnn = NAN, predicted_ridge = NAN;
+  float predicted = 0;  // the model's cost for it before it was measured (NaN: none)
+  // A combination learner's members' costs for it before it was measured, by name (weighed: "gnn"
+  // and "ridge"): a resumed run reads from them how each member ranked past rounds.
+  std::map<std::string, float> predicted_by;
   bool ok() const { return status == MeasurementStatus::Ok; }
 };
 

@@ -6,20 +6,18 @@
 
 #include "common/input_error.h"
 #include "common/internal_error.h"
+#include "data/graph_summary.h"
+#include "learners/learner_support.h"
 #include "metrics/kendall_tau.h"
 #include "metrics/ranking_metrics.h"
 #include "model/feature_encoder.h"
 #include "scoring/baseline_order.h"
-#include "train/ridge_ranker.h"
-#include "train/trainer.h"
 
 namespace graphcost {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-int64_t to_ns(double seconds) { return std::max<int64_t>(1, static_cast<int64_t>(std::llround(std::min(seconds, 9e9) * 1e9))); }
 
 }  // namespace
 
@@ -31,91 +29,86 @@ const NameTable<TuneStrategy>& tune_strategy_names() {
   return names;
 }
 
-const NameTable<TuneLearner>& tune_learner_names() {
-  static const NameTable<TuneLearner> names = {
-      {"gnn", TuneLearner::Gnn}, {"ridge", TuneLearner::Ridge}, {"blend", TuneLearner::Blend}, {"weighed", TuneLearner::Weighed},
-      {"auto", TuneLearner::Auto}};
+const NameTable<TuneAcquisition>& tune_acquisition_names() {
+  static const NameTable<TuneAcquisition> names = {
+      {"best", TuneAcquisition::Best}, {"ucb", TuneAcquisition::Ucb}, {"thompson", TuneAcquisition::Thompson}};
   return names;
 }
 
-TuneLearner resolve_learner(TuneLearner learner, GraphKind kind) {
-  if (learner != TuneLearner::Auto) return learner;
-  return kind == GraphKind::Layout ? TuneLearner::Ridge : TuneLearner::Weighed;
+nlohmann::json TuneOptions::to_json() const {
+  nlohmann::json json = {{"strategy", name_of(tune_strategy_names(), strategy)},
+                         {"acquisition", name_of(tune_acquisition_names(), acquisition)},
+                         {"bagged_fits", bagged_fits},
+                         {"budget", budget},
+                         {"per_round", per_round},
+                         {"explore", explore},
+                         {"seed", seed}};
+  json["learner"] = learner.to_json();
+  json["learner"].erase("seed");  // the run's seed, above
+  return json;
 }
 
-const NameTable<TuneInit>& tune_init_names() {
-  static const NameTable<TuneInit> names = {{"scratch", TuneInit::Scratch}, {"model", TuneInit::Model}, {"previous", TuneInit::Previous}};
-  return names;
+void TuneOptions::check(const std::string& where) const {
+  if (budget < 1) throw InputError(where, "budget", "1 or more measurements", std::to_string(budget));
+  if (per_round < 1) throw InputError(where, "per_round", "1 or more measurements a round", std::to_string(per_round));
+  if (!(explore >= 0 && explore <= 1)) throw InputError(where, "explore", "a share in [0, 1]", std::to_string(explore));
+  if (bagged_fits < 2) throw InputError(where, "bagged_fits", "2 or more", std::to_string(bagged_fits));
+  learner.check(where);
 }
 
 Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options)
     : target_(target), oracle_(std::move(oracle)), given_(model), options_(std::move(options)) {
   const TpuGraph& graph = target_.graph;
-  options_.learner = resolve_learner(options_.learner, graph.kind);
-  if (options_.budget < 1) throw InputError(target_.path, "budget", "1 or more measurements", std::to_string(options_.budget));
-  if (options_.per_round < 1) throw InputError(target_.path, "per-round", "1 or more measurements a round", std::to_string(options_.per_round));
-  if (!(options_.explore >= 0 && options_.explore <= 1)) {
-    throw InputError(target_.path, "explore", "a share in [0, 1]", std::to_string(options_.explore));
-  }
-  const bool needs_model = options_.strategy == TuneStrategy::ZeroShot || (options_.strategy == TuneStrategy::Online && options_.init == TuneInit::Model);
+  options_.learner.seed = options_.seed;
+  options_.check(target_.path);
+  const bool online = options_.strategy == TuneStrategy::Online;
+  const bool needs_model = options_.strategy == TuneStrategy::ZeroShot ||
+                           (online && options_.learner.init == GnnInit::Model &&
+                            (options_.learner.kind == LearnerKind::Gnn || options_.learner.kind == LearnerKind::Weighed ||
+                             options_.learner.kind == LearnerKind::Blend));
   if (needs_model && model == nullptr) {
-    throw InputError(target_.path, "model", std::string("a model for the ") + name_of(tune_strategy_names(), options_.strategy) +
-                                                (options_.strategy == TuneStrategy::Online ? " strategy started from a model (--init model)" : " strategy"),
+    throw InputError(target_.path, "model",
+                     std::string("a model for the ") + name_of(tune_strategy_names(), options_.strategy) +
+                         (online ? " strategy's GNN to start from (init model)" : " strategy"),
                      "none");
   }
   if (model != nullptr && model->config().kind != graph.kind) {
     throw InputError(target_.path, "model", std::string("a ") + graph_kind_name(graph.kind) + " model",
                      std::string("a ") + graph_kind_name(model->config().kind) + " model");
   }
-  training_graph_ = graph;
-  std::fill(training_graph_.config_runtime_ns.begin(), training_graph_.config_runtime_ns.end(), 0);
-  if (graph.kind == GraphKind::Tile && training_graph_.config_runtime_normalizers_ns.size() != static_cast<size_t>(graph.config_count)) {
-    training_graph_.config_runtime_normalizers_ns.assign(static_cast<size_t>(graph.config_count), 1);
-  }
-  std::fill(training_graph_.config_runtime_normalizers_ns.begin(), training_graph_.config_runtime_normalizers_ns.end(), 1);
-  training_graph_.runtimes_hidden = false;
   measured_.assign(static_cast<size_t>(graph.config_count), false);
-  if (options_.strategy == TuneStrategy::FewestChanges) baseline_order_ = baseline_order(graph, BaselineStrategy::FewestChanges, options_.seed);
-  if (model != nullptr && options_.strategy != TuneStrategy::Random && options_.strategy != TuneStrategy::FewestChanges) {
-    current_ = std::make_unique<CostModel>(model->clone());
-    prepared_ = std::make_unique<PreparedGraph>(current_->prepare(graph));
-    rank();
+  row_of_ = config_representatives(graph);
+  if (options_.strategy == TuneStrategy::FewestChanges)
+    baseline_order_ = baseline_order(graph, BaselineStrategy::FewestChanges, options_.seed);
+  if (online) learner_ = make_learner(graph, model, options_.learner);
+  if (model != nullptr && (online || options_.strategy == TuneStrategy::ZeroShot)) {
+    CostModel copy = model->clone();
+    costs_ = copy.predict(copy.prepare(graph), 64, options_.learner.threads);
   }
+}
+
+std::vector<MemberRecord> Tuner::member_record() const {
+  std::vector<MemberRecord> record;
+  for (const Measurement& m : measurements_) {
+    if (m.ok() && !m.predicted_by.empty()) record.push_back({m.round, m.predicted_by, m.seconds});
+  }
+  return record;
 }
 
 void Tuner::restore(const std::vector<Measurement>& measurements) {
   for (const Measurement& m : measurements) {
     if (m.config < 0 || m.config >= target_.graph.config_count || measured_[static_cast<size_t>(m.config)]) {
-      throw InputError(target_.path, "journal", "each config of the target measured once", "config " + std::to_string(m.config) + " again or out of range");
+      throw InputError(target_.path, "journal", "each config of the target measured once",
+                       "config " + std::to_string(m.config) + " again or out of range");
     }
     measured_[static_cast<size_t>(m.config)] = true;
-    if (m.ok()) training_graph_.config_runtime_ns[static_cast<size_t>(m.config)] = to_ns(m.seconds);
     measurements_.push_back(m);
     round_ = std::max(round_, m.round + 1);
   }
-  // weighed's record of how each learner ranked the rounds before, from the costs the journal kept.
-  gnn_round_taus_.clear();
-  ridge_round_taus_.clear();
-  for (int round = 0; round < round_; ++round) record_learner_taus(round);
+  if (learner_) learner_->set_record(member_record());  // weighed's record of how each member ranked
 }
 
-void Tuner::record_learner_taus(int round) {
-  std::vector<double> gnn, ridge, measured;
-  for (const Measurement& m : measurements_) {
-    if (m.round != round || !m.ok() || !std::isfinite(m.predicted_gnn) || !std::isfinite(m.predicted_ridge)) continue;
-    gnn.push_back(m.predicted_gnn);
-    ridge.push_back(m.predicted_ridge);
-    measured.push_back(m.seconds);
-  }
-  if (measured.size() < 2) return;
-  gnn_round_taus_.push_back(kendall_tau_b(gnn.data(), measured.data(), measured.size()));
-  ridge_round_taus_.push_back(kendall_tau_b(ridge.data(), measured.data(), measured.size()));
-}
-
-bool Tuner::resume_refits() const {
-  return options_.strategy == TuneStrategy::Online && options_.init == TuneInit::Previous && options_.learner != TuneLearner::Ridge &&
-         round_ > 1;
-}
+bool Tuner::resume_refits() const { return learner_ != nullptr && learner_->fits_from_previous() && round_ > 1; }
 
 bool Tuner::done() const {
   return static_cast<int>(measurements_.size()) >= options_.budget ||
@@ -126,6 +119,7 @@ std::vector<int32_t> Tuner::choose_batch() {
   // The round's random draws come from the seed and the round alone, so that a run resumed at a
   // round's start draws what the uninterrupted run would have drawn.
   random_.seed(options_.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(round_ + 1));
+  const size_t count = static_cast<size_t>(target_.graph.config_count);
   std::vector<int32_t> unmeasured;
   for (int32_t c = 0; c < target_.graph.config_count; ++c) {
     if (!measured_[static_cast<size_t>(c)]) unmeasured.push_back(c);
@@ -133,12 +127,17 @@ std::vector<int32_t> Tuner::choose_batch() {
   const size_t size = std::min({static_cast<size_t>(options_.per_round), unmeasured.size(),
                                 static_cast<size_t>(std::max(0, options_.budget - static_cast<int>(measurements_.size())))});
   std::vector<int32_t> batch;
-  std::vector<bool> taken(static_cast<size_t>(target_.graph.config_count), false);
+  std::vector<bool> taken(count, false), row_seen(count, false);
+  for (const Measurement& m : measurements_) row_seen[static_cast<size_t>(row_of_[static_cast<size_t>(m.config)])] = true;
+  // A config whose row was measured (or taken) already is the same config again: skipped while others remain.
+  bool new_rows_only = true;
   const auto take = [&](int32_t c) {
-    if (batch.size() < size && !measured_[static_cast<size_t>(c)] && !taken[static_cast<size_t>(c)]) {
-      batch.push_back(c);
-      taken[static_cast<size_t>(c)] = true;
-    }
+    const size_t row = static_cast<size_t>(row_of_[static_cast<size_t>(c)]);
+    if (batch.size() >= size || measured_[static_cast<size_t>(c)] || taken[static_cast<size_t>(c)] || (new_rows_only && row_seen[row]))
+      return;
+    batch.push_back(c);
+    taken[static_cast<size_t>(c)] = true;
+    row_seen[row] = true;
   };
   const auto take_random = [&](size_t until) {
     std::vector<int32_t> pool;
@@ -150,139 +149,97 @@ std::vector<int32_t> Tuner::choose_batch() {
       take(pool[i]);
     }
   };
-  const auto take_best = [&](size_t until) {
-    for (const int32_t c : order_by_cost(costs_)) {
+  const auto take_best = [&](const std::vector<float>& costs, size_t until) {
+    for (const int32_t c : order_by_cost(costs)) {
       if (batch.size() >= until) break;
       take(c);
     }
   };
   take(0);  // the reference: the module's own layouts (or the file's first config)
-  const bool model_ready = !costs_.empty();
-  switch (options_.strategy) {
-    case TuneStrategy::Random: take_random(size); break;
-    case TuneStrategy::FewestChanges:
-      while (batch.size() < size && baseline_next_ < baseline_order_.size()) take(baseline_order_[baseline_next_++]);
-      break;
-    case TuneStrategy::ZeroShot: take_best(size); break;
-    case TuneStrategy::Online:
-      if (!model_ready) {
+  const size_t exploit = size - std::min(size, static_cast<size_t>(std::lround(options_.explore * static_cast<double>(size))));
+  for (const bool fresh_rows : {true, false}) {  // then, if the new rows ran out, any unmeasured config
+    new_rows_only = fresh_rows;
+    switch (options_.strategy) {
+      case TuneStrategy::Random:
         take_random(size);
-      } else {
-        const size_t explore = static_cast<size_t>(std::lround(options_.explore * static_cast<double>(size)));
-        take_best(size - std::min(explore, size));
-        take_random(size);
-      }
-      break;
+        break;
+      case TuneStrategy::FewestChanges:
+        for (size_t i = baseline_next_; i < baseline_order_.size() && batch.size() < size; ++i) take(baseline_order_[i]);
+        break;
+      case TuneStrategy::ZeroShot:
+        take_best(costs_, size);
+        break;
+      case TuneStrategy::Online:
+        if (costs_.empty()) {
+          take_random(size);
+        } else if (options_.acquisition == TuneAcquisition::Thompson && !bagged_costs_.empty()) {
+          for (size_t draw = 0; batch.size() < exploit && draw < exploit * bagged_costs_.size(); ++draw) {
+            take_best(bagged_costs_[draw % bagged_costs_.size()], batch.size() + 1);
+          }
+          take_random(size);
+        } else {
+          take_best(costs_, exploit);
+          take_random(size);
+        }
+        break;
+    }
+  }
+  if (options_.strategy == TuneStrategy::FewestChanges) {
+    const auto used = [&](int32_t c) { return measured_[static_cast<size_t>(c)] || taken[static_cast<size_t>(c)]; };
+    while (baseline_next_ < baseline_order_.size() && used(baseline_order_[baseline_next_])) ++baseline_next_;
   }
   return batch;
 }
 
-void Tuner::learn(size_t count, bool for_ranking) {
-  if (options_.strategy != TuneStrategy::Online) return;
-  std::vector<int32_t> configs;
+Observations Tuner::observations(size_t count) const {
+  Observations observed;
   for (size_t i = 0; i < count; ++i) {
-    if (measurements_[i].ok()) configs.push_back(measurements_[i].config);
+    if (!measurements_[i].ok()) continue;
+    observed.configs.push_back(measurements_[i].config);
+    observed.seconds.push_back(measurements_[i].seconds);
   }
-  learned_ = count;
-  if (configs.size() < 2) return;
-  std::vector<std::unique_ptr<CostModel>> previous = std::move(members_);
-  members_.clear();
-  member_prepared_.clear();
-  ridge_costs_.clear();
-  if (options_.learner != TuneLearner::Gnn && for_ranking) {
-    RidgeRanker ridge(ConfigEncoding::PerNode);
-    ridge.fit({GraphConfigs{&training_graph_, configs, nullptr}});
-    std::vector<int32_t> all(static_cast<size_t>(target_.graph.config_count));
-    std::iota(all.begin(), all.end(), 0);
-    ridge_costs_ = ridge.predict(target_.graph, all);
-  }
-  if (options_.learner == TuneLearner::Ridge) return;
-  for (int member = 0; member < std::max(1, options_.ensemble); ++member) {
-    std::unique_ptr<CostModel> model;
-    if (options_.init == TuneInit::Model) {
-      model = std::make_unique<CostModel>(given_->clone());
-    } else if (options_.init == TuneInit::Previous && static_cast<size_t>(member) < previous.size()) {
-      model = std::move(previous[static_cast<size_t>(member)]);
-    } else {
-      ModelConfig config = options_.scratch_model;
-      config.kind = target_.graph.kind;
-      config.collection = "tune";
-      config.seed = options_.seed + static_cast<uint64_t>(member);
-      model = std::make_unique<CostModel>(config, fit_feature_statistics({&target_.graph}));
-    }
-    TrainOptions train;
-    train.epochs = options_.epochs;
-    train.steps_per_epoch = options_.steps_per_epoch;
-    train.configs_per_step = options_.configs_per_step;
-    train.graphs_per_step = 1;
-    train.learning_rate = options_.learning_rate;
-    train.loss = options_.loss;
-    train.model = model->config();
-    train.model.seed = options_.seed + static_cast<uint64_t>(member);
-    fit_model(*model, {GraphConfigs{&training_graph_, configs, nullptr}}, {}, train);
-    if (for_ranking) member_prepared_.push_back(std::make_unique<PreparedGraph>(model->prepare(target_.graph)));
-    members_.push_back(std::move(model));
-  }
-  if (!for_ranking) return;
-  // current_ stands for the ensemble (its first member: the model a caller saves or reads).
-  current_ = std::make_unique<CostModel>(members_.front()->clone());
-  prepared_ = std::make_unique<PreparedGraph>(current_->prepare(target_.graph));
+  return observed;
 }
 
-namespace {
-
-// `costs` standardised (mean 0, sd 1), added to `sum` with `weight`.
-void add_standardised(const std::vector<float>& costs, double weight, std::vector<float>& sum) {
-  double mean = 0, square = 0;
-  for (const float c : costs) mean += c;
-  mean /= static_cast<double>(costs.size());
-  for (const float c : costs) square += (c - mean) * (c - mean);
-  const double sd = std::sqrt(square / static_cast<double>(costs.size())) + 1e-12;
-  for (size_t c = 0; c < costs.size(); ++c) sum[c] += static_cast<float>(weight * (costs[c] - mean) / sd);
+void Tuner::learn() {
+  learned_ = measurements_.size();
+  if (learner_ == nullptr) return;
+  const Observations observed = observations(measurements_.size());
+  if (observed.configs.size() < 2) return;
+  learner_->set_record(member_record());
+  learner_->fit(observed);
+  std::vector<int32_t> all(static_cast<size_t>(target_.graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  costs_ = learner_->predict(all);
+  if (options_.acquisition != TuneAcquisition::Best) bag();
 }
 
-}  // namespace
-
-double Tuner::gnn_weight() const {
-  switch (options_.learner) {
-    case TuneLearner::Gnn: return 1.0;
-    case TuneLearner::Ridge: return 0.0;
-    case TuneLearner::Blend: return 0.5;
-    case TuneLearner::Weighed:
-    case TuneLearner::Auto: break;  // auto is resolved in the constructor
-  }
-  // The learner that ranked the new measurements better so far gets the weight; even at first.
-  const auto mean = [](const std::vector<double>& taus) {
-    double sum = 0;
-    int n = 0;
-    for (const double tau : taus) {
-      if (std::isfinite(tau)) sum += tau, ++n;
+void Tuner::bag() {
+  // The learner fitted to bootstrap resamples of the measurements (seeded by the run and the round).
+  const Observations observed = observations(measurements_.size());
+  std::mt19937_64 random(options_.seed ^ (0xD1B54A32D192ED03ull * static_cast<uint64_t>(round_ + 1)));
+  std::vector<int32_t> all(static_cast<size_t>(target_.graph.config_count));
+  std::iota(all.begin(), all.end(), 0);
+  bagged_costs_.clear();
+  for (int fit = 0; fit < options_.bagged_fits; ++fit) {
+    Observations resample;
+    for (size_t i = 0; i < observed.configs.size(); ++i) {
+      const size_t pick = random() % observed.configs.size();
+      resample.configs.push_back(observed.configs[pick]);
+      resample.seconds.push_back(observed.seconds[pick]);
     }
-    return n > 0 ? sum / n : NAN;
-  };
-  const double gnn = mean(gnn_round_taus_), ridge = mean(ridge_round_taus_);
-  if (!std::isfinite(gnn) || !std::isfinite(ridge)) return 0.5;
-  return std::clamp(0.5 + 2.5 * (gnn - ridge), 0.0, 1.0);  // a lead of 0.2 in tau takes all the weight
-}
-
-void Tuner::rank() {
-  if (current_ == nullptr && ridge_costs_.empty()) return;
-  if (members_.empty() && ridge_costs_.empty()) {  // the given model, before any fit
-    costs_ = current_->predict(*prepared_, 64, options_.threads);
-    return;
+    std::unique_ptr<Learner> copy = learner_->fresh();
+    copy->fit(resample);
+    bagged_costs_.push_back(copy->predict(all));
   }
-  // The ensemble's and ridge's costs standardised (their scales differ), then weighed (gnn_weight).
-  gnn_costs_.clear();
-  if (!members_.empty()) {
-    gnn_costs_.assign(static_cast<size_t>(target_.graph.config_count), 0.0f);
-    for (size_t k = 0; k < members_.size(); ++k) {
-      add_standardised(members_[k]->predict(*member_prepared_[k], 64, options_.threads), 1.0 / static_cast<double>(members_.size()), gnn_costs_);
-    }
+  if (options_.acquisition != TuneAcquisition::Ucb) return;
+  // An optimistic cost: the bagged mean minus the bagged spread (costs on the learner's own scale).
+  for (size_t c = 0; c < all.size(); ++c) {
+    double sum = 0, square = 0;
+    for (const auto& costs : bagged_costs_) sum += costs[c], square += static_cast<double>(costs[c]) * costs[c];
+    const double n = static_cast<double>(bagged_costs_.size()), mean = sum / n;
+    costs_[c] = static_cast<float>(mean - std::sqrt(std::max(0.0, square / n - mean * mean)));
   }
-  costs_.assign(static_cast<size_t>(target_.graph.config_count), 0.0f);
-  const double weight = gnn_costs_.empty() ? 0.0 : ridge_costs_.empty() ? 1.0 : gnn_weight();
-  if (!gnn_costs_.empty()) add_standardised(gnn_costs_, weight, costs_);
-  if (!ridge_costs_.empty()) add_standardised(ridge_costs_, 1.0 - weight, costs_);
 }
 
 void Tuner::score(RoundReport& report) const {
@@ -317,50 +274,47 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
   const auto start = Clock::now();
   RoundReport report;
   report.round = round_;
-  if (learned_ < measurements_.size() && options_.strategy == TuneStrategy::Online) {  // resumed: learn what the journal holds
+  if (learned_ < measurements_.size() && learner_ != nullptr) {  // resumed: learn what the journal holds
     if (resume_refits()) {
-      // The fits the run made at the end of each of its rounds, again: each starts from the one before.
+      // The fits the run made at the end of each of its rounds, again: each goes on from the one before.
       for (size_t i = 1; i < measurements_.size(); ++i) {
-        if (measurements_[i].round != measurements_[i - 1].round) learn(i, false);
+        if (measurements_[i].round != measurements_[i - 1].round) {
+          const Observations observed = observations(i);
+          if (observed.configs.size() >= 2) learner_->replay_fit(observed);
+        }
       }
     }
-    learn(measurements_.size());
-    rank();
+    learn();
   }
   const std::vector<int32_t> batch = choose_batch();
-  const std::vector<float> predicted_before = costs_, gnn_before = gnn_costs_, ridge_before = ridge_costs_;
+  const std::vector<float> predicted_before = costs_;
+  const std::map<std::string, std::vector<float>> members_before =
+      learner_ ? learner_->member_costs() : std::map<std::string, std::vector<float>>{};
   std::vector<double> batch_predicted, batch_measured;
   const auto measure_start = Clock::now();
   for (const int32_t config : batch) {
     if (stop && stop()) break;
     Measurement m = oracle_.measure(config);
-    if (m.message == "stopped") break;  // interrupted: not a measurement, measured again on resume
+    if (m.status == MeasurementStatus::Stopped) break;  // interrupted: not a measurement, measured again on resume
     m.config = config;
     m.round = round_;
     m.predicted = predicted_before.empty() ? NAN : predicted_before[static_cast<size_t>(config)];
-    if (!gnn_before.empty() && !ridge_before.empty()) {
-      m.predicted_gnn = gnn_before[static_cast<size_t>(config)];
-      m.predicted_ridge = ridge_before[static_cast<size_t>(config)];
-    }
+    for (const auto& [name, costs] : members_before) m.predicted_by[name] = costs[static_cast<size_t>(config)];
     measured_[static_cast<size_t>(config)] = true;
-    if (m.ok()) {
-      training_graph_.config_runtime_ns[static_cast<size_t>(config)] = to_ns(m.seconds);
-      if (!predicted_before.empty()) {
-        batch_predicted.push_back(m.predicted);
-        batch_measured.push_back(m.seconds);
-      }
+    if (m.ok() && !predicted_before.empty()) {
+      batch_predicted.push_back(m.predicted);
+      batch_measured.push_back(m.seconds);
     }
     measurements_.push_back(m);
     if (on_measured) on_measured(m);
   }
   report.measure_seconds = seconds_since(measure_start);
-  record_learner_taus(round_);  // each learner's honest figure on this batch
-  if (batch_predicted.size() >= 2) report.out_of_sample_tau = kendall_tau_b(batch_predicted.data(), batch_measured.data(), batch_predicted.size());
+  if (batch_predicted.size() >= 2)
+    report.out_of_sample_tau = kendall_tau_b(batch_predicted.data(), batch_measured.data(), batch_predicted.size());
   const auto learn_start = Clock::now();
-  learn(measurements_.size());
-  rank();
+  learn();
   report.learn_seconds = seconds_since(learn_start);
-  if (!gnn_costs_.empty() && !ridge_costs_.empty()) report.gnn_weight = gnn_weight();
+  if (learner_ != nullptr && learner_->fitted()) report.learner = learner_->describe();
   score(report);
   report.seconds = seconds_since(start);
   ++round_;
@@ -374,8 +328,8 @@ TpuGraph Tuner::measured_graph() const {
   out.config_runtime_normalizers_ns.clear();
   out.layout_config_features.clear();
   out.tile_config_features.clear();
-  const size_t width = graph.kind == GraphKind::Tile ? kTileConfigFeatureCount
-                                                     : static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
+  const size_t width =
+      graph.kind == GraphKind::Tile ? kTileConfigFeatureCount : static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
   double config0 = NAN;
   for (const Measurement& m : measurements_) {
     if (m.ok() && m.config == 0) config0 = m.seconds;
@@ -384,19 +338,20 @@ TpuGraph Tuner::measured_graph() const {
     if (!m.ok()) continue;
     const size_t c = static_cast<size_t>(m.config);
     if (graph.kind == GraphKind::Tile) {
-      out.tile_config_features.insert(out.tile_config_features.end(), graph.tile_config_features.begin() + static_cast<std::ptrdiff_t>(c * width),
+      out.tile_config_features.insert(out.tile_config_features.end(),
+                                      graph.tile_config_features.begin() + static_cast<std::ptrdiff_t>(c * width),
                                       graph.tile_config_features.begin() + static_cast<std::ptrdiff_t>((c + 1) * width));
       // The default config's runtime, as the dataset normalizes: config 0's measured one here.
-      out.config_runtime_normalizers_ns.push_back(
-          graph.config_runtime_normalizers_ns.size() == graph.config_runtime_ns.size() && target_.recorded()
-              ? graph.config_runtime_normalizers_ns[c]
-              : to_ns(std::isnan(config0) ? m.seconds : config0));
+      out.config_runtime_normalizers_ns.push_back(graph.config_runtime_normalizers_ns.size() == graph.config_runtime_ns.size() &&
+                                                          target_.recorded()
+                                                      ? graph.config_runtime_normalizers_ns[c]
+                                                      : runtime_ns(std::isnan(config0) ? m.seconds : config0));
     } else {
       out.layout_config_features.insert(out.layout_config_features.end(),
                                         graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(c * width),
                                         graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>((c + 1) * width));
     }
-    out.config_runtime_ns.push_back(to_ns(m.seconds));
+    out.config_runtime_ns.push_back(runtime_ns(m.seconds));
   }
   out.config_count = static_cast<int32_t>(out.config_runtime_ns.size());
   out.runtimes_hidden = false;

@@ -2,12 +2,13 @@
 // candidates, measure a batch, learn from every measurement so far" (docs/tuning.md).
 //
 // Strategies:
-//   online          the model is fine-tuned on every measurement after each round (train/trainer.h's
-//                   fit_model: the one training loop), starting from the given model or from
-//                   scratch (TuneOptions::init); a batch is the model's best unmeasured configs plus
-//                   a share drawn at random among the unmeasured (exploration: the model sees where
-//                   it is wrong). Before the model has seen two measurements, a batch is random
-//                   (from scratch) or the given model's best (warm start).
+//   online          a learner (learners/learner.h: auto by default) is fitted to every measurement
+//                   after each round; a batch is its best unmeasured configs plus a share drawn at
+//                   random among the unmeasured (exploration: the learner sees where it is wrong),
+//                   or chosen by its bagged fits' spread (TuneAcquisition). Before two measurements
+//                   a batch is random, or the given model's best when a model is given. A batch
+//                   prefers configs whose row differs from every config measured: a repeated row
+//                   measures the same config again.
 //   zero-shot       the given model as it is: each batch its best unmeasured configs.
 //   random          configs at random.
 //   fewest-changes  configs in order of the fewest configurable nodes changed from the file's most
@@ -26,11 +27,12 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "common/named_values.h"
+#include "learners/learner.h"
 #include "model/cost_model.h"
-#include "train/trainer.h"
 #include "tune/oracles.h"
 #include "tune/tuning_target.h"
 
@@ -38,42 +40,30 @@ namespace graphcost {
 
 enum class TuneStrategy { Online, ZeroShot, Random, FewestChanges };
 const NameTable<TuneStrategy>& tune_strategy_names();  // "online", "zero-shot", "random", "fewest-changes"
-// online: each round's fit starts from a fresh model (scratch), from --model's weights (model), or
-// from the model the round before fitted (previous; the first round from scratch).
-enum class TuneInit { Scratch, Model, Previous };
-const NameTable<TuneInit>& tune_init_names();  // "scratch", "model", "previous"
-// What `online` learns from the measurements: the GNN (graph + config), ridge regression on the
-// one-hot config values (train/ridge_ranker.h: per node for layout, values and whole rows; the 24
-// features for tile), or both, their standardised costs averaged (blend).
-// weighed: both are fitted every round, and each round's ranking weighs them by how well each
-// ranked the measurements made since, predicted before they were made (its out-of-sample tau,
-// averaged over the rounds).
-// auto (the default): what real data found best for the target's kind (docs/tuning.md, "Which
-// learner"): ridge for a layout program, weighed for a tile kernel.
-enum class TuneLearner { Gnn, Ridge, Blend, Weighed, Auto };
-const NameTable<TuneLearner>& tune_learner_names();  // "gnn", "ridge", "blend", "weighed", "auto"
-// auto as the learner it stands for on a target of `kind`; any other learner as it is.
-TuneLearner resolve_learner(TuneLearner learner, GraphKind kind);
+
+// online: how a batch is chosen from the learner's costs (docs/tuning.md, "Which configs next").
+//   best        the learner's best unmeasured configs, plus `explore` of the batch at random
+//   ucb         the same, ranked by an optimistic cost: the mean over bagged fits (the learner
+//               fitted to bootstrap resamples of the measurements) minus their spread
+//   thompson    each pick the best of one bagged fit, drawn in turn, plus `explore` at random
+enum class TuneAcquisition { Best, Ucb, Thompson };
+const NameTable<TuneAcquisition>& tune_acquisition_names();  // "best", "ucb", "thompson"
 
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Online;
-  TuneInit init = TuneInit::Previous;  // online: the model each fit starts from (docs/tuning.md says why previous)
-  TuneLearner learner = TuneLearner::Auto;
-  int budget = 100;                   // measurements in all, failed ones included
+  // online: what learns from the measurements (learners/learner.h; its seed is `seed`).
+  LearnerOptions learner;
+  TuneAcquisition acquisition = TuneAcquisition::Best;
+  int bagged_fits = 8;  // ucb, thompson: the bootstrap fits each round
+  int budget = 100;     // measurements in all, failed ones included
   int per_round = 10;
   double explore = 0.3;  // online: the share of each batch drawn at random among the unmeasured
   uint64_t seed = 0;
-  // The fine-tuning recipe (train/trainer.h's options): per round, `epochs` x `steps_per_epoch`
-  // steps of `configs_per_step` measured configs (all of them while fewer are measured); from
-  // scratch, a model of `scratch_model`'s shape (docs/tuning.md, "The fit").
-  int epochs = 4, steps_per_epoch = 50, configs_per_step = 32;
-  float learning_rate = 2e-3f;
-  RankingLoss loss = RankingLoss::ListMle;
-  ModelConfig scratch_model;
-  // Models fitted per round (seeds seed, seed+1, ...), their costs averaged after standardising
-  // each: fewer measurements are noisier to learn from, and an ensemble's ranking varies less.
-  int ensemble = 1;
-  int threads = 1;  // ranking
+
+  // Every option that shapes a run (a tuning journal's header: resuming with another is refused).
+  nlohmann::json to_json() const;
+  // InputError naming the option (library names: "per_round", not "--per-round").
+  void check(const std::string& where) const;
 };
 
 struct RoundReport {
@@ -89,14 +79,15 @@ struct RoundReport {
   // measured yet, and the best measured against the best of all candidates.
   double unmeasured_tau = NAN, unmeasured_slowdown_at_5 = NAN, best_over_pool_best = NAN;
   double seconds = 0, measure_seconds = 0, learn_seconds = 0;  // the round; its measurements; fit and rank
-  // Learners weighed and blend: the GNN's share of the next ranking (ridge has the rest); NaN else.
-  double gnn_weight = NAN;
+  // The learner after the round's fit (Learner::describe: its name, auto's choice and taus,
+  // weighed's GNN share); null without one.
+  nlohmann::json learner;
 };
 
 class Tuner {
  public:
-  // `model`: the given model (zero-shot, warm start, the first ranking); may be null for random,
-  // fewest-changes and online from scratch. Its kind must be the target's.
+  // `model`: the given model (zero-shot, the first ranking, the GNN's warm start with init model);
+  // may be null for random, fewest-changes and online from scratch. Its kind must be the target's.
   Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options);
 
   // Measurements made before (a journal being resumed): taken as measured, and learned from at
@@ -110,56 +101,45 @@ class Tuner {
   bool done() const;
 
   const std::vector<Measurement>& measurements() const { return measurements_; }
-  // The current model's cost of every candidate (lower = predicted faster); empty for strategies
-  // without a model until one is given.
+  // The current cost of every candidate (lower = predicted faster): the learner's after its last
+  // fit, or the given model's before; empty while there is neither.
   const std::vector<float>& costs() const { return costs_; }
-  const CostModel* model() const { return current_.get(); }
+  // The learner (online; null for the other strategies), fitted once two measurements are made.
+  const Learner* learner() const { return learner_.get(); }
   const TuningTarget& target() const { return target_; }
   const TuneOptions& options() const { return options_; }
   int round() const { return round_; }
-  // After restore: the next round first fits again, round by round, the GNN models the journal's
-  // rounds fitted (init previous), so that the run goes on as the one it continues would have.
+  // After restore: the next round first fits again, round by round, what the journal's rounds
+  // fitted (a learner whose fit goes on from the one before), so the run goes on as the one it continues.
   bool resume_refits() const;
-  // The GNN's share of the ranking when both learners rank (weighed: from how each ranked the rounds
-  // so far, before their measurements were made; blend: 0.5); 1 with the GNN alone, 0 with ridge.
-  double gnn_weight() const;
 
-  // The target's graph with the measured runtimes only (the rest 0), and its ok configs: what the
-  // model is fitted on. A labelled TpuGraphs file of everything measured (tune --out) keeps just
-  // those configs.
+  // The target's graph with the measured runtimes only, and its ok configs: a labelled TpuGraphs
+  // file of everything measured (tune --out) keeps just those configs.
   TpuGraph measured_graph() const;
 
  private:
   std::vector<int32_t> choose_batch();
-  // Fits on the first `count` measurements. Not for_ranking (a resume's replayed rounds): the GNN
-  // members only, the next fit's starting point; no ridge, no prepared graphs.
-  void learn(size_t count, bool for_ranking = true);
-  void rank();
+  Observations observations(size_t count) const;  // the ok measurements among the first `count`
+  void learn();
+  void bag();  // ucb, thompson: the bagged fits' costs
   void score(RoundReport& report) const;
+  std::vector<MemberRecord> member_record() const;
 
   const TuningTarget& target_;
   Oracle oracle_;
   const CostModel* given_;
   TuneOptions options_;
   std::mt19937_64 random_;  // the exploration's draws, seeded each round (choose_batch)
-  std::unique_ptr<CostModel> current_;  // the model ranking the candidates (a copy of the given one, or fitted)
-  std::unique_ptr<PreparedGraph> prepared_;
-  std::vector<std::unique_ptr<CostModel>> members_;  // the ensemble beside current_ (its first member)
-  std::vector<std::unique_ptr<PreparedGraph>> member_prepared_;
-  std::vector<float> ridge_costs_;  // the ridge learner's costs of every candidate (empty: none)
-  std::vector<float> gnn_costs_;    // the GNN ensemble's (standardised) costs (empty: none)
-  // weighed: each learner's out-of-sample tau per round (on the round's new measurements, predicted
-  // before they were made: Measurement::predicted_gnn and predicted_ridge, so a resume has them).
-  std::vector<double> gnn_round_taus_, ridge_round_taus_;
-  void record_learner_taus(int round);
-  TpuGraph training_graph_;             // the target's graph with the measured runtimes only
+  std::unique_ptr<Learner> learner_;
+  std::vector<std::vector<float>> bagged_costs_;  // ucb, thompson: each bagged fit's costs of every candidate
+  std::vector<int32_t> row_of_;                   // each candidate's first config with the same row (data/graph_summary.h)
   std::vector<Measurement> measurements_;
   std::vector<bool> measured_;
   std::vector<float> costs_;
   std::vector<int32_t> baseline_order_;  // fewest-changes
   size_t baseline_next_ = 0;
   int round_ = 0;
-  size_t learned_ = 0;  // measurements the current model has been fitted on
+  size_t learned_ = 0;  // measurements the learner has been fitted on
 };
 
 }  // namespace graphcost

@@ -13,14 +13,11 @@
 namespace graphcost {
 
 nlohmann::json measurement_json(const Measurement& m) {
-  nlohmann::json line = {{"config", m.config},
-                         {"status", name_of(measurement_status_names(), m.status)},
-                         {"round", m.round},
-                         {"runs", m.runs}};
+  nlohmann::json line = {
+      {"config", m.config}, {"status", name_of(measurement_status_names(), m.status)}, {"round", m.round}, {"runs", m.runs}};
   if (m.ok()) line["seconds"] = m.seconds;
   line["predicted"] = std::isfinite(m.predicted) ? nlohmann::json(m.predicted) : nlohmann::json(nullptr);
-  if (std::isfinite(m.predicted_gnn)) line["predicted_gnn"] = m.predicted_gnn;
-  if (std::isfinite(m.predicted_ridge)) line["predicted_ridge"] = m.predicted_ridge;
+  if (!m.predicted_by.empty()) line["predicted_by"] = m.predicted_by;
   if (!m.message.empty()) line["message"] = m.message;
   return line;
 }
@@ -35,12 +32,15 @@ Measurement measurement_from_json(const nlohmann::json& line, const std::string&
     if (m.ok()) m.seconds = line.at("seconds").get<double>();
     m.predicted = line.at("predicted").is_null() ? NAN : line.at("predicted").get<float>();
     if (line.contains("message")) m.message = line.at("message").get<std::string>();
-    // Journals before session 18 do not have them: a resume then weighs the learners evenly.
-    if (line.contains("predicted_gnn")) m.predicted_gnn = line.at("predicted_gnn").get<float>();
-    if (line.contains("predicted_ridge")) m.predicted_ridge = line.at("predicted_ridge").get<float>();
+    if (line.contains("predicted_by")) m.predicted_by = line.at("predicted_by").get<std::map<std::string, float>>();
+    // Journals written before "predicted_by" kept weighed's two members in fields of their own.
+    if (line.contains("predicted_gnn")) m.predicted_by["gnn"] = line.at("predicted_gnn").get<float>();
+    if (line.contains("predicted_ridge")) m.predicted_by["ridge"] = line.at("predicted_ridge").get<float>();
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where, "measurement", "config, status, round, runs, seconds (ok) and predicted", e.what());
   }
+  if (m.status == MeasurementStatus::Stopped)
+    throw InputError(where, "status", "ok, failed, timeout or garbage (a stopped one is never journaled)", "stopped");
   if (m.config < 0 || (m.ok() && !(m.seconds > 0 && std::isfinite(m.seconds)))) {
     throw InputError(where, "measurement", "a config index of 0 or more and, when ok, a positive runtime", line.dump());
   }

@@ -2,10 +2,11 @@
 // or a kill loses none and `tune --resume` measures nothing twice.
 //
 // Format: JSON lines. The first is the header, {"graphcost_tune": 1, "target": PATH,
-// "fingerprint": ..., "oracle": ..., "strategy": ..., "seed": N}; then one line per measurement,
-// {"config": C, "status": "ok"|"failed"|"timeout"|"garbage", "seconds": S, "runs": [...],
-// "round": R, "predicted": P, "predicted_gnn": G, "predicted_ridge": R, "message": "..."} (the two
-// learners' costs only with learner weighed or blend). Each line is flushed and fsynced as it is written.
+// "fingerprint": ..., "oracle": ..., "options": {every option that shapes the run: TuneOptions::
+// to_json}, ...}; then one line per measurement, {"config": C, "status":
+// "ok"|"failed"|"timeout"|"garbage", "seconds": S, "runs": [...], "round": R, "predicted": P,
+// "predicted_by": {"gnn": G, "ridge": R}, "message": "..."} ("predicted_by" only with a learner that
+// combines others: weighed, blend). Each line is flushed and fsynced as it is written.
 // A last line cut short by a kill is dropped on reading (with a warning); any other bad line is an
 // InputError naming the file and the line.
 #pragma once

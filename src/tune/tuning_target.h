@@ -20,9 +20,9 @@ namespace graphcost {
 
 struct TuningTarget {
   std::string path;
-  TpuGraph graph;                       // the candidates are its configs
-  std::optional<HloModule> module;      // module targets: the program, for writing configs into it
-  std::vector<int32_t> computation_first;  // module targets: hlo_graph.h's node offsets
+  TpuGraph graph;                                           // the candidates are its configs
+  std::optional<HloModule> module;                          // module targets: the program, for writing configs into it
+  std::vector<int32_t> computation_first;                   // module targets: hlo_graph.h's node offsets
   bool recorded() const { return !graph.runtimes_hidden; }  // runtimes the replay oracle can reveal
   // A short fingerprint of what the candidates are (node count, configs, a hash of the features
   // and configs): a journal written for one target is not resumed on another.

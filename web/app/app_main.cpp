@@ -189,11 +189,11 @@ EMSCRIPTEN_KEEPALIVE void graphcost_app_set_box_view(const char* open, int centr
 }
 
 // The Tune panel: replay rounds on the open labelled file (budget, per round, learner: a
-// tune_learner_names() name; another is refused on the console), or stop them.
+// learner_names() name; another is refused on the console), or stop them.
 EMSCRIPTEN_KEEPALIVE void graphcost_app_tune(int budget, int per_round, const char* learner) {
   page_changed = true;
   try {
-    const graphcost::TuneLearner chosen = graphcost::value_named(graphcost::tune_learner_names(), learner, "learner");
+    const graphcost::LearnerKind chosen = graphcost::value_named(graphcost::learner_names(), learner, "learner");
     if (viewer) viewer->start_tune(budget, per_round, chosen);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", graphcost::error_message(e).c_str());

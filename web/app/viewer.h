@@ -75,7 +75,7 @@ class Viewer {
   // Where node `node` is drawn, in device pixels from the canvas' top-left; false if none.
   bool node_screen_position(int32_t node, float& x, float& y) const;
   // The Tune panel (viewer_tune.cpp): replay rounds on the open labelled file; stop at the next round.
-  void start_tune(int budget, int per_round, TuneLearner learner);
+  void start_tune(int budget, int per_round, LearnerKind learner);
   void stop_tune();
 
  private:
@@ -194,7 +194,7 @@ class Viewer {
   // Tuning the open file by replaying its measurements (viewer_tune.cpp).
   std::unique_ptr<TuneSession> tune_;
   int tune_budget_ = 100, tune_per_round_ = 10;
-  TuneLearner tune_learner_ = TuneLearner::Auto;
+  LearnerKind tune_learner_ = LearnerKind::Auto;
 };
 
 }  // namespace graphcost::app

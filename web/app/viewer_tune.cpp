@@ -16,12 +16,12 @@
 
 namespace graphcost::app {
 
-void Viewer::start_tune(int budget, int per_round, TuneLearner learner) {
+void Viewer::start_tune(int budget, int per_round, LearnerKind learner) {
   if (!session_ || graph_->runtimes_hidden) return;
   TuneOptions options;
   options.budget = budget;
   options.per_round = per_round;
-  options.learner = learner;
+  options.learner.kind = learner;
   try {
     tune_ = std::make_unique<TuneSession>(*graph_, nullptr, options);
   } catch (const std::exception& e) {
@@ -37,16 +37,17 @@ void Viewer::panel_tune() {
   if (!session_ || graph_->runtimes_hidden) return;
   if (!begin_docked("Tune", true, 0.76f, 0.24f)) return;
   if (!tune_) {
-    ImGui::TextWrapped("Replay this file's measurements: the model learns the program from %d of its configs, %d a round, "
-                       "measured in the order tune would ask for them.",
-                       tune_budget_, tune_per_round_);
+    ImGui::TextWrapped(
+        "Replay this file's measurements: the model learns the program from %d of its configs, %d a round, "
+        "measured in the order tune would ask for them.",
+        tune_budget_, tune_per_round_);
     ImGui::SetNextItemWidth(120);
     ImGui::SliderInt("budget", &tune_budget_, 10, std::min(300, graph_->config_count - 1));
-    // auto is what real data found best (ridge for a layout program); weighed and gnn show the GNN
-    // fine-tuning in the page.
+    // auto: xgboost or ridge, whichever cross-validates better on the measurements (docs/tuning.md);
+    // weighed and gnn show the GNN fine-tuning in the page.
     ImGui::SetNextItemWidth(120);
-    if (ImGui::BeginCombo("learner", name_of(tune_learner_names(), tune_learner_).c_str())) {
-      for (const auto& [name, learner] : tune_learner_names()) {
+    if (ImGui::BeginCombo("learner", name_of(learner_names(), tune_learner_).c_str())) {
+      for (const auto& [name, learner] : learner_names()) {
         if (ImGui::Selectable(name.c_str(), learner == tune_learner_)) tune_learner_ = learner;
       }
       ImGui::EndCombo();
@@ -57,8 +58,14 @@ void Viewer::panel_tune() {
   }
   const std::vector<TuneSession::Point>& curve = tune_->curve();
   const int measured = curve.empty() ? 0 : curve.back().measured;
+  const Learner* learner = tune_->tuner().learner();
+  std::string learner_name = name_of(learner_names(), tune_->tuner().options().learner.kind);
+  if (learner != nullptr && learner->fitted()) {
+    const nlohmann::json now = learner->describe();
+    if (now.contains("chosen")) learner_name += " (" + now["chosen"].get<std::string>() + " now)";
+  }
   ImGui::Text("%s: %d of %d measured, learner %s", tune_->running() ? "tuning" : "done", measured, tune_->tuner().options().budget,
-              name_of(tune_learner_names(), tune_->tuner().options().learner).c_str());
+              learner_name.c_str());
   ImGui::SameLine();
   if (tune_->running() ? ImGui::SmallButton("Stop") : ImGui::SmallButton("Again")) {
     if (tune_->running()) {
@@ -77,7 +84,8 @@ void Viewer::panel_tune() {
     }
     const float width = ImGui::GetContentRegionAvail().x;
     const std::string tau_label = "tau on the unmeasured " + std::to_string(curve.back().unmeasured_tau).substr(0, 5);
-    ImGui::PlotLines("##tau", tau.data(), static_cast<int>(tau.size()), 0, tau_label.c_str(), -0.2f, 1.0f, ImVec2(width, 3 * ImGui::GetTextLineHeight()));
+    ImGui::PlotLines("##tau", tau.data(), static_cast<int>(tau.size()), 0, tau_label.c_str(), -0.2f, 1.0f,
+                     ImVec2(width, 3 * ImGui::GetTextLineHeight()));
     char best_label[64];
     std::snprintf(best_label, sizeof best_label, "best measured / file's best %.4f", curve.back().best_over_file_best);
     ImGui::PlotLines("##best", best.data(), static_cast<int>(best.size()), 0, best_label, 1.0f, std::max(1.01f, best.front()),
