@@ -10,13 +10,13 @@
 
 namespace graphcost {
 
-double cross_validated_tau(const Learner& learner, const Observations& observed, int folds, uint64_t seed) {
+std::vector<double> cross_validated_fold_taus(const Learner& learner, const Observations& observed, int folds, uint64_t seed) {
   const size_t n = observed.configs.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 random(seed ^ (0x9E3779B97F4A7C15ull * n));
   for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[random() % i]);
-  double weighed = 0, pairs = 0;
+  std::vector<double> taus;
   for (int fold = 0; fold < folds; ++fold) {
     Observations train, held;
     for (size_t i = 0; i < n; ++i) {
@@ -24,15 +24,44 @@ double cross_validated_tau(const Learner& learner, const Observations& observed,
       into.configs.push_back(observed.configs[order[i]]);
       into.seconds.push_back(observed.seconds[order[i]]);
     }
-    if (held.configs.size() < 2 || train.configs.size() < 2) continue;
+    if (held.configs.size() < 2 || train.configs.size() < 2) {
+      taus.push_back(NAN);
+      continue;
+    }
     std::unique_ptr<Learner> copy = learner.fresh();
     copy->fit(train);
-    const double tau = tau_of(copy->predict(held.configs), held.seconds);
-    const double fold_pairs = static_cast<double>(held.configs.size() * (held.configs.size() - 1) / 2);
-    if (std::isfinite(tau)) weighed += tau * fold_pairs, pairs += fold_pairs;
+    taus.push_back(tau_of(copy->predict(held.configs), held.seconds));
   }
-  return pairs > 0 ? weighed / pairs : NAN;
+  return taus;
 }
+
+namespace {
+
+double mean_of_finite(const std::vector<double>& values) {
+  double sum = 0;
+  int n = 0;
+  for (const double v : values) {
+    if (std::isfinite(v)) sum += v, ++n;
+  }
+  return n > 0 ? sum / n : NAN;
+}
+
+// By how much `challenger`'s fold taus beat `incumbent`'s, fold by fold (the same folds), and the
+// standard error of that mean difference; NaN with fewer than 2 folds scored by both.
+std::pair<double, double> paired_lead(const std::vector<double>& challenger, const std::vector<double>& incumbent) {
+  std::vector<double> leads;
+  for (size_t f = 0; f < challenger.size(); ++f) {
+    if (std::isfinite(challenger[f]) && std::isfinite(incumbent[f])) leads.push_back(challenger[f] - incumbent[f]);
+  }
+  if (leads.size() < 2) return {NAN, NAN};
+  const double mean = mean_of_finite(leads);
+  double square = 0;
+  for (const double d : leads) square += (d - mean) * (d - mean);
+  const double n = static_cast<double>(leads.size());
+  return {mean, std::sqrt(square / (n - 1) / n)};
+}
+
+}  // namespace
 
 AutoLearner::AutoLearner(const TpuGraph& graph, const LearnerOptions& options) : graph_(graph), options_(options) {
   check_invariant(!options_.candidates.empty(), "AutoLearner: no candidate learners");
@@ -48,16 +77,25 @@ AutoLearner::AutoLearner(const TpuGraph& graph, const LearnerOptions& options) :
 
 void AutoLearner::fit(const Observations& observed) {
   const int folds = std::min<int>(options_.folds, static_cast<int>(observed.configs.size() / 2));
-  size_t best = 0;
+  size_t chosen = 0;
   std::fill(taus_.begin(), taus_.end(), NAN);
   if (folds >= 2) {
-    for (size_t k = 0; k < candidates_.size(); ++k) taus_[k] = cross_validated_tau(*candidates_[k], observed, folds, options_.seed);
+    // The first candidate unless another ranked the held-out folds better by more than one
+    // standard error of the paired difference (Breiman's one-standard-error rule): a lead within
+    // the folds' noise does not move the choice (docs/tuning.md, "Which learner").
+    std::vector<std::vector<double>> fold_taus;
+    for (size_t k = 0; k < candidates_.size(); ++k) {
+      fold_taus.push_back(cross_validated_fold_taus(*candidates_[k], observed, folds, options_.seed));
+      taus_[k] = mean_of_finite(fold_taus[k]);
+    }
+    double best_lead = 0;
     for (size_t k = 1; k < candidates_.size(); ++k) {
-      if (std::isfinite(taus_[k]) && (!std::isfinite(taus_[best]) || taus_[k] > taus_[best])) best = k;
+      const auto [lead, error] = paired_lead(fold_taus[k], fold_taus[0]);
+      if (std::isfinite(lead) && lead > error && lead > best_lead) best_lead = lead, chosen = k;
     }
   }
-  chosen_kind_ = candidates_[best]->kind();
-  chosen_ = candidates_[best]->fresh();
+  chosen_kind_ = candidates_[chosen]->kind();
+  chosen_ = candidates_[chosen]->fresh();
   chosen_->fit(observed);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "common/input_error.h"
 #include "common/internal_error.h"
@@ -84,6 +85,7 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
   if (model != nullptr && (online || options_.strategy == TuneStrategy::ZeroShot)) {
     CostModel copy = model->clone();
     costs_ = copy.predict(copy.prepare(graph), 64, options_.learner.threads);
+    choice_costs_ = costs_;
   }
 }
 
@@ -155,6 +157,25 @@ std::vector<int32_t> Tuner::choose_batch() {
       take(c);
     }
   };
+  // Exploitation: the unmeasured configs the learner predicts faster than the best measured one
+  // (by its own cost of that one), best first. A learner that ranks the best measured config level
+  // with others (trees give a whole group one cost) has nothing to exploit there: the batch explores.
+  const auto take_improving = [&](size_t until) {
+    float incumbent = INFINITY;
+    double best_seconds = INFINITY;
+    for (const Measurement& m : measurements_) {
+      if (m.ok() && m.seconds < best_seconds) best_seconds = m.seconds, incumbent = costs_[static_cast<size_t>(m.config)];
+    }
+    std::set<float> levels;  // configs the learner gives one cost are one guess: one of them a batch
+    for (const int32_t c : order_by_cost(choice_costs_)) {
+      const float cost = choice_costs_[static_cast<size_t>(c)];
+      if (batch.size() >= until || !(cost < incumbent)) break;
+      if (levels.count(cost)) continue;
+      const size_t before = batch.size();
+      take(c);
+      if (batch.size() > before) levels.insert(cost);
+    }
+  };
   take(0);  // the reference: the module's own layouts (or the file's first config)
   const size_t exploit = size - std::min(size, static_cast<size_t>(std::lround(options_.explore * static_cast<double>(size))));
   for (const bool fresh_rows : {true, false}) {  // then, if the new rows ran out, any unmeasured config
@@ -178,7 +199,7 @@ std::vector<int32_t> Tuner::choose_batch() {
           }
           take_random(size);
         } else {
-          take_best(costs_, exploit);
+          take_improving(exploit);
           take_random(size);
         }
         break;
@@ -211,6 +232,7 @@ void Tuner::learn() {
   std::vector<int32_t> all(static_cast<size_t>(target_.graph.config_count));
   std::iota(all.begin(), all.end(), 0);
   costs_ = learner_->predict(all);
+  choice_costs_ = costs_;
   if (options_.acquisition != TuneAcquisition::Best) bag();
 }
 
@@ -238,7 +260,7 @@ void Tuner::bag() {
     double sum = 0, square = 0;
     for (const auto& costs : bagged_costs_) sum += costs[c], square += static_cast<double>(costs[c]) * costs[c];
     const double n = static_cast<double>(bagged_costs_.size()), mean = sum / n;
-    costs_[c] = static_cast<float>(mean - std::sqrt(std::max(0.0, square / n - mean * mean)));
+    choice_costs_[c] = static_cast<float>(mean - std::sqrt(std::max(0.0, square / n - mean * mean)));
   }
 }
 

@@ -136,6 +136,7 @@ class Tuner {
   std::vector<Measurement> measurements_;
   std::vector<bool> measured_;
   std::vector<float> costs_;
+  std::vector<float> choice_costs_;      // what a batch is chosen by: costs_, or ucb's optimistic costs
   std::vector<int32_t> baseline_order_;  // fewest-changes
   size_t baseline_next_ = 0;
   int round_ = 0;
