@@ -1,7 +1,7 @@
 # Third-party libraries, all from Debian packages (scripts/setup.sh installs them).
 # Native builds use the installed libraries. The WebAssembly build cannot link host libraries: it
-# compiles zlib from Debian's source package (third_party/zlib, fetched by setup.sh) and reaches the
-# header-only libraries through a folder of symlinks (never -I/usr/include, which breaks emscripten).
+# compiles zlib and XGBoost (cmake/XGBoostWasm.cmake) from Debian's source packages (third_party/,
+# fetched by setup.sh) and reaches the header-only libraries through a folder of symlinks (never -I/usr/include, which breaks emscripten).
 
 if(EMSCRIPTEN)
   set(GRAPHCOST_THIRD_PARTY "${PROJECT_SOURCE_DIR}/third_party")
@@ -32,6 +32,7 @@ if(EMSCRIPTEN)
     target_include_directories(${target_name} SYSTEM INTERFACE "${header_links}")
     add_library(${name} ALIAS ${target_name})
   endforeach()
+  include("${CMAKE_CURRENT_LIST_DIR}/XGBoostWasm.cmake")
 else()
   find_package(ZLIB REQUIRED)
   find_package(nlohmann_json 3.10 REQUIRED)

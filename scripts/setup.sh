@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything graphcost needs on a Debian bookworm machine, from a minbase root on: apt
-# packages, Debian source packages of Dear ImGui and zlib for the WebAssembly build (into
+# packages, Debian source packages of Dear ImGui, zlib, XGBoost and dmlc-core for the WebAssembly build (into
 # third_party/, git-ignored), and the npm packages of the browser tests. A second run only checks
 # and returns in seconds, but it notices change: a package-lock.json that pins other versions than
 # node_modules holds, or an installed -dev package whose version differs from its fetched source.
@@ -125,14 +125,16 @@ fi
 
 # Each source package at the version of the installed -dev package built from it, or, when the
 # mirror does not hold that version's source (security updates' sources may be missing), the newest
-# version it does hold. third_party/NAME.version records "installed-version fetched-version"; a
-# change of the installed version (an apt upgrade) fetches again.
+# version it does hold, with graphcost's patch for the WebAssembly build applied (cmake/patches/).
+# third_party/NAME.version records "installed-version fetched-version patch-sha256"; a change of the
+# installed version (an apt upgrade) or of the patch fetches again.
 mkdir -p third_party
-fetch_source() {  # $1 = source package, $2 = the installed binary package built from it
-  local package=$1 binary=$2 installed stamp version fetched=
+fetch_source() {  # $1 = source package, $2 = the installed binary package built from it, [$3 = patch]
+  local package=$1 binary=$2 patch_file=${3:-} installed stamp version fetched= patch_sum=none
   installed=$(dpkg-query -W -f='${source:Version}' "$binary")
+  [ -z "$patch_file" ] || patch_sum=$(sha256sum "$patch_file" | cut -c1-16)
   stamp=$(cat "third_party/$package.version" 2>/dev/null || true)
-  [ -e "third_party/$package" ] && [ "${stamp%% *}" = "$installed" ] && return 0
+  [ -e "third_party/$package" ] && [ "${stamp%% *}" = "$installed" ] && [ "${stamp##* }" = "$patch_sum" ] && return 0
   rm -rf "third_party/$package" "third_party/$package.version" third_party/"$package"-[0-9]* \
     third_party/"$package"_*
   for version in "$installed" $(apt-cache showsrc "$package" 2>/dev/null | awk -v skip="$installed" '/^Version:/ && $2 != skip {print $2}' | sort -urV); do
@@ -150,11 +152,19 @@ fetch_source() {  # $1 = source package, $2 = the installed binary package built
   local dir
   dir=$(cd third_party && ls -d "$package"-[0-9]*/ | head -1)
   ln -sfn "${dir%/}" "third_party/$package"
-  echo "$installed $fetched" > "third_party/$package.version"
-  stage_done "source package $package fetched"
+  if [ -n "$patch_file" ] && ! patch --quiet --forward -p1 -d "third_party/$package" < "$patch_file"; then
+    echo "setup: $patch_file does not apply to the source package $package $fetched" >&2
+    exit 1
+  fi
+  echo "$installed $fetched $patch_sum" > "third_party/$package.version"
+  stage_done "source package $package fetched${patch_file:+ and patched}"
 }
 fetch_source imgui libimgui-dev
 fetch_source zlib zlib1g-dev
+# XGBoost (the learners' trees) and the dmlc-core it is built on, compiled for the browser's Tune
+# panel by cmake/XGBoostWasm.cmake: 32-bit WebAssembly needs the patches.
+fetch_source xgboost libxgboost-dev cmake/patches/xgboost-wasm32.patch
+fetch_source dmlc-core libdmlc0 cmake/patches/dmlc-core-wasm32.patch
 
 # npm packages of the browser tests (playwright-core drives Debian's chromium, puppeteer-core Debian's
 # firefox-esr; neither downloads a browser of its own), exactly as package-lock.json pins them:

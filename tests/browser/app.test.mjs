@@ -401,13 +401,16 @@ test("the Tune panel replays a real file's measurements: the model learns in the
   const { page, problems } = await openApp();
   await drop(page, "/files/" + LAYOUT_FILE, "unet_3d.4x4.bf16.npz");
   await page.waitForFunction(() => window.graphcost.state().ranking?.done, null, { timeout: 120000 });
-  // The default learner on a layout program is ridge (docs/tuning.md, "Which learner"): rounds in milliseconds.
+  // The default learner, auto, cross-validates XGBoost and ridge on the measurements and fits the one
+  // the folds favour (docs/tuning.md, "Which learner"): XGBoost compiled to WebAssembly, in the page.
   await page.evaluate(() => window.graphcost.tune(30, 10));
   await page.waitForFunction(() => window.graphcost.state().tune && !window.graphcost.state().tune.running, null, { timeout: 120000 });
   let s = await state(page);
-  assert.equal(s.tune.learner, "ridge");
+  assert.equal(s.tune.learner, "auto");
   assert.equal(s.tune.measured.length, 30);
-  console.log(`Tune panel, learner ridge: tau on the unmeasured ${s.tune.curve[2].unmeasured_tau.toFixed(3)}, ` +
+  assert.ok(["xgboost", "ridge"].includes(s.tune.learner_now.chosen), JSON.stringify(s.tune.learner_now));
+  assert.ok(s.tune.learner_now.cross_validated_tau.xgboost > -1, JSON.stringify(s.tune.learner_now));
+  console.log(`Tune panel, learner auto (chose ${s.tune.learner_now.chosen}): tau on the unmeasured ${s.tune.curve[2].unmeasured_tau.toFixed(3)}, ` +
               `${s.tune.learn_ms_per_round.toFixed(0)} ms fitting a round`);
   // weighed: the GNN fine-tunes in the page beside ridge.
   const started = Date.now();
