@@ -19,7 +19,14 @@ namespace py = pybind11;
 namespace graphcost::python {
 namespace {
 
-py::object measurement_dict(const Measurement& m) { return json_to_python(measurement_json(m)); }
+// The journal's line, with every key present whatever the status (seconds None unless ok, message
+// "" when there is none): a notebook indexes them without checking.
+py::object measurement_dict(const Measurement& m) {
+  nlohmann::json line = measurement_json(m);
+  if (!line.contains("seconds")) line["seconds"] = nullptr;
+  if (!line.contains("message")) line["message"] = "";
+  return json_to_python(line);
+}
 
 py::object report_dict(const RoundReport& r) { return json_to_python(round_report_json(r)); }
 

@@ -241,7 +241,10 @@ CLI::App* add_simulate_command(CLI::App& app, graphcost::SimulateCommandOptions&
 CLI::App* add_rank_command(CLI::App& app, graphcost::RankCommandOptions& rank) {
   CLI::App* rank_command = app.add_subcommand("rank", "Rank one graph's configs with a model: the best K, predicted costs and speedups");
   rank_command->add_option("path", rank.path, "an .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
-  rank_command->add_option("--model", rank.model, "model file (models/layout_xla.npz, ...)")->required();
+  rank_command
+      ->add_option("--model", rank.model,
+                   "model file (models/layout_xla.npz, ...) or a learner file tune --model-out wrote for this program")
+      ->required();
   rank_command->add_option("--top", rank.top, "configs to list (default 10)")->check(CLI::Range(1, 100000000));
   rank_command->add_option("--threads", rank.threads, "worker threads (default 2)")->check(CLI::Range(1, 256));
   rank_command->add_flag("--json", rank.json, "print JSON instead of text");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "hlo/graph_file.h"
 #include "hlo/hlo_import.h"
 #include "hlo/hlo_layout_writer.h"
+#include "learners/learner_file.h"
 #include "metrics/ranking_metrics.h"
 #include "model/config_explainer.h"
 #include "model/cost_model.h"
@@ -48,21 +50,72 @@ std::string calibration_note(const RuntimeCalibration& calibration) {
   return text;
 }
 
+// A graph's configs ranked by a model file or a learner file (tune --model-out), with how far each
+// config is predicted to be faster than config 0 where the costs say so.
+struct RankedConfigs {
+  std::vector<float> costs;
+  std::function<SpeedupEstimate(int32_t)> speedup;
+  bool calibrated = false;
+  std::string note;  // where the speedups come from, or why there are none
+};
+
+RankedConfigs rank_with_model(const RankCommandOptions& options, const TpuGraph& graph) {
+  auto model = std::make_shared<CostModel>(CostModel::load(options.model));
+  check_kinds(*model, options.model, graph);
+  RankedConfigs ranked;
+  ranked.costs = checked_costs(*model, graph, options.threads);
+  ranked.calibrated = model->calibration().fitted();
+  ranked.note = calibration_note(model->calibration());
+  ranked.speedup = [model, nodes = graph.node_count, costs = ranked.costs](int32_t config) {
+    return model->calibration().estimate_speedup(costs[0], costs[static_cast<size_t>(config)], nodes);
+  };
+  return ranked;
+}
+
+// A learner fitted by `tune` to this program's own measurements. xgboost predicts log runtimes, so
+// its speedups over config 0 are the learner's own prediction (no interval: it keeps no held-out
+// residuals); ridge's costs are standardised per program and a weighed learner's blend ranks: no times.
+RankedConfigs rank_with_learner(const RankCommandOptions& options, const TpuGraph& graph) {
+  const std::unique_ptr<Learner> learner = load_learner_file(options.model, graph);
+  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
+  for (int32_t c = 0; c < graph.config_count; ++c) all[static_cast<size_t>(c)] = c;
+  RankedConfigs ranked;
+  ranked.costs = learner->predict(all);
+  for (size_t i = 0; i < ranked.costs.size(); ++i) {
+    if (!std::isfinite(ranked.costs[i])) {
+      throw InputError(graph.source, "predicted cost of config " + std::to_string(i), "a finite number (the learner file is damaged?)",
+                       std::to_string(ranked.costs[i]));
+    }
+  }
+  const std::string name = name_of(learner_names(), learner->kind());
+  const bool log_runtimes = learner->costs_are_log_runtimes();
+  ranked.calibrated = log_runtimes;
+  ranked.note = log_runtimes ? "speedups over config 0 as the " + name + " learner predicts them (fitted to this program's measurements)"
+                             : "speedups: - (the " + name + " learner's costs rank configs but are not times)";
+  ranked.speedup = [log_runtimes, name, costs = ranked.costs](int32_t config) {
+    SpeedupEstimate estimate;
+    if (!log_runtimes) {
+      estimate.reason = "the " + name + " learner's costs are not times";
+      return estimate;
+    }
+    estimate.supported = true;
+    estimate.value = estimate.low = estimate.high = std::exp(static_cast<double>(costs[0]) - costs[static_cast<size_t>(config)]);
+    return estimate;
+  };
+  return ranked;
+}
+
 }  // namespace
 
 int run_rank_command(const RankCommandOptions& options) {
-  CostModel model = CostModel::load(options.model);
   const TpuGraph graph = load_graph_file(options.path);
-  check_kinds(model, options.model, graph);
-  const std::vector<float> costs = checked_costs(model, graph, options.threads);
+  const RankedConfigs ranked = is_learner_file(options.model) ? rank_with_learner(options, graph) : rank_with_model(options, graph);
+  const std::vector<float>& costs = ranked.costs;
   const std::vector<int32_t> order = order_by_cost(costs);
   std::vector<int32_t> rank_of(order.size());
   for (size_t r = 0; r < order.size(); ++r) rank_of[static_cast<size_t>(order[r])] = static_cast<int32_t>(r);
-  const RuntimeCalibration& calibration = model.calibration();
   const size_t shown = std::min(order.size(), static_cast<size_t>(std::max(1, options.top)));
-  auto speedup = [&](int32_t config) {
-    return calibration.estimate_speedup(costs[0], costs[static_cast<size_t>(config)], graph.node_count);
-  };
+  const auto& speedup = ranked.speedup;
   std::string unsupported_reason;  // of the first row without a speedup
   for (size_t r = 0; r < shown && unsupported_reason.empty(); ++r) unsupported_reason = speedup(order[r]).reason;
   if (options.json) {
@@ -71,7 +124,7 @@ int run_rank_command(const RankCommandOptions& options) {
       nlohmann::json row = {{"rank", r + 1}, {"config", order[r]}, {"cost", costs[static_cast<size_t>(order[r])]}};
       const SpeedupEstimate estimate = speedup(order[r]);
       row["speedup_over_config_0"] = estimate.supported ? nlohmann::json(estimate.value) : nlohmann::json(nullptr);
-      if (estimate.supported) row["speedup_interval"] = {estimate.low, estimate.high};
+      if (estimate.supported && estimate.low < estimate.high) row["speedup_interval"] = {estimate.low, estimate.high};
       top.push_back(row);
     }
     std::cout << nlohmann::json(
@@ -81,7 +134,7 @@ int run_rank_command(const RankCommandOptions& options) {
                       {"configurable_nodes", graph.configurable_count()},
                       {"configs", graph.config_count},
                       {"model", options.model},
-                      {"calibrated", calibration.fitted()},
+                      {"calibrated", ranked.calibrated},
                       {"speedup_note", unsupported_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(unsupported_reason)},
                       {"config_0_rank", rank_of[0] + 1},
                       {"top", top}})
@@ -96,12 +149,16 @@ int run_rank_command(const RankCommandOptions& options) {
   for (size_t r = 0; r < shown; ++r) {
     char factor[64] = "-";
     const SpeedupEstimate estimate = speedup(order[r]);
-    if (estimate.supported) std::snprintf(factor, sizeof factor, "%.3fx (%.3f-%.3f)", estimate.value, estimate.low, estimate.high);
+    if (estimate.supported && estimate.low < estimate.high) {
+      std::snprintf(factor, sizeof factor, "%.3fx (%.3f-%.3f)", estimate.value, estimate.low, estimate.high);
+    } else if (estimate.supported) {
+      std::snprintf(factor, sizeof factor, "%.3fx", estimate.value);
+    }
     std::printf("%6zu %8d %16.5f %30s\n", r + 1, order[r], static_cast<double>(costs[static_cast<size_t>(order[r])]), factor);
   }
   std::printf("config 0%s ranks %d of %zu\n", graph.names.empty() ? "" : " (the module's own layouts)", rank_of[0] + 1, order.size());
-  std::printf("%s\n", calibration_note(calibration).c_str());
-  if (calibration.fitted() && !unsupported_reason.empty()) std::printf("speedups: - where not given: %s\n", unsupported_reason.c_str());
+  std::printf("%s\n", ranked.note.c_str());
+  if (ranked.calibrated && !unsupported_reason.empty()) std::printf("speedups: - where not given: %s\n", unsupported_reason.c_str());
   return 0;
 }
 
@@ -120,7 +177,8 @@ int run_search_command(const SearchCommandOptions& options) {
   check_kinds(model, options.model, graph);
   if (graph.kind != GraphKind::Layout) throw InputError(options.path, "kind", "a layout graph (search changes layouts)", "a tile graph");
   if (graph.configurable_count() == 0) {
-    throw InputError(options.path, "configurable nodes", "at least one (search changes their layouts)", "none: every config is one program");
+    throw InputError(options.path, "configurable nodes", "at least one (search changes their layouts)",
+                     "none: every config is one program");
   }
   if (!options.out.empty()) check_output_path(options.out, {options.path, options.model});
   const PreparedGraph prepared = model.prepare(graph);

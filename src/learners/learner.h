@@ -89,6 +89,9 @@ class Learner {
   virtual bool fitted() const = 0;
   // The cost of each listed config of the target (lower = predicted faster).
   virtual std::vector<float> predict(const std::vector<int32_t>& configs) const = 0;
+  // True when predict's costs are log runtimes (xgboost; ridge's are standardised per program), so
+  // that a difference of costs is a predicted speedup (rank with a learner file).
+  virtual bool costs_are_log_runtimes() const { return false; }
   // A learner of the same kind and options with nothing fitted (cross-validation, bagging).
   virtual std::unique_ptr<Learner> fresh() const = 0;
 

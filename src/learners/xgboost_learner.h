@@ -23,6 +23,7 @@ class XgboostLearner final : public Learner {
   bool fitted() const override { return trees_.fitted(); }
   std::vector<float> predict(const std::vector<int32_t>& configs) const override;
   std::unique_ptr<Learner> fresh() const override;
+  bool costs_are_log_runtimes() const override { return true; }  // log nanoseconds
   void save(const std::string& path, const std::vector<std::string>& inputs) const override;
   // A fitted learner read from a learner file's JSON (learners/learner_file.h); InputError naming
   // `where` when its columns do not fit `graph`.

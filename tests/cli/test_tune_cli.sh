@@ -43,6 +43,22 @@ sys.exit(0 if len(d['rounds']) == 4 and r['measured'] == 20 and -1 <= r['unmeasu
 "$graphcost" tune "${recipe[@]}" "$unet3d" --budget 20 --per-round 5 --seed 3 --out "$out/again.npz" -q >/dev/null 2>&1
 check "the same seed measures the same configs in the same order" bash -c \
   "diff <(tail -n +2 '$out/replay.npz.journal' | sed 's/\"predicted\":[^,}]*//') <(tail -n +2 '$out/again.npz.journal' | sed 's/\"predicted\":[^,}]*//')"
+"$graphcost" tune "${recipe[@]}" "$unet3d" --budget 30 --per-round 5 --seed 4 --out "$out/replay.npz" --resume -q >/dev/null 2>"$out/other-seed.txt"; status=$?
+check "a resume with other options is refused, naming the option" bash -c "test $status -eq 1 && grep -q 'seed' '$out/other-seed.txt'"
+
+# --model-out: the fitted learner, which rank reads for this program (and refuses for another).
+"$graphcost" tune "$unet3d" --learner xgboost --budget 30 --per-round 10 --seed 3 --model-out "$out/learner.json" \
+  --costs-out "$out/xgb-costs.csv" -q >/dev/null 2>&1; status=$?
+check "tune --model-out writes the fitted learner" bash -c "test $status -eq 0 && grep -q '\"learner\": *\"xgboost\"' '$out/learner.json'"
+"$graphcost" rank "$unet3d" --model "$out/learner.json" --top 1159 --json >"$out/learner-rank.json" 2>"$out/learner-rank.err"; status=$?
+check "  ...rank with it orders the configs as tune's last fit did" /usr/bin/python3 -c "
+import csv, json, sys
+costs = {int(r['config']): float(r['predicted']) for r in csv.DictReader(open('$out/xgb-costs.csv'))}
+top = json.load(open('$out/learner-rank.json'))['top']
+ok = $status == 0 and len(top) == 1159 and all(abs(t['cost'] - costs[t['config']]) <= 1e-5 * abs(costs[t['config']]) for t in top)
+sys.exit(0 if ok and top[0]['speedup_over_config_0'] > 0 else 1)"
+"$graphcost" rank "$data/tpugraphs/npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz" --model "$out/learner.json" >/dev/null 2>"$out/wrong.txt"; status=$?
+check "  ...and refuses it for another program, naming the field" bash -c "test $status -eq 1 && grep -q 'learner.json' '$out/wrong.txt' && grep -q 'nodes' '$out/wrong.txt'"
 "$graphcost" tune "${recipe[@]}" "$unet3d" --learner weighed --budget 10 --per-round 5 --seed 3 --hops 2 --configs-per-step 16 -q >/dev/null 2>&1; status=$?
 check "the scratch model's recipe is the user's: --hops 2 --configs-per-step 16" test $status -eq 0
 
