@@ -1,22 +1,30 @@
 #!/usr/bin/env python3
-"""The size rule of docs/architecture.md: no file in src/, evaluation/ or web/ over 600 lines and no
-function over 120. Prints the longest files and functions and exits 1 when something is over.
+"""The size rule of docs/architecture.md: no file the project writes (src/, evaluation/, web/,
+python/, tests/, bench/, experiments/, scripts/, site/, shaders/) over 600 lines and no function
+over 120. Prints the longest files and functions and exits 1 when something is over.
 
     python3 scripts/check_sizes.py [--top N]
 
 Functions are found roughly: after comments, strings and character literals are blanked, a `{`
 that follows `)` (or `) const`, `override`, `noexcept`, `-> type`) and is not an if/for/while/
-switch/catch opens a function body; lambdas count toward the function around them."""
+switch/catch opens a function body; lambdas count toward the function around them. Python functions
+are measured by their syntax tree (a method on its own, a nested function toward the one around it).
+A block that is data, not logic (a table of cases), is exempt when the line before it says
+`size-check: data` in a comment, with the reason beside it."""
 import argparse
+import ast
 import os
 import re
 import sys
 
 FILE_LIMIT, FUNCTION_LIMIT = 600, 120
-FOLDERS = ("src", "evaluation", "web")
+FOLDERS = ("src", "evaluation", "web", "python", "tests", "bench", "experiments", "scripts", "site", "shaders")
 SOURCE = (".cpp", ".h", ".cc", ".hpp", ".c")
-OTHER = (".js", ".mjs", ".html")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON = (".py",)
+OTHER = (".js", ".mjs", ".html", ".sh", ".pyi", ".css", ".glsl", ".vert", ".frag")
+SKIPPED = ("node_modules", "build", "__pycache__", "graphcost.egg-info")
+DATA_MARK = "size-check: data"
+ROOT = os.environ.get("GRAPHCOST_TREE") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def blank(text):
@@ -62,6 +70,24 @@ def functions(text):
             start, is_function, head = stack.pop()
             if is_function and not any(f for _, f, _ in stack):
                 found.append((start, line - start + 1, head))
+    lines = text.split("\n")
+    return [f for f in found if not (f[0] >= 2 and DATA_MARK in lines[f[0] - 2])]
+
+
+def python_functions(text, path):
+    """(first line, line count, head) of each module-level function and method."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        sys.exit(f"{path}: not Python that parses ({error})")
+    lines, found = text.split("\n"), []
+    for scope in [tree] + [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+        for node in scope.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                if start >= 2 and DATA_MARK in lines[start - 2]:
+                    continue
+                found.append((start, node.end_lineno - start + 1, f"def {node.name}"))
     return found
 
 
@@ -71,9 +97,10 @@ def main():
     top = parser.parse_args().top
     files, bodies = [], []
     for folder in FOLDERS:
-        for directory, _, names in os.walk(os.path.join(ROOT, folder)):
+        for directory, subfolders, names in os.walk(os.path.join(ROOT, folder)):
+            subfolders[:] = [d for d in subfolders if d not in SKIPPED]
             for name in sorted(names):
-                if not name.endswith(SOURCE + OTHER):
+                if not name.endswith(SOURCE + PYTHON + OTHER):
                     continue
                 path = os.path.join(directory, name)
                 text = open(path, encoding="utf-8", errors="replace").read()
@@ -81,6 +108,8 @@ def main():
                 files.append((text.count("\n"), relative))
                 if name.endswith(SOURCE):
                     bodies += [(count, f"{relative}:{start}", head) for start, count, head in functions(text)]
+                elif name.endswith(PYTHON):
+                    bodies += [(count, f"{relative}:{start}", head) for start, count, head in python_functions(text, relative)]
     files.sort(reverse=True)
     bodies.sort(reverse=True)
     print(f"longest files (limit {FILE_LIMIT} lines):")

@@ -206,6 +206,41 @@ TEST_CASE("row scatter, repeat and reshape match finite differences", "[nn]") {
   CHECK(r.value()(1, 0) == x.value(0, 2));
 }
 
+namespace {
+
+// Each case: a fused op (Build) and the composition of elementary ops it replaces, over the given
+// parameters. The fused one matches finite differences; values and every gradient agree.
+using Build = std::function<Var(Tape&)>;
+using FusedCase = std::tuple<const char*, std::vector<Parameter*>, Build, Build>;
+
+void check_fused_cases(const std::vector<FusedCase>& cases) {
+  for (const auto& [name, parameters, fused, composed] : cases) {
+    INFO(name);
+    check_gradients(parameters, [&](Tape& t) { return project(t, fused(t)); });
+    // Values and every gradient agree with the composition of elementary ops.
+    std::vector<Matrix> fused_grads;
+    Matrix fused_value;
+    for (const Build* build : {&fused, &composed}) {
+      for (Parameter* p : parameters) p->zero_grad();
+      Tape tape;
+      const Var out = (*build)(tape);
+      tape.backward(project(tape, out));
+      if (build == &fused) {
+        fused_value = out.value();
+        for (Parameter* p : parameters) fused_grads.push_back(p->grad);
+        continue;
+      }
+      CHECK((out.value() - fused_value).cwiseAbs().maxCoeff() <= 1e-5f);
+      for (size_t k = 0; k < parameters.size(); ++k) {
+        INFO(parameters[k]->name);
+        CHECK((parameters[k]->grad - fused_grads[k]).cwiseAbs().maxCoeff() <= 1e-5f);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE("fused layer ops equal their compositions and match finite differences", "[nn]") {
   std::mt19937_64 random(8);
   // 4 nodes: producers 0 <- {1, 2}, 1 <- {2}, 2 <- {}, 3 <- {0, 1, 2}; consumers the reverse.
@@ -230,8 +265,7 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
   consumer_means(0, 2) = 1.0f;
   consumer_means(2, 5) = consumer_means(2, 6) = 0.5f;
   const std::vector<int32_t> picked = {7, 0, 0, 1, 2, 3, 3, 5};  // x's row under each update row
-  using Build = std::function<Var(Tape&)>;
-  const std::vector<std::tuple<const char*, std::vector<Parameter*>, Build, Build>> cases = {
+  const std::vector<FusedCase> cases = {
       {"gelu_of_shared_and_sparse",
        {&shared, &sparse, &bias},
        [&](Tape& t) { return gelu_of_shared_and_sparse(t.parameter(shared), 2, t.parameter(sparse), rows, t.parameter(bias)); },
@@ -320,27 +354,5 @@ TEST_CASE("fused layer ops equal their compositions and match finite differences
          return segment_pool(embedding(t.parameter(x), {0, 1, 1, 7, 3, 3}), 3, Pool::Sum);
        }},
   };
-  for (const auto& [name, parameters, fused, composed] : cases) {
-    INFO(name);
-    check_gradients(parameters, [&](Tape& t) { return project(t, fused(t)); });
-    // Values and every gradient agree with the composition of elementary ops.
-    std::vector<Matrix> fused_grads;
-    Matrix fused_value;
-    for (const Build* build : {&fused, &composed}) {
-      for (Parameter* p : parameters) p->zero_grad();
-      Tape tape;
-      const Var out = (*build)(tape);
-      tape.backward(project(tape, out));
-      if (build == &fused) {
-        fused_value = out.value();
-        for (Parameter* p : parameters) fused_grads.push_back(p->grad);
-        continue;
-      }
-      CHECK((out.value() - fused_value).cwiseAbs().maxCoeff() <= 1e-5f);
-      for (size_t k = 0; k < parameters.size(); ++k) {
-        INFO(parameters[k]->name);
-        CHECK((parameters[k]->grad - fused_grads[k]).cwiseAbs().maxCoeff() <= 1e-5f);
-      }
-    }
-  }
+  check_fused_cases(cases);
 }

@@ -9,8 +9,8 @@
 
 #include "bindings.h"
 #include "data/graph_summary.h"
-#include "hlo/hlo_graph.h"
 #include "hlo/graph_file.h"
+#include "hlo/hlo_graph.h"
 #include "hlo/hlo_import.h"
 #include "hlo/module_file.h"
 #include "hlo/tuning_records.h"
@@ -35,7 +35,8 @@ std::vector<GraphPtr> tile_kernels(const std::string& path, int configs, uint64_
   options.seed = seed;
   const HloModule module = read_hlo_module(path);
   std::vector<GraphPtr> graphs;
-  for_each_tile_kernel(module, options, [&](FusionKernel& kernel, size_t) { graphs.push_back(std::make_shared<TpuGraph>(std::move(kernel.hlo.graph))); });
+  for_each_tile_kernel(module, options,
+                       [&](FusionKernel& kernel, size_t) { graphs.push_back(std::make_shared<TpuGraph>(std::move(kernel.hlo.graph))); });
   return graphs;
 }
 
@@ -53,30 +54,38 @@ std::vector<GraphPtr> records(const std::string& path) {
     const bool tile = is_tile_record(all[r]);
     if (tile && all[r].runs.size() <= 1) continue;  // the dataset skips these
     const std::string provenance = record_provenance(path, format, all[r], r, all.size(), tile);
-    graphs.push_back(std::make_shared<TpuGraph>(tile ? tile_graph_from_record(all[r], provenance) : layout_graph_from_record(all[r], provenance)));
+    graphs.push_back(
+        std::make_shared<TpuGraph>(tile ? tile_graph_from_record(all[r], provenance) : layout_graph_from_record(all[r], provenance)));
   }
   return graphs;
 }
 
-}  // namespace
-
-void bind_graph(py::module_& m) {
-  py::class_<TpuGraph, GraphPtr> graph(m, "Graph", R"doc(One TpuGraphs example: a tile kernel or a layout program, with its configs.
-
-Arrays are read-only numpy views of memory the Graph owns (no copy is made; an array keeps its
-Graph alive). In-memory types: node_config_feat is int8 (the files' float32 values are -1..5),
-edge_index is int32 [consumer, producer] rows (files store int64); values equal np.load's.)doc");
-  graph.def_property_readonly("kind", [](const TpuGraph& g) { return std::string(graph_kind_name(g.kind)); }, "'layout' or 'tile'")
-      .def_property_readonly("source", [](const TpuGraph& g) { return g.source; }, "the path it was read from")
-      .def_property_readonly("provenance", [](const TpuGraph& g) { return g.provenance; }, "where the contents come from ('' when unknown)")
+// The Graph's identity and its node and edge arrays (read-only numpy views of its memory).
+void bind_graph_arrays(py::class_<TpuGraph, GraphPtr>& graph) {
+  graph
+      .def_property_readonly(
+          "kind", [](const TpuGraph& g) { return std::string(graph_kind_name(g.kind)); }, "'layout' or 'tile'")
+      .def_property_readonly(
+          "source", [](const TpuGraph& g) { return g.source; }, "the path it was read from")
+      .def_property_readonly(
+          "provenance", [](const TpuGraph& g) { return g.provenance; }, "where the contents come from ('' when unknown)")
       .def_property_readonly("node_count", [](const TpuGraph& g) { return g.node_count; })
       .def_property_readonly("config_count", [](const TpuGraph& g) { return g.config_count; })
-      .def_property_readonly("labelled", [](const TpuGraph& g) { return !g.runtimes_hidden; }, "runtimes measured (not all zero)")
       .def_property_readonly(
-          "node_feat", [](py::object self) { const auto& g = self.cast<const TpuGraph&>(); return view(self, g.node_features.data(), {g.node_count, kNodeFeatureCount}); },
+          "labelled", [](const TpuGraph& g) { return !g.runtimes_hidden; }, "runtimes measured (not all zero)")
+      .def_property_readonly(
+          "node_feat",
+          [](py::object self) {
+            const auto& g = self.cast<const TpuGraph&>();
+            return view(self, g.node_features.data(), {g.node_count, kNodeFeatureCount});
+          },
           "float32 (nodes, 140)")
       .def_property_readonly(
-          "node_opcode", [](py::object self) { const auto& g = self.cast<const TpuGraph&>(); return view(self, g.node_opcodes.data(), {g.node_count}); },
+          "node_opcode",
+          [](py::object self) {
+            const auto& g = self.cast<const TpuGraph&>();
+            return view(self, g.node_opcodes.data(), {g.node_count});
+          },
           "uint8 (nodes,)")
       .def_property_readonly(
           "edge_index",
@@ -93,7 +102,12 @@ edge_index is int32 [consumer, producer] rows (files store int64); values equal 
             if (g.kind != GraphKind::Tile) return py::none();
             return view(self, g.tile_config_features.data(), {g.config_count, kTileConfigFeatureCount});
           },
-          "tile: float32 (configs, 24); None for layout")
+          "tile: float32 (configs, 24); None for layout");
+}
+
+// The configs' arrays, the names, and the methods.
+void bind_graph_configs(py::class_<TpuGraph, GraphPtr>& graph) {
+  graph
       .def_property_readonly(
           "node_config_feat",
           [](py::object self) -> py::object {
@@ -104,11 +118,17 @@ edge_index is int32 [consumer, producer] rows (files store int64); values equal 
           "layout: int8 (configs, configurable nodes, 18), values -1..5; None for tile")
       .def_property_readonly(
           "node_config_ids",
-          [](py::object self) { const auto& g = self.cast<const TpuGraph&>(); return view(self, g.configurable_nodes.data(), {g.configurable_count()}); },
+          [](py::object self) {
+            const auto& g = self.cast<const TpuGraph&>();
+            return view(self, g.configurable_nodes.data(), {g.configurable_count()});
+          },
           "int32 (configurable nodes,)")
       .def_property_readonly(
           "config_runtime",
-          [](py::object self) { const auto& g = self.cast<const TpuGraph&>(); return view(self, g.config_runtime_ns.data(), {g.config_count}); },
+          [](py::object self) {
+            const auto& g = self.cast<const TpuGraph&>();
+            return view(self, g.config_runtime_ns.data(), {g.config_count});
+          },
           "int64 (configs,): nanoseconds; all 0 when hidden")
       .def_property_readonly(
           "config_runtime_normalizers",
@@ -120,25 +140,49 @@ edge_index is int32 [consumer, producer] rows (files store int64); values equal 
           "tile: int64 (configs,): the default config's runtime; None for layout")
       .def_property_readonly(
           "node_splits",
-          [](py::object self) { const auto& g = self.cast<const TpuGraph&>(); return view(self, g.node_splits.data(), {static_cast<py::ssize_t>(g.node_splits.size())}); },
+          [](py::object self) {
+            const auto& g = self.cast<const TpuGraph&>();
+            return view(self, g.node_splits.data(), {static_cast<py::ssize_t>(g.node_splits.size())});
+          },
           "int64: computation starts, 0 first and nodes last (layout)")
-      .def_property_readonly("node_names", [](const TpuGraph& g) { return g.names.instructions; }, "instruction names ([] without names)")
-      .def_property_readonly("op_names", [](const TpuGraph& g) { return g.names.op_names; }, "metadata op_name per node")
       .def_property_readonly(
-          "node_computations", [](const TpuGraph& g) {
+          "node_names", [](const TpuGraph& g) { return g.names.instructions; }, "instruction names ([] without names)")
+      .def_property_readonly(
+          "op_names", [](const TpuGraph& g) { return g.names.op_names; }, "metadata op_name per node")
+      .def_property_readonly(
+          "node_computations",
+          [](const TpuGraph& g) {
             std::vector<std::string> per_node;
             for (int32_t n = 0; n < g.node_count && !g.names.empty(); ++n) per_node.push_back(g.names.computation_of(n));
             return per_node;
           },
           "each node's computation name")
-      .def("summary", [](const TpuGraph& g) { return json_to_python(graph_summary_json(summarize_graph(g))); }, "what `graphcost info --json` says")
       .def(
-          "save", [](const TpuGraph& g, const std::string& path) { py::gil_scoped_release release; save_tpu_graph(g, path); }, py::arg("path"),
-          "Writes the graph as a TpuGraphs .npz (the real files' keys and dtypes), atomically.")
+          "summary", [](const TpuGraph& g) { return json_to_python(graph_summary_json(summarize_graph(g))); },
+          "what `graphcost info --json` says")
+      .def(
+          "save",
+          [](const TpuGraph& g, const std::string& path) {
+            py::gil_scoped_release release;
+            save_tpu_graph(g, path);
+          },
+          py::arg("path"), "Writes the graph as a TpuGraphs .npz (the real files' keys and dtypes), atomically.")
       .def("__repr__", [](const TpuGraph& g) {
         return "<graphcost.Graph " + std::string(graph_kind_name(g.kind)) + ", " + std::to_string(g.node_count) + " nodes, " +
                std::to_string(g.config_count) + " configs" + (g.runtimes_hidden ? "" : ", labelled") + ">";
       });
+}
+
+}  // namespace
+
+void bind_graph(py::module_& m) {
+  py::class_<TpuGraph, GraphPtr> graph(m, "Graph", R"doc(One TpuGraphs example: a tile kernel or a layout program, with its configs.
+
+Arrays are read-only numpy views of memory the Graph owns (no copy is made; an array keeps its
+Graph alive). In-memory types: node_config_feat is int8 (the files' float32 values are -1..5),
+edge_index is int32 [consumer, producer] rows (files store int64); values equal np.load's.)doc");
+  bind_graph_arrays(graph);
+  bind_graph_configs(graph);
 
   m.def(
       "load",

@@ -56,9 +56,19 @@ def readable(name, path):
 
 
 def cases(work):
-    g = GRAPHCOST
+    """The numbered cases in order, a group of them per function."""
     out = os.path.join(work, "out.npz")
+    size_cases(work, out)
+    layout_and_name_cases(work, out)
+    scale_cases(work, out)
+    small = output_cases(work, out)
+    dynamic_cases(work, out)
+    small_cases(work, out, small)
 
+
+def size_cases(work, out):
+    """Cases 1-3: a dim past 2^62, a nearly exhausted tile space, dims and windows that overflow."""
+    g = GRAPHCOST
     # 1. a fusion output dim past 2^62: the tile doubling used to overflow and spin
     huge_dim = write(work, "huge_dim.hlo", "HloModule m\nfused {\n  a = f32[4611686018427387905] parameter(0)\n"
                      "  ROOT n = f32[4611686018427387905] negate(a)\n}\nENTRY e {\n  x = f32[4611686018427387905] parameter(0)\n"
@@ -88,6 +98,10 @@ def cases(work):
     expect("3. an overflowing window refused (exit 1)", run([g, "import", window, "--kind", "layout", "--out", out]), 1,
            "window size values")
 
+
+def layout_and_name_cases(work, out):
+    """Cases 4-7: a repeated layout dimension, op_names that are not text, fusions of one name."""
+    g = GRAPHCOST
     # 4. a repeated dimension in a layout
     repeated = write(work, "repeated.hlo", module("  ROOT p = f32[8,8]{0,0} parameter(0)"))
     expect("4. layout {0,0} refused (exit 1)", run([g, "import", repeated, "--out", out]), 1, "each dimension once in the layout")
@@ -114,6 +128,10 @@ def cases(work):
     expect("7. same-named fusions in two computations (exit 0)", result, 0)
     check("7. ...two files, none overwritten", result.status == 0 and len(os.listdir(tiles7)) == 2, str(os.listdir(tiles7)))
 
+
+def scale_cases(work, out):
+    """Cases 8-11: a million configs, 2,000 kernels, 1.3M instructions, runtimes past int64 ns."""
+    g = GRAPHCOST
     # 8. a million configs of 30 reshapes: written a config at a time, under the memory limit
     reshapes = write(work, "reshapes.hlo", module("  p0 = f32[4,8] parameter(0)\n" +
                                                   "".join(f"  r{i} = f32[8,4] reshape(p0)\n" for i in range(30)) +
@@ -163,6 +181,10 @@ def cases(work):
     result = run([g, "gen", "--out", os.path.join(work, "gen"), "--graphs", "2", "--programs", programs, "--program-share", "1"], timeout=120)
     expect("11. gen --programs refuses a program whose runtimes pass int64 ns (exit 1)", result, 1, "simulated runtime")
 
+
+def output_cases(work, out):
+    """Cases 13, 14: --out a FIFO or a device; bounded excerpts in messages. Returns the small module."""
+    g = GRAPHCOST
     # 13. --out naming a FIFO or a device node is refused, and left as it was
     fifo = os.path.join(work, "fifo")
     os.mkfifo(fifo)
@@ -182,7 +204,12 @@ def cases(work):
     result = run([g, "import", labels, "--out", out])
     expect("14. a 10 MB dim_labels: exit 1 with a short message", result, 1, r"\(10485760 bytes\)")
     check("14. ...under 1 KB of stderr", len(result.err) < 1024, f"{len(result.err)} bytes")
+    return small
 
+
+def dynamic_cases(work, out):
+    """Cases 15, 16: unbounded dynamic dimensions."""
+    g = GRAPHCOST
     # 15, 16. unbounded dynamic dims: imported; simulate says why it cannot price them; tile skips them
     dynamic = write(work, "dynamic.hlo", "HloModule m\nfused {\n  a = f32[?,8] parameter(0)\n  ROOT n = f32[?,8] negate(a)\n}\n"
                     "ENTRY e {\n  x = f32[?,8] parameter(0)\n  y = f32[8,8] parameter(1)\n  f = f32[?,8] fusion(x), kind=kLoop, calls=fused\n"
@@ -198,6 +225,10 @@ def cases(work):
         check("16. ...and writes the other", len(os.listdir(tiles16)) == 1)
         readable("16", os.path.join(tiles16, os.listdir(tiles16)[0]))
 
+
+def small_cases(work, out, small):
+    """Case 18: the small ones."""
+    g = GRAPHCOST
     # 18. the small ones
     bom = write(work, "bom.hlo", b"\xef\xbb\xbf" + module("  ROOT p = f32[8,8] parameter(0)").encode(), "wb")
     expect("18. a UTF-8 byte order mark is skipped (exit 0)", run([g, "import", bom, "--out", out]), 0)

@@ -51,12 +51,25 @@ def main():
 
 
 def cases(work):
+    """The sections below in the order of the hardening issue; a section returns what later ones reuse."""
     layout = forge.layout_arrays()
     valid = os.path.join(work, "valid.npz")
     forge.write_arrays(valid, layout)
     expect("a valid small layout file loads", rss_run([GRAPHCOST, "info", valid]), 0)
+    bomb, shipped, tree = bomb_cases(work, layout, valid)
+    labelled, solution, subs, good = leaderboard_cases(work, layout)
+    id_cases(work, layout, shipped, labelled)
+    nan_cases(work, shipped, tree)
+    fifo_cases(work, solution, good)
+    message_cases(work, shipped, tree, solution)
+    output_cases(work, valid, shipped, tree, labelled, solution, subs, good)
+    if SLOW:
+        slow_cases(work, layout, bomb)
 
-    # ---- D1: bombs ---------------------------------------------------------------------------
+
+# ---- D1: bombs ----------------------------------------------------------------------------------
+
+def bomb_cases(work, layout, valid):
     bomb = os.path.join(work, "bomb.npz")  # node_feat declares 2 GiB of zeros; the file is ~2 MB
     rows = (2 << 30) // (140 * 4)
     arrays = dict(layout)
@@ -117,8 +130,12 @@ def cases(work):
     expect("D1 a model file declaring 1.6 GB of zero weights is refused from its header",
            rss_run([GRAPHCOST, "predict", "--model", model_bomb, "--data", tree, "--split", "test",
                     "--out", os.path.join(work, "p.csv")]), 1, r"param/.*expected shape \(\d+, \d+\), got shape \(20000, 20000\) in its npy header", 120)
+    return bomb, shipped, tree
 
-    # ---- D2, D3, D4: the leaderboard ----------------------------------------------------------
+
+# ---- D2, D3, D4: the leaderboard ----------------------------------------------------------------
+
+def leaderboard_cases(work, layout):
     labelled = os.path.join(work, "labelled")
     forge.write_arrays(tree_file(labelled, "layout:xla:random", "valid", "g1"), layout)
     forge.write_arrays(tree_file(labelled, "layout:xla:random", "valid", "g2"), forge.layout_arrays(seed=1))
@@ -162,8 +179,12 @@ def cases(work):
     check("D4 a public run after a --final run leaves no private details behind",
           result.status == 0 and len(final_details) > len(details) and details and not leaked,
           f"final run wrote {final_details}, public run left {details}, with private data: {leaked}")
+    return labelled, solution, subs, good
 
-    # ---- D5: IDs from file names ---------------------------------------------------------------
+
+# ---- D5: IDs from file names --------------------------------------------------------------------
+
+def id_cases(work, layout, shipped, labelled):
     shipped_tile = os.path.join(REPO, "models", "tile_xla.npz")
     for label, stem in [("a comma", b"a,b"), ("a newline", b"a\nb"), ("a quote", b'a"b'), ("a non-UTF-8 byte", b"a\xffb")]:
         bad_tree = os.path.join(work, "ids-" + label.replace(" ", "-"))
@@ -184,7 +205,10 @@ def cases(work):
                     "--out", os.path.join(work, "dup.csv")]), 1, r"a second file for layout:xla:random:g1")
     shutil.rmtree(os.path.join(labelled, "copy"))
 
-    # ---- D6: NaN and Inf -----------------------------------------------------------------------
+
+# ---- D6: NaN and Inf ----------------------------------------------------------------------------
+
+def nan_cases(work, shipped, tree):
     for label, value in [("NaN", np.nan), ("Inf", np.inf), ("3e38", 3e38)]:
         model = os.path.join(work, f"model_{label}.npz")
         def poison(array, value=value):
@@ -207,7 +231,10 @@ def cases(work):
         expect(f"D6 a tile config_feat of {label} is refused", rss_run([GRAPHCOST, "info", path]), 1,
                r"config_feat: expected finite values, got .* at config 2, column 5")
 
-    # ---- D7: FIFOs -----------------------------------------------------------------------------
+
+# ---- D7: FIFOs ----------------------------------------------------------------------------------
+
+def fifo_cases(work, solution, good):
     fifo = os.path.join(work, "fifo.npz")
     os.mkfifo(fifo)
     result = run([GRAPHCOST, "info", fifo], timeout=20)
@@ -222,7 +249,10 @@ def cases(work):
     check("D7 score on a FIFO solution fails at once", result.status == 1 and "a FIFO" in result.err,
           f"exit {result.status}, {result.err!r}")
 
-    # ---- D8: messages --------------------------------------------------------------------------
+
+# ---- D8: messages -------------------------------------------------------------------------------
+
+def message_cases(work, shipped, tree, solution):
     result = run([EVALUATOR, "score", "--solution", solution, "--submission", work])
     check("D8 a directory as --submission is called a directory", result.status == 2 and "a directory" in result.err and
           "9223372036854775807" not in result.err, result.err[-300:])
@@ -238,7 +268,10 @@ def cases(work):
     check("D8 control bytes of a member name are escaped, not sent to the terminal",
           result.status == 1 and "\x1b" not in result.err and "\\x1b[31mred" in result.err, repr(result.err))
 
-    # ---- D9, D10: outputs ----------------------------------------------------------------------
+
+# ---- D9, D10: outputs ---------------------------------------------------------------------------
+
+def output_cases(work, valid, shipped, tree, labelled, solution, subs, good):
     folder = os.path.join(work, "out-is-a-folder")
     os.makedirs(folder)
     commands = {
@@ -269,14 +302,17 @@ def cases(work):
     result = run([GRAPHCOST, "predict", "--model", shipped, "--data", tree, "--split", "test", "--out", shipped])
     check("D10 predict --out naming its model is refused", result.status == 1 and "the input file" in result.err, result.err[-200:])
 
-    if SLOW:
-        big_unused = os.path.join(work, "big_unused.npz")
-        forge.write_arrays(big_unused, layout, [{"name": "junk.npy", "header": forge.npy_header("<f4", (1 << 30,)),
-                                                 "payload": forge.ZeroRun(4 << 30)}])
-        expect("D1 (slow) an unused 4 GiB member is never inflated", rss_run([GRAPHCOST, "info", big_unused], timeout=300), 0, None, 80)
-        result = rss_run([GRAPHCOST, "info", bomb], timeout=300)
-        expect("D1 (slow) the 2 GiB bomb under the default limit stays under 2x its declared size",
-               result, 1, r"bomb\.npz", 2 * 2048)
+
+# ---- --slow: the multi-gigabyte cases -----------------------------------------------------------
+
+def slow_cases(work, layout, bomb):
+    big_unused = os.path.join(work, "big_unused.npz")
+    forge.write_arrays(big_unused, layout, [{"name": "junk.npy", "header": forge.npy_header("<f4", (1 << 30,)),
+                                             "payload": forge.ZeroRun(4 << 30)}])
+    expect("D1 (slow) an unused 4 GiB member is never inflated", rss_run([GRAPHCOST, "info", big_unused], timeout=300), 0, None, 80)
+    result = rss_run([GRAPHCOST, "info", bomb], timeout=300)
+    expect("D1 (slow) the 2 GiB bomb under the default limit stays under 2x its declared size",
+           result, 1, r"bomb\.npz", 2 * 2048)
 
 
 if __name__ == "__main__":
