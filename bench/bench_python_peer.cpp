@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
     options.model.hidden = 64;
     train_model(options);
   });
-  std::printf("{\"load_ms\": %.3f, \"predict_ms\": %.3f, \"train_50_steps_ms\": %.3f, \"load_min_ms\": %.3f, \"predict_min_ms\": %.3f, "
-              "\"train_50_steps_min_ms\": %.3f}\n",
-              load.first, predict.first, train.first, load.second, predict.second, train.second);
+  std::printf(
+      "{\"load_ms\": %.3f, \"predict_ms\": %.3f, \"train_50_steps_ms\": %.3f, \"load_min_ms\": %.3f, \"predict_min_ms\": %.3f, "
+      "\"train_50_steps_min_ms\": %.3f}\n",
+      load.first, predict.first, train.first, load.second, predict.second, train.second);
   return 0;
 }

@@ -318,7 +318,7 @@ TEST_CASE("a version 1 database is migrated: its scores gain their boards", "[co
     store.accept_submission(*store.team_id("alpha"), c.valid_csv, "2026-12-03T12:00:00Z");
     score_queued(store, c.solution);
   }
-  // Back to schema 1, as a graphcost of session 6 wrote it: no boards_json column.
+  // Back to schema 1, as graphcost wrote it before commit 3d1bd0c: no boards_json column.
   REQUIRE(std::system(
               ("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('" + c.db +
                "'); c.execute('ALTER TABLE scores DROP COLUMN boards_json'); c.execute('ALTER TABLE submissions DROP COLUMN claimed_at');"

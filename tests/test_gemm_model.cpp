@@ -23,7 +23,8 @@ std::vector<Gemm> v5e_measurements() {
     std::string sku, family, m, n, k, dtype, median;
     std::getline(fields, sku, ','), std::getline(fields, family, ','), std::getline(fields, m, ','), std::getline(fields, n, ',');
     std::getline(fields, k, ','), std::getline(fields, dtype, ','), std::getline(fields, median, ',');
-    gemms.push_back({std::stoll(m), std::stoll(n), std::stoll(k), dtype == "int8" ? GemmType::Int8 : GemmType::BF16, family, std::stod(median)});
+    gemms.push_back(
+        {std::stoll(m), std::stoll(n), std::stoll(k), dtype == "int8" ? GemmType::Int8 : GemmType::BF16, family, std::stod(median)});
   }
   return gemms;
 }
@@ -47,7 +48,8 @@ TEST_CASE("gemm model: padding, residency and overlap as the formula says", "[ge
   HardwareModel m = hardware_profile("tpu-v5e");
   m.launch_seconds = 0, m.overlap_share = 0, m.mxu_efficiency = 1, m.hbm_efficiency = 1, m.resident_read_speedup = 4;
   const double weights = 4096.0 * 4096 * 2;
-  const double vector = gemm_seconds({1, 4096, 4096, GemmType::BF16, "", 0}, m), batch = gemm_seconds({8, 4096, 4096, GemmType::BF16, "", 0}, m);
+  const double vector = gemm_seconds({1, 4096, 4096, GemmType::BF16, "", 0}, m),
+               batch = gemm_seconds({8, 4096, 4096, GemmType::BF16, "", 0}, m);
   CHECK(vector > weights / 8.2e11);
   CHECK(batch < vector / 2);
 }

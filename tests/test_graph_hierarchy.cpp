@@ -27,7 +27,9 @@ Box item_box(const GraphHierarchy& h, const HierarchyItem& item) {
           y + GraphHierarchy::kNodeHeight / 2};
 }
 
-bool overlap(const Box& a, const Box& b) { return a.x0 < b.x1 - 1e-4f && b.x0 < a.x1 - 1e-4f && a.y0 < b.y1 - 1e-4f && b.y0 < a.y1 - 1e-4f; }
+bool overlap(const Box& a, const Box& b) {
+  return a.x0 < b.x1 - 1e-4f && b.x0 < a.x1 - 1e-4f && a.y0 < b.y1 - 1e-4f && b.y0 < a.y1 - 1e-4f;
+}
 bool inside(const Box& inner, const Box& outer) {
   return inner.x0 >= outer.x0 - 1e-4f && inner.x1 <= outer.x1 + 1e-4f && inner.y0 >= outer.y0 - 1e-4f && inner.y1 <= outer.y1 + 1e-4f;
 }
@@ -72,8 +74,12 @@ TEST_CASE("hierarchy: groups from paths, single-child chains merged, every node 
   input.node_count = 6;
   input.edges = &edges;
   input.rank = {1, 2, 3, 4, 5, 0};
-  input.paths = {{"main", "jit(f)", "layer_0"}, {"main", "jit(f)", "layer_0"}, {"main", "jit(f)", "layer_1"},
-                 {"main", "jit(f)", "layer_1"}, {"body"},                      {}};
+  input.paths = {{"main", "jit(f)", "layer_0"},
+                 {"main", "jit(f)", "layer_0"},
+                 {"main", "jit(f)", "layer_1"},
+                 {"main", "jit(f)", "layer_1"},
+                 {"body"},
+                 {}};
   const GraphHierarchy h(input);
   std::map<std::string, int32_t> by_title;
   for (size_t c = 1; c < h.clusters().size(); ++c) by_title[h.clusters()[c].title] = static_cast<int32_t>(c);

@@ -96,8 +96,8 @@ TEST_CASE("hostile hlo: messages quote at most a bounded excerpt of the input", 
   const std::string labels = error_of(module_with("ROOT a = f32[8,8] convolution(p, p), dim_labels=" + huge));
   CHECK(labels.size() < 1000);
   CHECK_THAT(labels, Catch::Contains("(10485760 bytes)"));
-  const std::string twice = error_of("HloModule m\n" + huge + " {\n  ROOT a = f32[] parameter(0)\n}\n" + huge +
-                                     " {\n  ROOT a = f32[] parameter(0)\n}\n");
+  const std::string twice =
+      error_of("HloModule m\n" + huge + " {\n  ROOT a = f32[] parameter(0)\n}\n" + huge + " {\n  ROOT a = f32[] parameter(0)\n}\n");
   CHECK(twice.size() < 1000);
   CHECK_THAT(twice, Catch::Contains("a computation name not used before"));
   // an overflowing number is quoted alone, not with what follows it

@@ -46,7 +46,8 @@ void require_same_graph(const TpuGraph& a, const TpuGraph& b) {
     if (a.node_features[i] != b.node_features[i]) FAIL("node " << i / kNodeFeatureCount << " column " << i % kNodeFeatureCount);
   }
   REQUIRE(a.edges.size() == b.edges.size());
-  for (size_t e = 0; e < a.edges.size(); ++e) REQUIRE((a.edges[e].consumer == b.edges[e].consumer && a.edges[e].producer == b.edges[e].producer));
+  for (size_t e = 0; e < a.edges.size(); ++e)
+    REQUIRE((a.edges[e].consumer == b.edges[e].consumer && a.edges[e].producer == b.edges[e].producer));
   CHECK(a.node_splits == b.node_splits);
   CHECK(a.configurable_nodes == b.configurable_nodes);
   CHECK(a.layout_config_features == b.layout_config_features);
@@ -103,7 +104,8 @@ TEST_CASE("tuning records: the raw unet_3d record gives the dataset's own npz, c
   for (int column = 0; column < kNodeFeatureCount; ++column) {
     INFO("node_feat column " << column << " (" << node_feature_name(column) << ")");
     int differing = 0;
-    for (int32_t node = 0; node < ours.node_count; ++node) differing += ours.node_feature(node, column) != theirs.node_feature(node, column);
+    for (int32_t node = 0; node < ours.node_count; ++node)
+      differing += ours.node_feature(node, column) != theirs.node_feature(node, column);
     CHECK(differing == 0);
   }
   CHECK(ours.node_splits == theirs.node_splits);
@@ -136,8 +138,9 @@ TEST_CASE("tuning records: ten real tile kernels with the dataset's config_feat 
   REQUIRE(detect_module_file_format(bytes, path) == ModuleFileFormat::TuningData);
   const std::vector<ModuleTuningRecord> records = read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), path, true);
   REQUIRE(records.size() == 10);
-  const std::map<std::string, int> configs = {{"fusion.191", 579}, {"fusion.261", 16}, {"fusion.205", 16}, {"fusion.245", 23}, {"copy.24", 10},
-                                              {"fusion.207", 3},   {"fusion.206", 3},  {"fusion.250", 2},  {"reshape.37", 3}, {"reshape.39", 2}};
+  const std::map<std::string, int> configs = {{"fusion.191", 579}, {"fusion.261", 16}, {"fusion.205", 16}, {"fusion.245", 23},
+                                              {"copy.24", 10},     {"fusion.207", 3},  {"fusion.206", 3},  {"fusion.250", 2},
+                                              {"reshape.37", 3},   {"reshape.39", 2}};
   for (const ModuleTuningRecord& record : records) {
     INFO(record.module.name);
     REQUIRE(is_tile_record(record));
@@ -156,7 +159,8 @@ TEST_CASE("hlo proto: formats are told by content", "[hlo][proto]") {
   CHECK(detect_module_file_format("HloModule m\nENTRY e {\n}\n", "x") == ModuleFileFormat::HloText);
   CHECK(detect_module_file_format("\xEF\xBB\xBF// a dump\nHloModule m", "x") == ModuleFileFormat::HloText);
   CHECK(detect_module_file_format("garbage text", "x") == ModuleFileFormat::HloText);  // the text parser says what is wrong
-  const std::string module = hlo_module_proto_bytes(parse_hlo_module("HloModule m\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n", "m.hlo"));
+  const std::string module =
+      hlo_module_proto_bytes(parse_hlo_module("HloModule m\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n", "m.hlo"));
   CHECK(detect_module_file_format(module, "x") == ModuleFileFormat::HloModuleProto);
   ProtoWriter hlo_proto;
   hlo_proto.text(1, module);
@@ -181,9 +185,11 @@ TEST_CASE("hlo proto: hostile protos are refused at their byte offset", "[hlo][p
     CHECK_THAT(proto_error(good.substr(0, cut)), Catch::Contains("m.pb: byte "));
   }
   // a length far past the end
-  CHECK_THAT(proto_error(std::string("\x1a\xff\xff\xff\xff\x0f", 6)), Catch::Contains("byte 0: HloModuleProto field 3: expected a length within"));
+  CHECK_THAT(proto_error(std::string("\x1a\xff\xff\xff\xff\x0f", 6)),
+             Catch::Contains("byte 0: HloModuleProto field 3: expected a length within"));
   // a wrong wire type for a message field
-  CHECK_THAT(proto_error(std::string("\x1d\x01\x02\x03\x04", 5)), Catch::Contains("expected a length-delimited value (HloComputationProto), got a fixed 32-bit value"));
+  CHECK_THAT(proto_error(std::string("\x1d\x01\x02\x03\x04", 5)),
+             Catch::Contains("expected a length-delimited value (HloComputationProto), got a fixed 32-bit value"));
   // groups (wire type 3) and overlong varints
   CHECK_THAT(proto_error(std::string("\x1b", 1)), Catch::Contains("a group: obsolete"));
   CHECK_THAT(proto_error(std::string("\x30\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 11)), Catch::Contains("overlong varint"));

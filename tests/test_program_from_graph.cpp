@@ -29,7 +29,8 @@ std::vector<int8_t> random_config(const LayoutProgram& program, std::mt19937_64&
   std::vector<int8_t> config = program.default_config();
   for (size_t slot = 0; slot < program.configurable_nodes().size(); ++slot) {
     const int rank = program.rank_of(program.configurable_nodes()[slot]);
-    for (int k = 0; k < 18; ++k) config[slot * 18 + static_cast<size_t>(k)] = static_cast<int8_t>(static_cast<int>(random() % static_cast<uint64_t>(rank + 1)) - 1);
+    for (int k = 0; k < 18; ++k)
+      config[slot * 18 + static_cast<size_t>(k)] = static_cast<int8_t>(static_cast<int>(random() % static_cast<uint64_t>(rank + 1)) - 1);
   }
   return config;
 }
@@ -300,7 +301,9 @@ TEST_CASE("on the real HLO modules, dots rebuilt from shapes contract what the t
       same_flops += n.flops == 2 * out * contracted;
       const bool same = n.input_contracting_dim == lhs[minor] && n.kernel_contracting_dim == rhs[minor];
       same_dims += same;
-      if (!same) UNSCOPED_INFO(entry.path().filename().string() << " " << name << ": rebuilt " << n.input_contracting_dim << "/" << n.kernel_contracting_dim << ", written " << lhs[minor] << "/" << rhs[minor]);
+      if (!same)
+        UNSCOPED_INFO(entry.path().filename().string() << " " << name << ": rebuilt " << n.input_contracting_dim << "/"
+                                                       << n.kernel_contracting_dim << ", written " << lhs[minor] << "/" << rhs[minor]);
     }
   }
   WARN(dots << " dots in the shared HLO modules: contracted dims as written " << same_dims << ", flops as written " << same_flops);

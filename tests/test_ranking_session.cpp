@@ -9,8 +9,8 @@
 
 #include "app/ranking_session.h"
 #include "app/scatter_axes.h"
-#include "common/units.h"
 #include "common/input_error.h"
+#include "common/units.h"
 #include "data/dataset_survey.h"
 #include "data/opcodes.h"
 #include "drawing/layered_drawing.h"
@@ -264,7 +264,8 @@ TEST_CASE("a session's graph queries: k-hop neighbourhoods, node search, groups"
   CHECK(session.state()["hierarchy"]["top_level"] == hierarchy.cluster(0).items.size());
 }
 
-TEST_CASE("a session's boxes: an imported module by computation and op_name, a real 22k-node graph in parts", "[model][session][hierarchy]") {
+TEST_CASE("a session's boxes: an imported module by computation and op_name, a real 22k-node graph in parts",
+          "[model][session][hierarchy]") {
   SKIP_WITHOUT_REAL_DATA();
   ModelShelf models(testing::source_dir() + "/models");
   // ResNet-50 (JAX): its computations, then the namespaces of the op_names.

@@ -29,7 +29,8 @@ std::string board(const std::string& rows, const std::string& columns = kColumns
 }  // namespace
 
 TEST_CASE("a reference board is parsed whole when it keeps the format", "[leaderboard]") {
-  const nlohmann::json parsed = parse_reference_board(board(R"([{"team": "x", "scores": [0.5, null]}, {"team": "y", "scores": [-1, 1], "note": "n"}])"), "ref.json");
+  const nlohmann::json parsed =
+      parse_reference_board(board(R"([{"team": "x", "scores": [0.5, null]}, {"team": "y", "scores": [-1, 1], "note": "n"}])"), "ref.json");
   CHECK(parsed["rows"].size() == 2);
   CHECK(parsed["columns"][1]["note"] == "held out");
   CHECK(parse_reference_board(board("[]"), "ref.json")["rows"].empty());  // columns, no rows yet
@@ -46,7 +47,8 @@ TEST_CASE("a reference board that breaks the format is refused naming the field"
              Catch::Contains("rows[0].scores[1]: expected a finite number or null, got a string"));
   CHECK_THAT(refusal(board(R"([{"team": "x", "scores": [1, 2]}, {"team": "x", "scores": [1, 2]}])")),
              Catch::Contains("rows[1].team: expected a team named once"));
-  CHECK_THAT(refusal(board(R"([{"team": "x\u0007", "scores": [1, 2]}])")), Catch::Contains("rows[0].team: expected text without control characters"));
+  CHECK_THAT(refusal(board(R"([{"team": "x\u0007", "scores": [1, 2]}])")),
+             Catch::Contains("rows[0].team: expected text without control characters"));
   CHECK_THAT(refusal(board(R"([{"team": ")" + std::string(700, 'a') + R"(", "scores": [1, 2]}])")), Catch::Contains("at most 600 bytes"));
   CHECK_THAT(refusal(board("[]", R"("columns": [{"name": "a"}])")), Catch::Contains("columns[0].metric: expected present"));
   std::string many = R"("columns": [)";

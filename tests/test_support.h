@@ -43,10 +43,10 @@ ChildResult run_in_child(uint64_t extra_bytes, const std::function<int(std::stri
 
 }  // namespace graphcost::testing
 
-#define SKIP_WITHOUT_REAL_DATA()                                                                                          \
-  do {                                                                                                                    \
-    if (!graphcost::testing::real_data_present()) {                                                                      \
+#define SKIP_WITHOUT_REAL_DATA()                                                                                                     \
+  do {                                                                                                                               \
+    if (!graphcost::testing::real_data_present()) {                                                                                  \
       WARN("skipped: no TpuGraphs data at " << graphcost::testing::data_dir() << " (set GRAPHCOST_DATA to the shared data folder)"); \
-      return;                                                                                                             \
-    }                                                                                                                     \
+      return;                                                                                                                        \
+    }                                                                                                                                \
   } while (0)

@@ -28,7 +28,8 @@ std::vector<int32_t> order_of(const py::array_t<int64_t, py::array::c_style | py
   std::vector<int32_t> out;
   for (py::ssize_t i = 0; i < order.size(); ++i) {
     const int64_t c = order.data()[i];
-    if (c < 0 || static_cast<size_t>(c) >= configs) throw InputError("", "order", "config indices below " + std::to_string(configs), std::to_string(c));
+    if (c < 0 || static_cast<size_t>(c) >= configs)
+      throw InputError("", "order", "config indices below " + std::to_string(configs), std::to_string(c));
     out.push_back(static_cast<int32_t>(c));
   }
   return out;
@@ -39,16 +40,19 @@ std::vector<int32_t> order_of(const py::array_t<int64_t, py::array::c_style | py
 void bind_metrics(py::module_& m) {
   m.def(
       "kendall_tau",
-      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& x, const py::array_t<double, py::array::c_style | py::array::forcecast>& y) {
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& x,
+         const py::array_t<double, py::array::c_style | py::array::forcecast>& y) {
         const std::vector<double> a = doubles(x, "x"), b = doubles(y, "y");
         if (a.size() != b.size()) throw InputError("", "y", std::to_string(a.size()) + " values (as x)", std::to_string(b.size()));
         py::gil_scoped_release release;
         return kendall_tau_b(a.data(), b.data(), a.size());
       },
-      py::arg("x"), py::arg("y"), "Kendall tau-b of x against y, exactly as scipy.stats.kendalltau computes it (O(n log n)); NaN when undefined.");
+      py::arg("x"), py::arg("y"),
+      "Kendall tau-b of x against y, exactly as scipy.stats.kendalltau computes it (O(n log n)); NaN when undefined.");
   m.def(
       "slowdown_at_k",
-      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes, const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order, int k) {
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes,
+         const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order, int k) {
         const std::vector<double> r = doubles(runtimes, "runtimes");
         return slowdown_at_k(r, order_of(order, r.size()), k);
       },
@@ -56,7 +60,8 @@ void bind_metrics(py::module_& m) {
       "The best runtime among the first k configs of `order` over the best runtime of all (1 is perfect).");
   m.def(
       "tile_score",
-      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes, const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order) {
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes,
+         const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order) {
         const std::vector<double> r = doubles(runtimes, "runtimes");
         return tile_score(r, order_of(order, r.size()));
       },

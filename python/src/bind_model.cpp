@@ -36,7 +36,8 @@ py::array_t<float> predict(CostModel& model, const TpuGraph& graph, const std::o
     const PreparedGraph prepared = model.prepare(graph);
     if (configs) {
       for (const int32_t c : *configs) {
-        if (c < 0 || c >= graph.config_count) throw InputError(graph.source, "configs", "indices below " + std::to_string(graph.config_count), std::to_string(c));
+        if (c < 0 || c >= graph.config_count)
+          throw InputError(graph.source, "configs", "indices below " + std::to_string(graph.config_count), std::to_string(c));
       }
       costs = model.predict(prepared, *configs, 64, threads);
     } else {
@@ -49,9 +50,11 @@ py::array_t<float> predict(CostModel& model, const TpuGraph& graph, const std::o
 py::dict explain(CostModel& model, const TpuGraph& graph, int32_t config) {
   check_kind(model, graph);
   if (graph.kind != GraphKind::Layout || graph.configurable_count() == 0) {
-    throw InputError(graph.source, "graph", "a layout graph with configurable nodes (explanations are per node)", graph_kind_name(graph.kind));
+    throw InputError(graph.source, "graph", "a layout graph with configurable nodes (explanations are per node)",
+                     graph_kind_name(graph.kind));
   }
-  if (config < 0 || config >= graph.config_count) throw InputError(graph.source, "config", "an index below " + std::to_string(graph.config_count), std::to_string(config));
+  if (config < 0 || config >= graph.config_count)
+    throw InputError(graph.source, "config", "an index below " + std::to_string(graph.config_count), std::to_string(config));
   NodeContributions result;
   {
     py::gil_scoped_release release;
@@ -75,8 +78,8 @@ py::dict explain(CostModel& model, const TpuGraph& graph, int32_t config) {
 // The CLI's `train` (train/trainer.h). progress(report dict) may return False to stop; Ctrl-C
 // stops after the epoch in hand (the checkpoint in `out` is kept), then KeyboardInterrupt rises.
 py::dict train(const std::string& data, const std::string& collection, const std::string& out, int epochs, int steps_per_epoch,
-               int configs_per_step, int hidden, int layers, int hops, const std::string& loss, float learning_rate, uint64_t seed, bool resume,
-               const std::string& init, bool relative_configs, const py::object& progress) {
+               int configs_per_step, int hidden, int layers, int hops, const std::string& loss, float learning_rate, uint64_t seed,
+               bool resume, const std::string& init, bool relative_configs, const py::object& progress) {
   TrainOptions options;
   options.data = data;
   options.collection = collection;
@@ -145,10 +148,15 @@ py::dict train(const std::string& data, const std::string& collection, const std
 void bind_model(py::module_& m) {
   py::class_<CostModel, ModelPtr>(m, "Model", "A graphcost cost model (a model .npz): lower cost = predicted faster.")
       .def_static(
-          "load", [](const std::string& path) { py::gil_scoped_release release; return std::make_shared<CostModel>(CostModel::load(path)); },
+          "load",
+          [](const std::string& path) {
+            py::gil_scoped_release release;
+            return std::make_shared<CostModel>(CostModel::load(path));
+          },
           py::arg("path"), "Reads a model file (docs/model-format.md); InputError on a bad one.")
       .def_property_readonly("kind", [](const CostModel& model) { return std::string(graph_kind_name(model.config().kind)); })
-      .def_property_readonly("config", [](const CostModel& model) { return json_to_python(model.config().to_json()); }, "the hyperparameters")
+      .def_property_readonly(
+          "config", [](const CostModel& model) { return json_to_python(model.config().to_json()); }, "the hyperparameters")
       .def("predict", &predict, py::arg("graph"), py::arg("configs") = std::nullopt, py::arg("threads") = 1,
            "The cost of every config (or the listed ones, in their order): float32, as `graphcost predict --costs` writes them.")
       .def(
@@ -165,8 +173,8 @@ void bind_model(py::module_& m) {
            "{'nodes', 'contribution' (cost units, positive is slower), 'cost', 'base_cost'}.");
   m.def("train", &train, py::arg("data"), py::arg("collection"), py::arg("out"), py::arg("epochs") = 10, py::arg("steps_per_epoch") = 100,
         py::arg("configs_per_step") = 16, py::arg("hidden") = 64, py::arg("layers") = 2, py::arg("hops") = 1, py::arg("loss") = "listmle",
-        py::arg("learning_rate") = 2e-3f, py::arg("seed") = 0, py::arg("resume") = false, py::arg("init") = "", py::arg("relative_configs") = false,
-        py::arg("progress") = py::none(),
+        py::arg("learning_rate") = 2e-3f, py::arg("seed") = 0, py::arg("resume") = false, py::arg("init") = "",
+        py::arg("relative_configs") = false, py::arg("progress") = py::none(),
         R"doc(Trains a model on a collection of an npz tree, as `graphcost train` does (a checkpoint each epoch
 in `out`). progress(report) is called after each epoch with {'epoch', 'epochs', 'loss',
 'valid_metric', 'seconds'}; returning False stops. Ctrl-C stops after the epoch in hand, keeping the

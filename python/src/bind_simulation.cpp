@@ -31,7 +31,8 @@ void bind_simulation(py::module_& m) {
             const size_t width = static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
             std::vector<int8_t> config(width);
             for (int32_t c = 0; c < graph.config_count; ++c) {
-              std::copy_n(graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(c) * width), width, config.begin());
+              std::copy_n(graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(c) * width), width,
+                          config.begin());
               seconds.push_back(runtime.runtime(config));
             }
           } else {
@@ -42,11 +43,14 @@ void bind_simulation(py::module_& m) {
         return py::array_t<double>(static_cast<py::ssize_t>(seconds.size()), seconds.data());
       },
       py::arg("graph"), py::arg("hardware") = "nominal",
-      "Every config's simulated runtime (seconds), as `graphcost simulate` prices it; hardware: nominal, tpu-v5e, tpu-v6e or a JSON profile.");
+      "Every config's simulated runtime (seconds), as `graphcost simulate` prices it; hardware: nominal, tpu-v5e, tpu-v6e or a JSON "
+      "profile.");
   m.def(
       "gemm_seconds",
       [](int64_t m_rows, int64_t n, int64_t k, const std::string& dtype, const std::string& hardware) {
-        if (m_rows < 1 || n < 1 || k < 1) throw InputError("", "m, n, k", "sizes of 1 or more", std::to_string(m_rows) + ", " + std::to_string(n) + ", " + std::to_string(k));
+        if (m_rows < 1 || n < 1 || k < 1)
+          throw InputError("", "m, n, k", "sizes of 1 or more",
+                           std::to_string(m_rows) + ", " + std::to_string(n) + ", " + std::to_string(k));
         if (dtype != "bf16" && dtype != "int8") throw InputError("", "dtype", "bf16 or int8", dtype);
         const HardwareModel profile = hardware_profile(hardware);
         if (profile.mxu_dim <= 0) throw InputError(hardware, "mxu_dim", "a profile with the matrix unit's size (tpu-v5e, tpu-v6e)", "0");
@@ -79,7 +83,8 @@ void bind_simulation(py::module_& m) {
         result["solution"] = report.solution_path;
         return result;
       },
-      py::arg("out"), py::arg("graphs") = 10, py::arg("seed") = 0, py::arg("collections") = std::vector<std::string>{}, py::arg("threads") = 1,
+      py::arg("out"), py::arg("graphs") = 10, py::arg("seed") = 0, py::arg("collections") = std::vector<std::string>{},
+      py::arg("threads") = 1,
       "A synthetic TpuGraphs tree in `out`, as `graphcost gen` writes it (the same bytes for the same seed): its files and solution.");
 }
 

@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
+#include <nlohmann/json.hpp>
 
 #include "data/tpu_graph.h"
 

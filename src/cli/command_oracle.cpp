@@ -127,7 +127,8 @@ Oracle command_oracle(const TuningTarget& target, const CommandOracleOptions& op
   if (options.repeats < 1) throw InputError("--repeats", "", "1 or more runs per measurement", std::to_string(options.repeats));
   std::error_code error;
   std::filesystem::create_directories(options.work_dir, error);
-  if (!std::filesystem::is_directory(options.work_dir)) throw InputError(options.work_dir, "", "a folder for the measure files", "not a folder");
+  if (!std::filesystem::is_directory(options.work_dir))
+    throw InputError(options.work_dir, "", "a folder for the measure files", "not a folder");
   Oracle oracle;
   oracle.name = "command";
   const TuningTarget* t = &target;
@@ -150,7 +151,8 @@ Oracle command_oracle(const TuningTarget& target, const CommandOracleOptions& op
       }
       if (run.status != MeasurementStatus::Ok) {
         m.status = run.status;
-        m.message = run.message + (options.repeats > 1 ? " (run " + std::to_string(r + 1) + " of " + std::to_string(options.repeats) + ")" : "");
+        m.message =
+            run.message + (options.repeats > 1 ? " (run " + std::to_string(r + 1) + " of " + std::to_string(options.repeats) + ")" : "");
         return m;
       }
       m.runs.push_back(run.seconds);

@@ -34,8 +34,8 @@ std::string configurable_mix(const std::vector<uint8_t>& opcodes) {
   return text.empty() ? "none" : text;
 }
 
-int import_layout(const ImportCommandOptions& options, const HloImportOptions& import_options, const HloModule& module, ModuleFileFormat format,
-                  const HloImportTimes& times) {
+int import_layout(const ImportCommandOptions& options, const HloImportOptions& import_options, const HloModule& module,
+                  ModuleFileFormat format, const HloImportTimes& times) {
   auto start = std::chrono::steady_clock::now();
   const std::unique_ptr<LayoutConfigSource> configs =
       module_layout_configs(module, computation_first_nodes(module), import_options.random_configs, import_options.seed);
@@ -50,8 +50,8 @@ int import_layout(const ImportCommandOptions& options, const HloImportOptions& i
   warn_unknown_opcodes(written.unknown_opcodes);
   std::printf("%s: %lld nodes in %zu computations, %lld edges, %zu configurable (%s), %lld configs (config 0: the module's layouts)\n",
               printable(options.module).c_str(), static_cast<long long>(written.nodes), module.computations.size(),
-              static_cast<long long>(written.edges), written.configurable_nodes.size(), configurable_mix(written.configurable_opcodes).c_str(),
-              static_cast<long long>(written.configs));
+              static_cast<long long>(written.edges), written.configurable_nodes.size(),
+              configurable_mix(written.configurable_opcodes).c_str(), static_cast<long long>(written.configs));
   if (written.configurable_nodes.empty()) {
     std::printf("no configurable node (convolution, dot or reshape of rank 2+): every config is the same program\n");
   }
@@ -125,7 +125,8 @@ int import_tile(const ImportCommandOptions& options, const HloImportOptions& imp
   warn_unknown_opcodes(kernels.unknown_opcodes);
   for (const std::string& skipped : kernels.skipped) std::fprintf(stderr, "warning: skipped %s\n", printable(skipped).c_str());
   if (kernels.written == 0) {
-    throw InputError(options.module, "fusion kernels", "at least one with static output dimensions", "none of " + std::to_string(sites.size()));
+    throw InputError(options.module, "fusion kernels", "at least one with static output dimensions",
+                     "none of " + std::to_string(sites.size()));
   }
   std::printf("%s: %lld fusion kernels -> %s\n", printable(options.module).c_str(), static_cast<long long>(kernels.written),
               printable(options.out).c_str());
@@ -156,21 +157,24 @@ int import_tuning_records(const ImportCommandOptions& options, std::string bytes
       path = (std::filesystem::path(options.out) / (name + ".npz")).string();
     }
     try {
-      if (tile && record.runs.size() <= 1) throw InputError(options.module, excerpt(record.module.name), "more than one run", std::to_string(record.runs.size()));
+      if (tile && record.runs.size() <= 1)
+        throw InputError(options.module, excerpt(record.module.name), "more than one run", std::to_string(record.runs.size()));
       const std::string provenance = record_provenance(options.module, format, record, r, records.size(), tile);
       TpuGraph graph = tile ? tile_graph_from_record(record, provenance) : layout_graph_from_record(record, provenance);
       check_features_finite(graph);
       check_output_path(path, {options.module});
       save_tpu_graph(graph, path);
       ++written;
-      std::printf("%s: %s %s, %d nodes, %d labelled configs -> %s\n", printable(options.module).c_str(), tile ? "tile kernel" : "layout program",
-                  excerpt(record.module.name).c_str(), graph.node_count, graph.config_count, printable(path).c_str());
+      std::printf("%s: %s %s, %d nodes, %d labelled configs -> %s\n", printable(options.module).c_str(),
+                  tile ? "tile kernel" : "layout program", excerpt(record.module.name).c_str(), graph.node_count, graph.config_count,
+                  printable(path).c_str());
     } catch (const InputError& e) {
       if (!folder) throw;
       std::fprintf(stderr, "warning: skipped module %zu of %zu (as the dataset does): %s\n", r + 1, records.size(), e.what());
     }
   }
-  if (written == 0) throw InputError(options.module, "modules", "at least one the dataset would keep", "none of " + std::to_string(records.size()));
+  if (written == 0)
+    throw InputError(options.module, "modules", "at least one the dataset would keep", "none of " + std::to_string(records.size()));
   if (folder) std::printf("%d of %zu modules written to %s\n", written, records.size(), printable(options.out).c_str());
   return 0;
 }

@@ -50,7 +50,8 @@ Simulated simulate_file(const std::string& path, const HardwareModel& hardware) 
   if (!graph.runtimes_hidden) {
     for (size_t c = 0; c < configs; ++c) {
       double value = static_cast<double>(graph.config_runtime_ns[c]) * 1e-9;
-      if (graph.kind == GraphKind::Tile) value = static_cast<double>(graph.config_runtime_ns[c]) / static_cast<double>(graph.config_runtime_normalizers_ns[c]);
+      if (graph.kind == GraphKind::Tile)
+        value = static_cast<double>(graph.config_runtime_ns[c]) / static_cast<double>(graph.config_runtime_normalizers_ns[c]);
       result.measured.push_back(value);
     }
   }
@@ -66,7 +67,6 @@ double relative_spread(const std::vector<double>& values) {
   const auto [low, high] = std::minmax_element(values.begin(), values.end());
   return values.empty() || *low <= 0 ? std::nan("") : (*high - *low) / *low;
 }
-
 
 std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
@@ -130,27 +130,31 @@ void print_text(const Simulated& s, const Scores& scores) {
   std::printf("%s: %s graph, %d nodes, %d configs\n", printable(g.source).c_str(), graph_kind_name(g.kind), g.node_count, g.config_count);
   if (g.kind == GraphKind::Layout) {
     const RebuiltProgram& r = s.rebuilt;
-    std::printf("  rebuilt program: %d configurable nodes; %d convolutions (%d with an ambiguous operand order), %d dots "
-                "(%d contracting dims from `dimensions`, %d from shapes, %d unresolved)",
-                g.configurable_count(), r.convolutions, r.convolutions_order_ambiguous, r.dots, r.dots_from_dimensions, r.dots_from_shapes,
-                r.dots_unresolved);
+    std::printf(
+        "  rebuilt program: %d configurable nodes; %d convolutions (%d with an ambiguous operand order), %d dots "
+        "(%d contracting dims from `dimensions`, %d from shapes, %d unresolved)",
+        g.configurable_count(), r.convolutions, r.convolutions_order_ambiguous, r.dots, r.dots_from_dimensions, r.dots_from_shapes,
+        r.dots_unresolved);
     if (r.mxu_ops_missing_operands > 0) std::printf("; %d with one operand priced as vector ops", r.mxu_ops_missing_operands);
     std::printf("\n");
   }
   const auto [low, high] = std::minmax_element(s.simulated.begin(), s.simulated.end());
-  std::printf("  simulated: %s .. %s, relative spread %.4f, %zu distinct runtimes\n", format_duration(*low).c_str(), format_duration(*high).c_str(),
-              relative_spread(s.simulated), distinct_values(s.simulated));
+  std::printf("  simulated: %s .. %s, relative spread %.4f, %zu distinct runtimes\n", format_duration(*low).c_str(),
+              format_duration(*high).c_str(), relative_spread(s.simulated), distinct_values(s.simulated));
   if (s.measured.empty()) {
     std::printf("  measured: hidden (no runtimes in the file)\n");
     return;
   }
   const auto [mlow, mhigh] = std::minmax_element(s.measured.begin(), s.measured.end());
-  if (g.kind == GraphKind::Tile) std::printf("  measured: runtime / normalizer %.4f .. %.4f, relative spread %.4f\n", *mlow, *mhigh, relative_spread(s.measured));
-  else std::printf("  measured: %s .. %s, relative spread %.4f; config 0 simulated / measured %.3f\n", format_duration(*mlow).c_str(),
-                   format_duration(*mhigh).c_str(), relative_spread(s.measured), s.simulated[0] / s.measured[0]);
+  if (g.kind == GraphKind::Tile)
+    std::printf("  measured: runtime / normalizer %.4f .. %.4f, relative spread %.4f\n", *mlow, *mhigh, relative_spread(s.measured));
+  else
+    std::printf("  measured: %s .. %s, relative spread %.4f; config 0 simulated / measured %.3f\n", format_duration(*mlow).c_str(),
+                format_duration(*mhigh).c_str(), relative_spread(s.measured), s.simulated[0] / s.measured[0]);
   if (std::isnan(scores.tau)) {
     std::printf("  the simulator's order against the measured runtimes: Kendall tau-b undefined (%s), top-5 slowdown %.4f\n",
-                distinct_values(s.simulated) < 2 ? "it prices every config the same" : "the measured runtimes are all equal", scores.slowdown_at_5);
+                distinct_values(s.simulated) < 2 ? "it prices every config the same" : "the measured runtimes are all equal",
+                scores.slowdown_at_5);
     return;
   }
   std::printf("  the simulator's order against the measured runtimes: Kendall tau-b %.4f, top-5 slowdown %.4f, ordered pairs %.4f\n",
@@ -180,7 +184,8 @@ int run_simulate_command(const SimulateCommandOptions& options) {
     }
   }
   if (options.json) {
-    std::cout << nlohmann::json({{"hardware", options.hardware}, {"constants", hardware_profile_json(hardware)}, {"files", files}}).dump(2) << "\n";
+    std::cout << nlohmann::json({{"hardware", options.hardware}, {"constants", hardware_profile_json(hardware)}, {"files", files}}).dump(2)
+              << "\n";
   }
   if (!options.out.empty()) write_file_atomically(options.out, csv.str());
   return 0;

@@ -12,7 +12,7 @@ namespace graphcost {
 
 struct SimulateCommandOptions {
   std::vector<std::string> paths;
-  std::string out;  // CSV: file, config, simulated_seconds, measured (empty when hidden)
+  std::string out;                   // CSV: file, config, simulated_seconds, measured (empty when hidden)
   std::string hardware = "nominal";  // tpu-v5e, tpu-v6e, or a JSON file of constants (synth/hardware_profile.h)
   bool json = false;
   std::string gemm;  // a CSV of GEMMs (M, N, K, dtype[, median_s][, family]): priced by synth/gemm_model.h instead of files

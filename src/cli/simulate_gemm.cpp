@@ -119,8 +119,8 @@ HardwareModel fit_and_report(const GemmTable& table, const HardwareModel& start)
     measured.push_back(table.gemms[i].measured_s);
   }
   std::sort(errors.begin(), errors.end());
-  std::printf("  %-34s %4zu rows: median |error| %5.1f%%, p90 %5.1f%%, Kendall tau-b %.3f\n", "5-fold held-out (every fifth row)", errors.size(),
-              100 * errors[errors.size() / 2], 100 * errors[std::min(errors.size() - 1, errors.size() * 9 / 10)],
+  std::printf("  %-34s %4zu rows: median |error| %5.1f%%, p90 %5.1f%%, Kendall tau-b %.3f\n", "5-fold held-out (every fifth row)",
+              errors.size(), 100 * errors[errors.size() / 2], 100 * errors[std::min(errors.size() - 1, errors.size() * 9 / 10)],
               kendall_tau_b(predicted.data(), measured.data(), predicted.size()));
   std::map<std::string, std::vector<Gemm>> families;
   for (const Gemm& g : table.gemms) {
@@ -132,7 +132,8 @@ HardwareModel fit_and_report(const GemmTable& table, const HardwareModel& start)
       for (const Gemm& g : table.gemms) {
         if (g.family != family) train.push_back(g);
       }
-      print_quality(("family " + family + " left out").c_str(), gemm_fit_quality(held_out, fit_gemm_efficiencies(train, start)), held_out.size());
+      print_quality(("family " + family + " left out").c_str(), gemm_fit_quality(held_out, fit_gemm_efficiencies(train, start)),
+                    held_out.size());
     }
   }
   return fitted;
@@ -148,7 +149,8 @@ int run_simulate_gemm(const SimulateCommandOptions& options) {
     throw InputError(options.hardware, "mxu_dim", "a profile with the matrix unit's size (tpu-v5e, tpu-v6e, or a JSON file setting it)",
                      "0 (the nominal model prices no GEMM padding)");
   }
-  std::printf("%s: %zu GEMMs priced with --hardware %s\n", printable(options.gemm).c_str(), table.gemms.size(), printable(options.hardware).c_str());
+  std::printf("%s: %zu GEMMs priced with --hardware %s\n", printable(options.gemm).c_str(), table.gemms.size(),
+              printable(options.hardware).c_str());
   if (options.fit) hardware = fit_and_report(table, hardware);
   const bool measured = table.gemms.front().measured_s > 0;
   if (measured) {
@@ -156,10 +158,12 @@ int run_simulate_gemm(const SimulateCommandOptions& options) {
     std::map<std::string, std::vector<Gemm>> families;
     for (const Gemm& g : table.gemms) families[g.family].push_back(g);
     if (families.size() > 1) {
-      for (const auto& [family, gemms] : families) print_quality(("family " + family).c_str(), gemm_fit_quality(gemms, hardware), gemms.size());
+      for (const auto& [family, gemms] : families)
+        print_quality(("family " + family).c_str(), gemm_fit_quality(gemms, hardware), gemms.size());
     }
   }
-  if (options.json) std::cout << nlohmann::json({{"hardware", options.hardware}, {"constants", hardware_profile_json(hardware)}}).dump(2) << "\n";
+  if (options.json)
+    std::cout << nlohmann::json({{"hardware", options.hardware}, {"constants", hardware_profile_json(hardware)}}).dump(2) << "\n";
   if (!options.out.empty()) {
     std::ostringstream csv;
     csv.precision(9);

@@ -12,7 +12,7 @@ namespace graphcost {
 
 // What a file holds: a tile kernel's configs or a whole program's layout configs.
 enum class GraphKind { Tile, Layout };
-const char* graph_kind_name(GraphKind kind);  // "tile" / "layout", as model files and JSON write it
+const char* graph_kind_name(GraphKind kind);     // "tile" / "layout", as model files and JSON write it
 const NameTable<GraphKind>& graph_kind_names();  // the same names, for options and files (common/named_values.h)
 // "tile:xla" -> Tile; any other collection name ("layout:...") -> Layout.
 GraphKind collection_kind(const std::string& collection);

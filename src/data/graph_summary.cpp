@@ -48,7 +48,7 @@ std::string duration(int64_t ns) {
 
 std::vector<int32_t> config_representatives(const TpuGraph& graph) {
   const size_t row_bytes = graph.kind == GraphKind::Tile ? sizeof(float) * kTileConfigFeatureCount
-                                                     : static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
+                                                         : static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
   const char* base = graph.kind == GraphKind::Tile ? reinterpret_cast<const char*>(graph.tile_config_features.data())
                                                    : reinterpret_cast<const char*>(graph.layout_config_features.data());
   std::unordered_map<std::string_view, int32_t> rows;

@@ -260,7 +260,8 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
   graph.names = read_node_names(npz, source, n);
   if (const NpyArray* provenance = npz.find("provenance")) {
     if (provenance->rank() != 1 || provenance->dtype() != DType::UInt8) {
-      reader.fail("provenance", "a 1-D uint8 array (UTF-8 text)", std::string(dtype_name(provenance->dtype())) + " of shape " + provenance->shape_text());
+      reader.fail("provenance", "a 1-D uint8 array (UTF-8 text)",
+                  std::string(dtype_name(provenance->dtype())) + " of shape " + provenance->shape_text());
     }
     graph.provenance = printable(std::string_view(reinterpret_cast<const char*>(provenance->data()), provenance->byte_size()));
   }

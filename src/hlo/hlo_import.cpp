@@ -35,8 +35,9 @@ void check_graph_fits(const HloModule& module, int64_t configs) {
   }
   bytes += static_cast<uint64_t>(configs) * static_cast<uint64_t>(configurable_bound) * kLayoutConfigFeatureCount;
   if (bytes > input_memory_limit()) {
-    throw InputError(module.source, "graph", "at most the input memory limit " + format_byte_size(input_memory_limit()) +
-                                                 " in memory (GRAPHCOST_MEMORY_LIMIT; `graphcost import` writes any size a few rows at a time)",
+    throw InputError(module.source, "graph",
+                     "at most the input memory limit " + format_byte_size(input_memory_limit()) +
+                         " in memory (GRAPHCOST_MEMORY_LIMIT; `graphcost import` writes any size a few rows at a time)",
                      "about " + format_byte_size(bytes) + " for " + std::to_string(module.instruction_count()) + " nodes and " +
                          std::to_string(configs) + " configs");
   }
@@ -58,11 +59,14 @@ HloModule read_hlo_module(const std::string& path, HloImportTimes* times, Module
 
 HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const std::string& source) {
   switch (format) {
-    case ModuleFileFormat::HloText: return parse_hlo_module(std::move(bytes), source);
+    case ModuleFileFormat::HloText:
+      return parse_hlo_module(std::move(bytes), source);
     case ModuleFileFormat::HloProto:
-    case ModuleFileFormat::HloModuleProto: return parse_hlo_module_proto(std::move(bytes), source, format == ModuleFileFormat::HloProto);
+    case ModuleFileFormat::HloModuleProto:
+      return parse_hlo_module_proto(std::move(bytes), source, format == ModuleFileFormat::HloProto);
     case ModuleFileFormat::ModuleTuningData:
-    case ModuleFileFormat::TuningData: break;
+    case ModuleFileFormat::TuningData:
+      break;
   }
   std::vector<ModuleTuningRecord> records =
       read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), source, format == ModuleFileFormat::TuningData);
@@ -73,22 +77,24 @@ HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const st
   return std::move(records.front().module);
 }
 
-std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs, uint64_t seed) {
+std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs,
+                              uint64_t seed) {
   std::string text = printable(std::filesystem::path(path).filename().string()) + ": " + module_file_format_name(format) + ", module " +
                      excerpt(module.name) + "; config 0 its own layouts";
   if (random_configs > 0) text += ", " + std::to_string(random_configs) + " random (seed " + std::to_string(seed) + ")";
   return text + "; runtimes unmeasured";
 }
 
-std::string record_provenance(const std::string& path, ModuleFileFormat format, const ModuleTuningRecord& record, size_t index, size_t count,
-                              bool tile) {
+std::string record_provenance(const std::string& path, ModuleFileFormat format, const ModuleTuningRecord& record, size_t index,
+                              size_t count, bool tile) {
   const KeptRuns kept = kept_runs(record, tile);
   std::string text = printable(std::filesystem::path(path).filename().string()) + ": " + module_file_format_name(format);
   if (count > 1) text += " module " + std::to_string(index + 1) + " of " + std::to_string(count);
   text += ", " + excerpt(record.module.name) + " (fingerprint " + std::to_string(record.fingerprint) + "); " +
           std::to_string(kept.runs.size()) + " of " + std::to_string(record.runs.size()) + " runs kept as configs";
   if (kept.failed > 0) text += " (" + std::to_string(kept.failed) + " failed)";
-  return text + ", default run " + std::to_string(kept.default_run) + ": " + std::to_string(record.runs[kept.default_run].compute_time_ns) + " ns";
+  return text + ", default run " + std::to_string(kept.default_run) + ": " + std::to_string(record.runs[kept.default_run].compute_time_ns) +
+         " ns";
 }
 
 HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
@@ -120,7 +126,8 @@ HloTileKernels for_each_tile_kernel(const HloModule& module, const HloImportOpti
     FusionKernel kernel = fusion_kernel(module, sites[k]);
     merge_unknown(result.unknown_opcodes, kernel.hlo.unknown_opcodes);
     if (kernel.output.has_dynamic_dimension()) {
-      result.skipped.push_back(kernel.computation + "/" + kernel.fusion + " (its output has an unbounded dynamic dimension '?': no tile sizes)");
+      result.skipped.push_back(kernel.computation + "/" + kernel.fusion +
+                               " (its output has an unbounded dynamic dimension '?': no tile sizes)");
       continue;
     }
     add_tile_configs(kernel.hlo.graph, kernel.output.dims, kernel.output.minor_to_major, options.max_tile_configs, options.seed + k);

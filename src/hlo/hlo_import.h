@@ -45,8 +45,8 @@ HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const st
 // imported file says of where it comes from (TpuGraph::provenance).
 std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs, uint64_t seed);
 // "op_tuning_data.pb: TuningData module 3 of 10, fusion.205 (fingerprint ...); 16 of 16 runs kept, default 45021 ns".
-std::string record_provenance(const std::string& path, ModuleFileFormat format, const ModuleTuningRecord& record, size_t index, size_t count,
-                              bool tile);
+std::string record_provenance(const std::string& path, ModuleFileFormat format, const ModuleTuningRecord& record, size_t index,
+                              size_t count, bool tile);
 
 struct HloLayoutImport {
   TpuGraph graph;  // kind Layout, with configs (runtimes hidden)

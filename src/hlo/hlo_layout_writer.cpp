@@ -119,7 +119,8 @@ std::string layout_text(const std::vector<int>& layout) {
 
 std::string shape_text(const HloShape& shape, const std::vector<int>& layout) {
   std::string text = std::string(shape.element_type) + "[";
-  for (size_t i = 0; i < shape.dims.size(); ++i) text += (i ? "," : "") + (shape.dims[i] < 0 ? std::string("?") : std::to_string(shape.dims[i]));
+  for (size_t i = 0; i < shape.dims.size(); ++i)
+    text += (i ? "," : "") + (shape.dims[i] < 0 ? std::string("?") : std::to_string(shape.dims[i]));
   return text + "]{" + layout_text(layout) + "}";
 }
 
@@ -132,7 +133,8 @@ std::string module_text_with_layouts(const HloModule& module, const std::vector<
   std::vector<Edit> edits;
   for (int32_t slot = 0; slot < graph.configurable_count(); ++slot) {
     const int32_t node = graph.configurable_nodes[static_cast<size_t>(slot)];
-    const size_t c = static_cast<size_t>(std::upper_bound(computation_first.begin(), computation_first.end(), node) - computation_first.begin() - 1);
+    const size_t c =
+        static_cast<size_t>(std::upper_bound(computation_first.begin(), computation_first.end(), node) - computation_first.begin() - 1);
     const HloComputation& computation = module.computations[c];
     const HloInstruction& instruction = computation.instructions[static_cast<size_t>(node - computation_first[c])];
     int8_t block[18];

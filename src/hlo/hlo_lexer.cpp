@@ -1,8 +1,8 @@
 #include "hlo/hlo_lexer.h"
 
 #include <algorithm>
-#include <deque>
 #include <cstring>
+#include <deque>
 #include <limits>
 
 #include "common/input_error.h"
@@ -235,7 +235,9 @@ std::string_view HloLexer::decode_string(std::string_view literal, std::deque<st
   if (literal.find('\\') == std::string_view::npos) return literal;
   std::string out;
   out.reserve(literal.size());
-  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+  auto hex = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  };
   for (size_t i = 0; i < literal.size(); ++i) {
     if (literal[i] != '\\' || i + 1 == literal.size()) {
       out += literal[i];

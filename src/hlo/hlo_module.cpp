@@ -58,9 +58,10 @@ class NameIndex {
 // of another name is refused: `tuple[2]` or a typo would otherwise become a shape of a type no
 // reader knows.
 constexpr std::string_view kElementTypes[] = {
-    "pred", "s1", "s2", "s4", "s8", "s16", "s32", "s64", "u1", "u2", "u4", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bf16",
-    "c64", "c128", "f4e2m1fn", "f8e3m4", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f8e8m0fnu",
-    "token", "opaque"};
+    "pred",   "s1",         "s2",        "s4",       "s8",     "s16",    "s32",      "s64",           "u1",
+    "u2",     "u4",         "u8",        "u16",      "u32",    "u64",    "f16",      "f32",           "f64",
+    "bf16",   "c64",        "c128",      "f4e2m1fn", "f8e3m4", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e4m3fnuz",
+    "f8e5m2", "f8e5m2fnuz", "f8e8m0fnu", "token",    "opaque"};
 
 // The lines of a `{...}` block at `p` (which holds its '{'), without throwing on broken text (the
 // parse proper reports that): an upper bound on its instructions, to reserve them at once (a
@@ -87,8 +88,7 @@ size_t lines_of_block(const char* p, const char* end) {
 
 class Parser : HloLexer {
  public:
-  Parser(std::string_view text, const std::string& source, std::deque<std::string>& decoded)
-      : HloLexer(text, source), decoded_(decoded) {}
+  Parser(std::string_view text, const std::string& source, std::deque<std::string>& decoded) : HloLexer(text, source), decoded_(decoded) {}
 
   HloModule module() {
     HloModule module;
@@ -231,8 +231,7 @@ class Parser : HloLexer {
     const std::string_view name_text = name_view("a computation name (or 'ENTRY')");
     result.name = std::string(name_text);
     set_context("computation", name_text);
-    if (computation_index_.count(name_text))
-      fail_at(p_ - 1, "a computation name not used before", excerpt(result.name) + " again");
+    if (computation_index_.count(name_text)) fail_at(p_ - 1, "a computation name not used before", excerpt(result.name) + " again");
     if (peek('(')) {  // the signature: parameters -> result shape
       skip_value("the computation's parameter list");
       skip_space();
@@ -259,8 +258,7 @@ class Parser : HloLexer {
         ++roots;
       }
     }
-    if (roots > 1)
-      fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation " + excerpt(result.name));
+    if (roots > 1) fail_at(p_ - 1, "at most one ROOT instruction", std::to_string(roots) + " in computation " + excerpt(result.name));
     while (accept(',')) skip_attribute();  // execution_thread="..."
     computation_index_.emplace(name_text, static_cast<int32_t>(module.computations.size()));
     return result;
@@ -288,7 +286,8 @@ class Parser : HloLexer {
     operands(result, computation, earlier);
     while (accept(',')) attribute(result, module);
     if (const char* field = field_beyond_64_bits(result)) {
-      fail_at(name_start, std::string(field) + " values whose sum and product fit in 64 bits (node_feat holds both)", "a sum or product beyond 2^63-1");
+      fail_at(name_start, std::string(field) + " values whose sum and product fit in 64 bits (node_feat holds both)",
+              "a sum or product beyond 2^63-1");
     }
     return result;
   }
@@ -376,8 +375,7 @@ class Parser : HloLexer {
     const std::string_view text = bare_word();
     const char* expected = "dim_labels like b01f_01io->b01f";
     const size_t underscore = text.find('_'), arrow = text.find("->");
-    if (underscore == std::string_view::npos || arrow == std::string_view::npos || underscore > arrow)
-      fail_at(at, expected, excerpt(text));
+    if (underscore == std::string_view::npos || arrow == std::string_view::npos || underscore > arrow) fail_at(at, expected, excerpt(text));
     const std::string_view parts[3] = {text.substr(0, underscore), text.substr(underscore + 1, arrow - underscore - 1),
                                        text.substr(arrow + 2)};
     const char roles[3][2] = {{'b', 'f'}, {'i', 'o'}, {'b', 'f'}};
@@ -528,8 +526,7 @@ class Parser : HloLexer {
       const auto found = computation_index_.find(call.name);
       set_context("called computation");
       if (found == computation_index_.end()) fail_at(call.at, "a computation defined in this module", excerpt(call.name));
-      fail_at(call.at, "a computation defined before its caller (XLA prints callees first)",
-              excerpt(call.name) + ", defined later");
+      fail_at(call.at, "a computation defined before its caller (XLA prints callees first)", excerpt(call.name) + ", defined later");
     }
     (void)module;
   }

@@ -81,14 +81,14 @@ struct HloInstruction {
   std::string_view opcode;   // as written: "convolution", "get-tuple-element", ...
   std::string_view op_name;  // metadata={op_name="..."}, escapes resolved: the source namespace, "" when absent
   HloShape shape;
-  std::vector<int32_t> operands;             // instruction indices in the same computation, as written
-  std::vector<int32_t> called_computations;  // calls=, to_apply=, condition=, body=, branch_computations=, ...
-  std::vector<int64_t> dimensions;           // dimensions={...} (or iota_dimension=K)
-  std::shared_ptr<HloOpAttributes> attributes;  // null when none of them was written
-  int64_t parameter_number = -1;                // K of parameter(K)
-  int32_t line = 0;                             // 1-based line of the instruction in the text (0: from a proto)
-  bool marked_root = false;                     // written with ROOT
-  bool is_stable = false;                       // is_stable=true (sort)
+  std::vector<int32_t> operands;                 // instruction indices in the same computation, as written
+  std::vector<int32_t> called_computations;      // calls=, to_apply=, condition=, body=, branch_computations=, ...
+  std::vector<int64_t> dimensions;               // dimensions={...} (or iota_dimension=K)
+  std::shared_ptr<HloOpAttributes> attributes;   // null when none of them was written
+  int64_t parameter_number = -1;                 // K of parameter(K)
+  int32_t line = 0;                              // 1-based line of the instruction in the text (0: from a proto)
+  bool marked_root = false;                      // written with ROOT
+  bool is_stable = false;                        // is_stable=true (sort)
   const HloOpAttributes& op_attributes() const;  // *attributes, or an empty set
 };
 

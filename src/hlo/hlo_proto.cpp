@@ -13,9 +13,9 @@ namespace {
 
 // xla_data.proto's PrimitiveType values, by number, as HLO text spells them.
 constexpr std::string_view kPrimitiveTypes[] = {
-    "invalid", "pred",          "s8",         "s16",        "s32",   "s64", "u8",     "u16",    "u32", "u64",      "f16",     "f32",
-    "f64",     "tuple",         "opaque",     "c64",        "bf16",  "token", "c128", "f8e5m2", "f8e4m3fn", "s4", "u4",
-    "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "s2", "u2", "f8e4m3", "f8e3m4", "s1", "u1", "f4e2m1fn", "f8e8m0fnu", "buffer"};
+    "invalid",    "pred",       "s8",     "s16", "s32",    "s64",    "u8",   "u16",    "u32",      "u64",       "f16",   "f32",
+    "f64",        "tuple",      "opaque", "c64", "bf16",   "token",  "c128", "f8e5m2", "f8e4m3fn", "s4",        "u4",    "f8e4m3b11fnuz",
+    "f8e5m2fnuz", "f8e4m3fnuz", "s2",     "u2",  "f8e4m3", "f8e3m4", "s1",   "u1",     "f4e2m1fn", "f8e8m0fnu", "buffer"};
 constexpr int kMaxTupleDepth = 64;
 constexpr int64_t kUnboundedSize = std::numeric_limits<int64_t>::min();  // XLA's marker of an unbounded dynamic dim
 
@@ -39,14 +39,21 @@ class ModuleDecoder {
     ProtoField field;
     while (module_reader.next(field)) {
       switch (field.number) {
-        case 1: module.name = printable(module_reader.bytes(field)); break;
-        case 2: entry_name = module_reader.bytes(field); break;
-        case 3: module.computations.push_back(computation(module_reader.nested(field, "HloComputationProto"))); break;
+        case 1:
+          module.name = printable(module_reader.bytes(field));
+          break;
+        case 2:
+          entry_name = module_reader.bytes(field);
+          break;
+        case 3:
+          module.computations.push_back(computation(module_reader.nested(field, "HloComputationProto")));
+          break;
         case 6:
           entry_id = module_reader.int64(field);
           entry_id_set = true;
           break;
-        default: break;
+        default:
+          break;
       }
     }
     if (module.computations.empty()) module_reader.fail_at(module_reader.base_offset(), "", "at least one computation (field 3)", "none");
@@ -69,16 +76,23 @@ class ModuleDecoder {
     const uint64_t offset = reader.base_offset();
     while (reader.next(field)) {
       switch (field.number) {
-        case 1: result.name = printable(reader.bytes(field)); break;
+        case 1:
+          result.name = printable(reader.bytes(field));
+          break;
         case 2: {
           PendingIds ids;
           result.instructions.push_back(instruction(reader.nested(field, "HloInstructionProto"), ids));
           pending.push_back(ids);
           break;
         }
-        case 5: id = reader.int64(field); break;
-        case 6: root_id = reader.int64(field); break;
-        default: break;
+        case 5:
+          id = reader.int64(field);
+          break;
+        case 6:
+          root_id = reader.int64(field);
+          break;
+        default:
+          break;
       }
     }
     if (result.instructions.empty()) reader.fail_at(offset, "", "at least one instruction (field 2)", "none");
@@ -117,7 +131,9 @@ class ModuleDecoder {
       }
     }
     const int32_t root = find(root_id);
-    if (root < 0) reader.fail_at(offset, "computation " + excerpt(result.name) + " root_id", "the id of one of its instructions", std::to_string(root_id));
+    if (root < 0)
+      reader.fail_at(offset, "computation " + excerpt(result.name) + " root_id", "the id of one of its instructions",
+                     std::to_string(root_id));
     result.root = root;
     result.instructions[static_cast<size_t>(root)].marked_root = true;
     computation_ids_.push_back(id);
@@ -135,27 +151,60 @@ class ModuleDecoder {
     ProtoField field;
     while (reader.next(field)) {
       switch (field.number) {
-        case 1: result.name = reader.bytes(field); break;
-        case 2: result.opcode = reader.bytes(field); break;
-        case 3: result.shape = shape(reader.nested(field, "ShapeProto"), 0); break;
-        case 7: metadata(reader.nested(field, "OpMetadata"), result); break;
+        case 1:
+          result.name = reader.bytes(field);
+          break;
+        case 2:
+          result.opcode = reader.bytes(field);
+          break;
+        case 3:
+          result.shape = shape(reader.nested(field, "ShapeProto"), 0);
+          break;
+        case 7:
+          metadata(reader.nested(field, "OpMetadata"), result);
+          break;
         case 9:
           result.parameter_number = reader.int64(field);
           has_parameter_number = true;
           break;
-        case 14: reader.append_int64s(field, result.dimensions); break;
-        case 15: window(reader.nested(field, "Window"), op(result)); break;
-        case 16: convolution_dims(reader.nested(field, "ConvolutionDimensionNumbers"), op(result)); break;
-        case 17: op(result).slice.push_back(slice(reader.nested(field, "SliceDimensions"))); break;
-        case 20: reader.append_int64s(field, op(result).dynamic_slice_sizes); break;
-        case 21: padding(reader.nested(field, "PaddingConfig"), op(result)); break;
-        case 35: ids.id = reader.int64(field); break;
-        case 36: reader.append_int64s(field, operand_ids_); break;
-        case 38: reader.append_int64s(field, callee_ids_); break;
-        case 50: op(result).feature_group_count = reader.int64(field); break;
-        case 58: op(result).batch_group_count = reader.int64(field); break;
-        case 60: result.is_stable = reader.boolean(field); break;
-        default: break;
+        case 14:
+          reader.append_int64s(field, result.dimensions);
+          break;
+        case 15:
+          window(reader.nested(field, "Window"), op(result));
+          break;
+        case 16:
+          convolution_dims(reader.nested(field, "ConvolutionDimensionNumbers"), op(result));
+          break;
+        case 17:
+          op(result).slice.push_back(slice(reader.nested(field, "SliceDimensions")));
+          break;
+        case 20:
+          reader.append_int64s(field, op(result).dynamic_slice_sizes);
+          break;
+        case 21:
+          padding(reader.nested(field, "PaddingConfig"), op(result));
+          break;
+        case 35:
+          ids.id = reader.int64(field);
+          break;
+        case 36:
+          reader.append_int64s(field, operand_ids_);
+          break;
+        case 38:
+          reader.append_int64s(field, callee_ids_);
+          break;
+        case 50:
+          op(result).feature_group_count = reader.int64(field);
+          break;
+        case 58:
+          op(result).batch_group_count = reader.int64(field);
+          break;
+        case 60:
+          result.is_stable = reader.boolean(field);
+          break;
+        default:
+          break;
       }
     }
     ids.operands_end = operand_ids_.size();
@@ -186,9 +235,15 @@ class ModuleDecoder {
     ProtoField field;
     while (reader.next(field)) {
       switch (field.number) {
-        case 2: type = reader.int64(field); break;
-        case 3: reader.append_int64s(field, result.dims); break;
-        case 4: result.elements.push_back(shape(reader.nested(field, "ShapeProto"), depth + 1)); break;
+        case 2:
+          type = reader.int64(field);
+          break;
+        case 3:
+          reader.append_int64s(field, result.dims);
+          break;
+        case 4:
+          result.elements.push_back(shape(reader.nested(field, "ShapeProto"), depth + 1));
+          break;
         case 5: {
           layout = true;
           ProtoReader layout_reader = reader.nested(field, "LayoutProto");
@@ -198,7 +253,8 @@ class ModuleDecoder {
           }
           break;
         }
-        default: break;
+        default:
+          break;
       }
     }
     const uint64_t at = reader.base_offset();
@@ -220,7 +276,8 @@ class ModuleDecoder {
     std::vector<bool> seen(result.dims.size(), false);
     for (const int64_t dim : minor_to_major) {
       if (dim < 0 || dim >= static_cast<int64_t>(result.dims.size()) || seen[static_cast<size_t>(dim)]) {
-        reader.fail_at(at, "layout minor_to_major", "a permutation of the dimensions", "dimension " + std::to_string(dim) + " out of range or repeated");
+        reader.fail_at(at, "layout minor_to_major", "a permutation of the dimensions",
+                       "dimension " + std::to_string(dim) + " out of range or repeated");
       }
       seen[static_cast<size_t>(dim)] = true;
       result.minor_to_major.push_back(static_cast<int>(dim));
@@ -253,14 +310,29 @@ class ModuleDecoder {
       ProtoField f;
       while (dim_reader.next(f)) {
         switch (f.number) {
-          case 1: dim.size = dim_reader.int64(f); break;
-          case 2: dim.stride = dim_reader.int64(f); break;
-          case 3: dim.padding_low = dim_reader.int64(f); break;
-          case 4: dim.padding_high = dim_reader.int64(f); break;
-          case 5: dim.window_dilation = dim_reader.int64(f); break;
-          case 6: dim.base_dilation = dim_reader.int64(f); break;
-          case 7: dim.reversal = dim_reader.boolean(f); break;
-          default: break;
+          case 1:
+            dim.size = dim_reader.int64(f);
+            break;
+          case 2:
+            dim.stride = dim_reader.int64(f);
+            break;
+          case 3:
+            dim.padding_low = dim_reader.int64(f);
+            break;
+          case 4:
+            dim.padding_high = dim_reader.int64(f);
+            break;
+          case 5:
+            dim.window_dilation = dim_reader.int64(f);
+            break;
+          case 6:
+            dim.base_dilation = dim_reader.int64(f);
+            break;
+          case 7:
+            dim.reversal = dim_reader.boolean(f);
+            break;
+          default:
+            break;
         }
       }
       attributes.window.push_back(dim);
@@ -273,16 +345,35 @@ class ModuleDecoder {
     ProtoField field;
     while (reader.next(field)) {
       switch (field.number) {
-        case 3: dims.kernel_input_feature = reader.int64(field); break;
-        case 4: dims.kernel_output_feature = reader.int64(field); break;
-        case 6: reader.append_int64s(field, dims.kernel_spatial); break;
-        case 7: dims.input_batch = reader.int64(field); break;
-        case 8: dims.input_feature = reader.int64(field); break;
-        case 9: dims.output_batch = reader.int64(field); break;
-        case 10: dims.output_feature = reader.int64(field); break;
-        case 11: reader.append_int64s(field, dims.input_spatial); break;
-        case 12: reader.append_int64s(field, dims.output_spatial); break;
-        default: break;
+        case 3:
+          dims.kernel_input_feature = reader.int64(field);
+          break;
+        case 4:
+          dims.kernel_output_feature = reader.int64(field);
+          break;
+        case 6:
+          reader.append_int64s(field, dims.kernel_spatial);
+          break;
+        case 7:
+          dims.input_batch = reader.int64(field);
+          break;
+        case 8:
+          dims.input_feature = reader.int64(field);
+          break;
+        case 9:
+          dims.output_batch = reader.int64(field);
+          break;
+        case 10:
+          dims.output_feature = reader.int64(field);
+          break;
+        case 11:
+          reader.append_int64s(field, dims.input_spatial);
+          break;
+        case 12:
+          reader.append_int64s(field, dims.output_spatial);
+          break;
+        default:
+          break;
       }
     }
   }
@@ -315,7 +406,7 @@ class ModuleDecoder {
   }
 
   const std::string& source_;
-  std::vector<int64_t> computation_ids_;  // by computation index
+  std::vector<int64_t> computation_ids_;           // by computation index
   std::vector<int64_t> operand_ids_, callee_ids_;  // of the computation being read
 };
 

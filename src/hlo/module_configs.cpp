@@ -72,8 +72,8 @@ class ModuleLayoutConfigs : public LayoutConfigSource {
     if (random_configs < 0) throw InputError(module.source, "configs", "0 or more random configs", std::to_string(random_configs));
     nodes_ = configurable_hlo_nodes(module, computation_first);
     for (const int32_t node : nodes_) {
-      const size_t c = static_cast<size_t>(std::upper_bound(computation_first.begin(), computation_first.end(), node) -
-                                           computation_first.begin() - 1);
+      const size_t c =
+          static_cast<size_t>(std::upper_bound(computation_first.begin(), computation_first.end(), node) - computation_first.begin() - 1);
       const HloComputation& computation = module.computations[c];
       tensors_.push_back(tensors_of(computation, computation.instructions[static_cast<size_t>(node - computation_first[c])]));
     }

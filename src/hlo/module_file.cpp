@@ -93,11 +93,16 @@ bool only_field_one(std::string_view bytes) {
 
 const char* module_file_format_name(ModuleFileFormat format) {
   switch (format) {
-    case ModuleFileFormat::HloText: return "HLO text";
-    case ModuleFileFormat::HloProto: return "HloProto";
-    case ModuleFileFormat::HloModuleProto: return "HloModuleProto";
-    case ModuleFileFormat::ModuleTuningData: return "ModuleTuningData";
-    case ModuleFileFormat::TuningData: return "TuningData";
+    case ModuleFileFormat::HloText:
+      return "HLO text";
+    case ModuleFileFormat::HloProto:
+      return "HloProto";
+    case ModuleFileFormat::HloModuleProto:
+      return "HloModuleProto";
+    case ModuleFileFormat::ModuleTuningData:
+      return "ModuleTuningData";
+    case ModuleFileFormat::TuningData:
+      return "TuningData";
   }
   return "?";
 }
@@ -121,7 +126,8 @@ ModuleFileFormat detect_module_file_format(std::string_view bytes, const std::st
     reader.next(first);  // throws the reader's own message, with the byte offset
   }
   if (first.type != WireType::Length) {
-    throw InputError(source, "format", "a protobuf message of an HLO module or tuning records (field 1 a message)", "field 1 of another type");
+    throw InputError(source, "format", "a protobuf message of an HLO module or tuning records (field 1 a message)",
+                     "field 1 of another type");
   }
   // Field 1 alone: an HloProto (an HloModuleProto inside) or a TuningData (ModuleTuningData inside).
   return tuning_records(first.bytes) ? ModuleFileFormat::TuningData : ModuleFileFormat::HloProto;

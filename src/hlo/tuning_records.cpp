@@ -35,7 +35,8 @@ void read_layout_config(ProtoReader reader, TuningRun& run) {
       }
       for (size_t d = 0; d < dims.size() && d < kLayoutMaxDims; ++d) {
         const int64_t value = static_cast<int32_t>(dims[d]);  // int32 on the wire
-        if (value < -1 || value > 5) tensor_reader.fail(tensor_field, "dimension indices in -1..5 (a layout of rank 6 at most)", std::to_string(value));
+        if (value < -1 || value > 5)
+          tensor_reader.fail(tensor_field, "dimension indices in -1..5 (a layout of rank 6 at most)", std::to_string(value));
         row[tensor * kLayoutMaxDims + d] = static_cast<int8_t>(value);
       }
       ++tensor;
@@ -88,7 +89,9 @@ TuningRun read_run(ProtoReader reader) {
         }
         break;
       }
-      case 3: run.error = reader.boolean(field); break;
+      case 3:
+        run.error = reader.boolean(field);
+        break;
       case 4: {
         run.has_profile = true;
         ProtoReader profile = reader.nested(field, "ExecutionProfile");
@@ -98,8 +101,11 @@ TuningRun read_run(ProtoReader reader) {
         }
         break;
       }
-      case 5: run.is_default = reader.boolean(field); break;
-      default: break;
+      case 5:
+        run.is_default = reader.boolean(field);
+        break;
+      default:
+        break;
     }
   }
   return run;
@@ -118,10 +124,17 @@ ModuleTuningRecord read_record(const std::shared_ptr<const std::string>& bytes, 
         has_module = true;
         break;
       }
-      case 2: record.fingerprint = reader.uint64(field); break;
-      case 3: record.runs.push_back(read_run(reader.nested(field, "ConfigProfile"))); break;
-      case 4: reader.append_int64s(field, record.config_index_to_node); break;
-      default: break;
+      case 2:
+        record.fingerprint = reader.uint64(field);
+        break;
+      case 3:
+        record.runs.push_back(read_run(reader.nested(field, "ConfigProfile")));
+        break;
+      case 4:
+        reader.append_int64s(field, record.config_index_to_node);
+        break;
+      default:
+        break;
     }
   }
   if (!has_module) reader.fail_at(record.offset, "", "a module (field 1, an HloModuleProto)", "none");
@@ -175,7 +188,8 @@ KeptRuns kept_runs(const ModuleTuningRecord& record, bool tile) {
     kept.runs.push_back(r);
   }
   if (!found_default) {
-    throw InputError(record.module.source, record_name(record), "a default run (is_default) among the runs kept (the dataset keeps no config without one)",
+    throw InputError(record.module.source, record_name(record),
+                     "a default run (is_default) among the runs kept (the dataset keeps no config without one)",
                      std::to_string(kept.runs.size()) + " kept, none default");
   }
   return kept;
@@ -189,7 +203,8 @@ TpuGraph layout_graph_from_record(const ModuleTuningRecord& record, const std::s
   // node_config_ids ascending (the loader's rule); the rows follow their nodes.
   std::vector<size_t> order(nc);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return record.config_index_to_node[a] < record.config_index_to_node[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return record.config_index_to_node[a] < record.config_index_to_node[b]; });
   for (size_t k = 0; k < nc; ++k) {
     const int64_t node = record.config_index_to_node[order[k]];
     if (node < 0 || node >= graph.node_count || (k > 0 && node == graph.configurable_nodes.back())) {
@@ -202,7 +217,8 @@ TpuGraph layout_graph_from_record(const ModuleTuningRecord& record, const std::s
     const TuningRun& run = record.runs[r];
     if (run.layout_rows.size() != nc * kLayoutConfigFeatureCount) {
       throw InputError(record.module.source, "byte " + std::to_string(run.offset) + ": ConfigProfile layout_config nodes",
-                       std::to_string(nc) + " (one per config_index_to_node entry)", std::to_string(run.layout_rows.size() / kLayoutConfigFeatureCount));
+                       std::to_string(nc) + " (one per config_index_to_node entry)",
+                       std::to_string(run.layout_rows.size() / kLayoutConfigFeatureCount));
     }
     for (size_t k = 0; k < nc; ++k) {
       const auto row = run.layout_rows.begin() + static_cast<std::ptrdiff_t>(order[k] * kLayoutConfigFeatureCount);

@@ -60,8 +60,8 @@ std::vector<ModuleTuningRecord> read_tuning_records(std::shared_ptr<const std::s
 
 // What the dataset keeps of a record's runs, and why the others go.
 struct KeptRuns {
-  std::vector<size_t> runs;   // indices into record.runs, in order
-  size_t default_run = 0;     // index into record.runs
+  std::vector<size_t> runs;  // indices into record.runs, in order
+  size_t default_run = 0;    // index into record.runs
   int64_t failed = 0, unmeasured = 0;
 };
 

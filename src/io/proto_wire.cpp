@@ -10,10 +10,14 @@ namespace {
 
 const char* wire_type_name(WireType type) {
   switch (type) {
-    case WireType::Varint: return "a varint";
-    case WireType::Fixed64: return "a fixed 64-bit value";
-    case WireType::Length: return "a length-delimited value";
-    case WireType::Fixed32: return "a fixed 32-bit value";
+    case WireType::Varint:
+      return "a varint";
+    case WireType::Fixed64:
+      return "a fixed 64-bit value";
+    case WireType::Length:
+      return "a length-delimited value";
+    case WireType::Fixed32:
+      return "a fixed 32-bit value";
   }
   return "?";
 }
@@ -63,7 +67,8 @@ bool ProtoReader::next(ProtoField& field) {
     case 5: {
       field.type = type == 1 ? WireType::Fixed64 : WireType::Fixed32;
       const size_t width = type == 1 ? 8 : 4;
-      if (bytes_.size() - at_ < width) fail_at(key_offset, where, std::to_string(width) + " bytes", std::to_string(bytes_.size() - at_) + " left");
+      if (bytes_.size() - at_ < width)
+        fail_at(key_offset, where, std::to_string(width) + " bytes", std::to_string(bytes_.size() - at_) + " left");
       uint64_t value = 0;
       for (size_t i = 0; i < width; ++i) value |= static_cast<uint64_t>(static_cast<uint8_t>(bytes_[at_ + i])) << (8 * i);
       field.varint = value;
@@ -184,11 +189,15 @@ bool looks_like_protobuf(std::string_view bytes) {
   uint64_t key = 0, length = 0;
   if (!reader.read_varint(at, key) || key >> 3 == 0) return false;
   switch (key & 7) {
-    case 0: return reader.read_varint(at, length);
+    case 0:
+      return reader.read_varint(at, length);
     case 1:
-    case 5: return true;
-    case 2: return reader.read_varint(at, length);
-    default: return false;
+    case 5:
+      return true;
+    case 2:
+      return reader.read_varint(at, length);
+    default:
+      return false;
   }
 }
 

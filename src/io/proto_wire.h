@@ -79,9 +79,9 @@ class ProtoReader {
 // fields equal to 0 and empty repeated fields are left out, as proto3 writes them.
 class ProtoWriter {
  public:
-  void integer(int field, int64_t value);              // a varint (int32, int64, enum, bool)
-  void text(int field, std::string_view value);        // a string or bytes field
-  void message(int field, const ProtoWriter& value);   // a nested message (written even when empty)
+  void integer(int field, int64_t value);             // a varint (int32, int64, enum, bool)
+  void text(int field, std::string_view value);       // a string or bytes field
+  void message(int field, const ProtoWriter& value);  // a nested message (written even when empty)
   void packed(int field, const std::vector<int64_t>& values);
   const std::string& bytes() const { return bytes_; }
   std::string take() { return std::move(bytes_); }

@@ -448,7 +448,8 @@ void ZipWriter::add(const std::string& member_name, const std::vector<ByteSpan>&
   });
 }
 
-void ZipWriter::add_streamed(const std::string& member_name, ZipCompression compression, const std::function<void(const ByteSink&)>& produce) {
+void ZipWriter::add_streamed(const std::string& member_name, ZipCompression compression,
+                             const std::function<void(const ByteSink&)>& produce) {
   if (file_ == nullptr) throw InternalError("ZipWriter::add after finish");
   if (member_name.size() > 0xFFFF) throw InternalError("zip member name too long");
   for (const ZipMember& existing : members_) {

@@ -17,7 +17,8 @@ template <typename Cost>
 std::vector<int32_t> stable_order(const std::vector<Cost>& costs) {
   std::vector<int32_t> order(costs.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return costs[static_cast<size_t>(a)] < costs[static_cast<size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return costs[static_cast<size_t>(a)] < costs[static_cast<size_t>(b)]; });
   return order;
 }
 }  // namespace

@@ -13,7 +13,7 @@ namespace graphcost {
 std::vector<int8_t> layout_config_values(const TpuGraph& graph, int32_t config) {
   if (graph.kind != GraphKind::Layout || config < 0 || config >= graph.config_count) {
     throw InternalError("layout_config_values: config " + std::to_string(config) + " of a graph with " +
-                            std::to_string(graph.config_count) + " layout configs");
+                        std::to_string(graph.config_count) + " layout configs");
   }
   const size_t width = static_cast<size_t>(graph.configurable_count()) * kLayoutConfigFeatureCount;
   const auto first = graph.layout_config_features.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(config) * width);

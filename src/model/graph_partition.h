@@ -25,5 +25,4 @@ struct GraphPartition {
 // parts are dropped. InputError if METIS is not in this build (WebAssembly), InternalError if it fails.
 GraphPartition partition_graph(const GraphView& view, int segment_nodes, PartitionMethod method, uint64_t seed = 0);
 
-
 }  // namespace graphcost

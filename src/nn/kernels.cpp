@@ -77,7 +77,8 @@ void product_block(const float* const* left, Eigen::Index left_step, const float
     for (int v = 0; v < 4; ++v) acc[r][v] = accumulate ? wasm_v128_load(target[r] + 4 * v) : splat(0.0f);
   }
   for (Eigen::Index k = 0; k < depth; ++k, right += right_step) {
-    const v128_t r0 = wasm_v128_load(right), r1 = wasm_v128_load(right + 4), r2 = wasm_v128_load(right + 8), r3 = wasm_v128_load(right + 12);
+    const v128_t r0 = wasm_v128_load(right), r1 = wasm_v128_load(right + 4), r2 = wasm_v128_load(right + 8),
+                 r3 = wasm_v128_load(right + 12);
     for (int r = 0; r < rows; ++r) {
       const v128_t f = splat(left[r][k * left_step]);
       acc[r][0] = madd(f, r0, acc[r][0]), acc[r][1] = madd(f, r1, acc[r][1]);

@@ -119,39 +119,39 @@ Var sage_message_over(Var x, MessageInputs inputs, std::shared_ptr<const RowSour
   multiply_add(stacked, stack_rows({&w_self.value(), &w_producers.value(), &w_consumers.value()}), pre);
   Matrix out = pre;
   gelu_in_place(out.data(), out.size());
-  return x.tape->record(std::move(out), {x, w_self, w_producers, w_consumers, bias},
-                        [x, inputs, owner, kind, w_self, w_producers, w_consumers, bias, stacked = std::move(stacked), pre = std::move(pre),
-                         argmax = std::move(argmax)](Tape& tape, int id) {
-                          const Matrix d_pre = gelu_backward(pre, tape.grad(id));
-                          if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
-                          const Eigen::Index m = tape.value(x.id).cols();
-                          const Var weights[3] = {w_self, w_producers, w_consumers};
-                          if (tape.needs_grad(w_self.id) || tape.needs_grad(w_producers.id) || tape.needs_grad(w_consumers.id)) {
-                            Matrix d_weights = Matrix::Zero(3 * m, d_pre.cols());
-                            multiply_transposed_left_add(stacked, d_pre, d_weights);
-                            for (int k = 0; k < 3; ++k) {
-                              if (tape.needs_grad(weights[k].id)) tape.add_to_grad(weights[k].id, d_weights.middleRows(k * m, m));
-                            }
-                          }
-                          if (!tape.needs_grad(x.id)) return;
-                          Matrix& target = tape.grad(x.id);
-                          if (inputs.self == nullptr) {
-                            // x's own part straight into its gradient (usually already holding the residual's), then
-                            // the neighbour means' part scattered back to the neighbours.
-                            multiply_transposed_right_add(d_pre, tape.value(w_self.id), target);
-                            Matrix d_means = Matrix::Zero(d_pre.rows(), 2 * m);
-                            multiply_transposed_right_add(d_pre, stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}), d_means);
-                            scatter_neighbour_aggregates(d_means, 0, inputs, kind, argmax, target);
-                            return;
-                          }
-                          // Gathered: one product for all three parts, each scattered to its rows of x.
-                          Matrix d_stacked = Matrix::Zero(d_pre.rows(), 3 * m);
-                          multiply_transposed_right_add(
-                              d_pre, stack_rows({&tape.value(w_self.id), &tape.value(w_producers.id), &tape.value(w_consumers.id)}), d_stacked);
-                          for (Eigen::Index i = 0; i < d_stacked.rows(); ++i)
-                            target.row(inputs.self_row(0, i)) += d_stacked.block(i, 0, 1, m);
-                          scatter_neighbour_aggregates(d_stacked, m, inputs, kind, argmax, target);
-                        });
+  return x.tape->record(
+      std::move(out), {x, w_self, w_producers, w_consumers, bias},
+      [x, inputs, owner, kind, w_self, w_producers, w_consumers, bias, stacked = std::move(stacked), pre = std::move(pre),
+       argmax = std::move(argmax)](Tape& tape, int id) {
+        const Matrix d_pre = gelu_backward(pre, tape.grad(id));
+        if (tape.needs_grad(bias.id)) tape.add_to_grad(bias.id, d_pre.colwise().sum());
+        const Eigen::Index m = tape.value(x.id).cols();
+        const Var weights[3] = {w_self, w_producers, w_consumers};
+        if (tape.needs_grad(w_self.id) || tape.needs_grad(w_producers.id) || tape.needs_grad(w_consumers.id)) {
+          Matrix d_weights = Matrix::Zero(3 * m, d_pre.cols());
+          multiply_transposed_left_add(stacked, d_pre, d_weights);
+          for (int k = 0; k < 3; ++k) {
+            if (tape.needs_grad(weights[k].id)) tape.add_to_grad(weights[k].id, d_weights.middleRows(k * m, m));
+          }
+        }
+        if (!tape.needs_grad(x.id)) return;
+        Matrix& target = tape.grad(x.id);
+        if (inputs.self == nullptr) {
+          // x's own part straight into its gradient (usually already holding the residual's), then
+          // the neighbour means' part scattered back to the neighbours.
+          multiply_transposed_right_add(d_pre, tape.value(w_self.id), target);
+          Matrix d_means = Matrix::Zero(d_pre.rows(), 2 * m);
+          multiply_transposed_right_add(d_pre, stack_rows({&tape.value(w_producers.id), &tape.value(w_consumers.id)}), d_means);
+          scatter_neighbour_aggregates(d_means, 0, inputs, kind, argmax, target);
+          return;
+        }
+        // Gathered: one product for all three parts, each scattered to its rows of x.
+        Matrix d_stacked = Matrix::Zero(d_pre.rows(), 3 * m);
+        multiply_transposed_right_add(d_pre, stack_rows({&tape.value(w_self.id), &tape.value(w_producers.id), &tape.value(w_consumers.id)}),
+                                      d_stacked);
+        for (Eigen::Index i = 0; i < d_stacked.rows(); ++i) target.row(inputs.self_row(0, i)) += d_stacked.block(i, 0, 1, m);
+        scatter_neighbour_aggregates(d_stacked, m, inputs, kind, argmax, target);
+      });
 }
 
 }  // namespace

@@ -285,10 +285,10 @@ nlohmann::json leaderboard_json(const Leaderboard& leaderboard) {
     submissions.push_back(std::move(item));
   }
   nlohmann::json board = {{"format", "graphcost-leaderboard-1"},
-                           {"board", leaderboard.final_board ? "private" : "public"},
-                           {"collections", collections},
-                           {"teams", teams},
-                           {"submissions", submissions}};
+                          {"board", leaderboard.final_board ? "private" : "public"},
+                          {"collections", collections},
+                          {"teams", teams},
+                          {"submissions", submissions}};
   if (!leaderboard.about.empty()) board["about"] = leaderboard.about;
   if (!leaderboard.reference.is_null()) board["reference"] = leaderboard.reference;
   return board;

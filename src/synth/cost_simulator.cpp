@@ -165,7 +165,8 @@ double LayoutProgram::op_seconds(int32_t node, LayoutSpan out_layout, const Layo
     const LayoutSpan kernel = operand_layouts[1];
     const int kernel_rank = static_cast<int>(kernel.size());
     const int kernel_output = n.kernel_output_dim >= 0 ? n.kernel_output_dim : kernel_rank - 1;
-    if (kernel_rank < 2 || (kernel[0] != kernel_output && kernel[1] != n.kernel_contracting_dim)) efficiency *= hardware_.mxu_kernel_efficiency;
+    if (kernel_rank < 2 || (kernel[0] != kernel_output && kernel[1] != n.kernel_contracting_dim))
+      efficiency *= hardware_.mxu_kernel_efficiency;
     if (out_layout.empty() || out_layout[0] != n.output_feature_dim) efficiency *= hardware_.mxu_output_efficiency;
     const double rate = hardware_.mxu_flops_bf16 / (n.type == ElementType::F32 ? hardware_.mxu_f32_slowdown : 1.0);
     compute = mxu_padded_flops(n) / (rate * efficiency * hardware_.mxu_efficiency);

@@ -22,9 +22,9 @@
 #include "data/random_layout_block.h"
 #include "data/tile_configs.h"
 #include "data/tpu_graph.h"
+#include "hlo/hlo_import.h"
 #include "scoring/solution.h"
 #include "synth/cost_simulator.h"
-#include "hlo/hlo_import.h"
 #include "synth/graph_families.h"
 #include "synth/program_from_graph.h"
 
@@ -195,8 +195,8 @@ ProgramPool load_programs(const std::string& dir, GeneratorReport& report) {
     program.nodes = rebuilt.nodes;
     program.configurable = rebuilt.configurable;
     if (program.configurable.size() < kMinProgramConfigurable) {
-      report.skipped_programs.push_back(program.name + " (" + std::to_string(program.configurable.size()) + " configurable nodes, fewer than " +
-                                        std::to_string(kMinProgramConfigurable) + ")");
+      report.skipped_programs.push_back(program.name + " (" + std::to_string(program.configurable.size()) +
+                                        " configurable nodes, fewer than " + std::to_string(kMinProgramConfigurable) + ")");
       continue;
     }
     const LayoutProgram priced(rebuilt.nodes, rebuilt.configurable);
@@ -248,8 +248,7 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, const
     const GraphFamily family = families[graph_random() % families.size()];
     const int cap = std::max(200, options.max_nodes);
     const double low = options.min_nodes > 0 ? options.min_nodes : 300.0;
-    const int max_nodes =
-        static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
+    const int max_nodes = static_cast<int>(std::exp(std::log(low) + (graph_random() % 1000) / 1000.0 * std::log(std::max(1.0, cap / low))));
     // With --min-nodes, graphs that grow by repeating layers (bert) grow to the drawn size, so a
     // tree's sizes spread over [min, max] instead of all stopping at min.
     const int grow_to = options.min_nodes > 0 ? std::max(options.min_nodes, max_nodes * 9 / 10) : 0;

@@ -4,8 +4,8 @@
 //   OUT/solution_test.csv   (the hidden test runtimes, for graphcost-eval)
 // Test files hide their runtimes exactly like the real ones (zeros; tile normalizers 1). As in the
 // real dataset, a source's default and random collections hold the same programs with different
-// configs: the n-th layout graph of a split is one program in both (test graphs under one hash). Every file is seeded from (seed, collection, split, index) alone, so the
-// output is byte-identical for the same options whatever the thread count.
+// configs: the n-th layout graph of a split is one program in both (test graphs under one hash). Every file is seeded from (seed,
+// collection, split, index) alone, so the output is byte-identical for the same options whatever the thread count.
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,9 @@ GemmFit gemm_fit_quality(const std::vector<Gemm>& gemms, const HardwareModel& ha
   }
   if (errors.empty()) return fit;
   std::sort(errors.begin(), errors.end());
-  const auto at = [&](double q) { return errors[std::min(errors.size() - 1, static_cast<size_t>(q * static_cast<double>(errors.size())))]; };
+  const auto at = [&](double q) {
+    return errors[std::min(errors.size() - 1, static_cast<size_t>(q * static_cast<double>(errors.size())))];
+  };
   const size_t n = errors.size();
   fit.median_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
   fit.p90_error = at(0.9);

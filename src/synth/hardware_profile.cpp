@@ -49,7 +49,8 @@ const std::vector<Field>& fields() {
 }
 
 // Fitted on the v5e rows (see tpu_profile).
-constexpr double kFittedMxuEfficiency = 0.9781, kFittedHbmEfficiency = 0.8359, kFittedOverlapShare = 0.25, kFittedResidentReadSpeedup = 2.5156;
+constexpr double kFittedMxuEfficiency = 0.9781, kFittedHbmEfficiency = 0.8359, kFittedOverlapShare = 0.25,
+                 kFittedResidentReadSpeedup = 2.5156;
 
 std::string range_text(const Field& f) {
   std::ostringstream text;
@@ -95,9 +96,11 @@ HardwareModel hardware_profile(const std::string& name_or_path) {
   if (!in) throw InputError(name_or_path, "hardware profile", "\"nominal\" or a readable JSON file", "no such file");
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (bytes.str().size() > (1 << 20)) throw InputError(name_or_path, "hardware profile", "a JSON file of at most 1 MiB", std::to_string(bytes.str().size()) + " bytes");
+  if (bytes.str().size() > (1 << 20))
+    throw InputError(name_or_path, "hardware profile", "a JSON file of at most 1 MiB", std::to_string(bytes.str().size()) + " bytes");
   const nlohmann::json profile = nlohmann::json::parse(bytes.str(), nullptr, false);
-  if (profile.is_discarded() || !profile.is_object()) throw InputError(name_or_path, "hardware profile", "a JSON object of {\"field\": number}", "not one");
+  if (profile.is_discarded() || !profile.is_object())
+    throw InputError(name_or_path, "hardware profile", "a JSON object of {\"field\": number}", "not one");
   for (const auto& [key, value] : profile.items()) {
     const Field* field = nullptr;
     for (const Field& f : fields())
@@ -108,8 +111,8 @@ HardwareModel hardware_profile(const std::string& name_or_path) {
       throw InputError(name_or_path, "field '" + printable(key) + "'", "one of " + names, "an unknown field");
     }
     const double number = value.is_number() ? value.get<double>() : NAN;
-    const bool in_range = std::isfinite(number) && (field->low_inclusive ? number >= field->low : number > field->low) && number <= field->high &&
-                          (field->whole == nullptr || number == std::floor(number));
+    const bool in_range = std::isfinite(number) && (field->low_inclusive ? number >= field->low : number > field->low) &&
+                          number <= field->high && (field->whole == nullptr || number == std::floor(number));
     if (!in_range) throw InputError(name_or_path, "field '" + key + "'", range_text(*field), printable(value.dump()));
     if (field->whole != nullptr) hardware.*(field->whole) = static_cast<int>(number);
     else hardware.*(field->real) = number;
@@ -119,7 +122,8 @@ HardwareModel hardware_profile(const std::string& name_or_path) {
 
 nlohmann::json hardware_profile_json(const HardwareModel& hardware) {
   nlohmann::json out = nlohmann::json::object();
-  for (const Field& f : fields()) out[f.name] = f.whole != nullptr ? nlohmann::json(hardware.*(f.whole)) : nlohmann::json(hardware.*(f.real));
+  for (const Field& f : fields())
+    out[f.name] = f.whole != nullptr ? nlohmann::json(hardware.*(f.whole)) : nlohmann::json(hardware.*(f.real));
   return out;
 }
 

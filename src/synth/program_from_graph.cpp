@@ -77,10 +77,43 @@ std::vector<int> layout_of(const TpuGraph& graph, int32_t node, size_t rank) {
 bool is_vector_elementwise(int opcode_value) {
   static const std::vector<int> ops = [] {
     std::vector<int> ids;
-    for (const char* name : {"add", "multiply", "subtract", "divide", "maximum", "minimum", "exponential", "tanh", "logistic", "rsqrt",
-                             "sqrt", "compare", "select", "negate", "convert", "abs", "log", "power", "and", "or", "not", "clamp",
-                             "exponential-minus-one", "log-plus-one", "sign", "floor", "ceil", "round-nearest-afz", "remainder", "atan2",
-                             "xor", "cosine", "sine", "is-finite", "shift-left", "shift-right-logical", "shift-right-arithmetic"}) {
+    for (const char* name : {"add",
+                             "multiply",
+                             "subtract",
+                             "divide",
+                             "maximum",
+                             "minimum",
+                             "exponential",
+                             "tanh",
+                             "logistic",
+                             "rsqrt",
+                             "sqrt",
+                             "compare",
+                             "select",
+                             "negate",
+                             "convert",
+                             "abs",
+                             "log",
+                             "power",
+                             "and",
+                             "or",
+                             "not",
+                             "clamp",
+                             "exponential-minus-one",
+                             "log-plus-one",
+                             "sign",
+                             "floor",
+                             "ceil",
+                             "round-nearest-afz",
+                             "remainder",
+                             "atan2",
+                             "xor",
+                             "cosine",
+                             "sine",
+                             "is-finite",
+                             "shift-left",
+                             "shift-right-logical",
+                             "shift-right-arithmetic"}) {
       const int id = opcode_id(name);
       if (id > 0) ids.push_back(id);
     }
@@ -102,7 +135,8 @@ void rebuild_convolution(const TpuGraph& graph, int32_t id, SynthNode& n, const 
     const std::vector<int64_t>& k = nodes[static_cast<size_t>(kernel)].dims;
     return static_cast<size_t>(input_feature) < in.size() && static_cast<size_t>(kernel_input) < k.size() &&
            static_cast<size_t>(kernel_output) < k.size() && static_cast<size_t>(output_feature) < n.dims.size() &&
-           in[static_cast<size_t>(input_feature)] % groups == 0 && in[static_cast<size_t>(input_feature)] / groups == k[static_cast<size_t>(kernel_input)] &&
+           in[static_cast<size_t>(input_feature)] % groups == 0 &&
+           in[static_cast<size_t>(input_feature)] / groups == k[static_cast<size_t>(kernel_input)] &&
            k[static_cast<size_t>(kernel_output)] == n.dims[static_cast<size_t>(output_feature)];
   };
   const bool as_given = fits(n.operands[0], n.operands[1]), swapped = fits(n.operands[1], n.operands[0]);
@@ -141,7 +175,8 @@ unsigned all_bits(size_t rank) { return (1u << rank) - 1; }
 // contracted dims of both sides of equal sizes, pair by pair.
 bool dot_explains(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs, const std::vector<int64_t>& out, const DotDims& dims) {
   if (dims.lhs_contracted == 0 || (dims.lhs_batch & dims.lhs_contracted) != 0 || (dims.rhs_batch & dims.rhs_contracted) != 0) return false;
-  if ((dims.lhs_batch | dims.lhs_contracted) > all_bits(lhs.size()) || (dims.rhs_batch | dims.rhs_contracted) > all_bits(rhs.size())) return false;
+  if ((dims.lhs_batch | dims.lhs_contracted) > all_bits(lhs.size()) || (dims.rhs_batch | dims.rhs_contracted) > all_bits(rhs.size()))
+    return false;
   std::vector<int64_t> expected = dims_where(lhs, dims.lhs_batch);
   if (expected != dims_where(rhs, dims.rhs_batch)) return false;
   if (dims_where(lhs, dims.lhs_contracted) != dims_where(rhs, dims.rhs_contracted)) return false;

@@ -23,7 +23,8 @@ void require(bool condition) {
 void check_graph(const graphcost::TpuGraph& graph) {
   for (const float value : graph.node_features) require(std::isfinite(value));
   for (const float value : graph.tile_config_features) require(std::isfinite(value) && value >= 0);
-  for (const graphcost::Edge& edge : graph.edges) require(edge.producer >= 0 && edge.producer < edge.consumer && edge.consumer < graph.node_count);
+  for (const graphcost::Edge& edge : graph.edges)
+    require(edge.producer >= 0 && edge.producer < edge.consumer && edge.consumer < graph.node_count);
   for (const int8_t value : graph.layout_config_features) require(value >= -1 && value <= 5);
   require(graph.config_count >= 1);
 }

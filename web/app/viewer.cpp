@@ -16,7 +16,7 @@ Viewer::Viewer(std::string model_dir) : models_(std::move(model_dir)) {
   const int panels = EM_ASM_INT({
     try {
       const v = localStorage.getItem("graphcost.panels");
-      return v === null ? 3 : Number(v) & 3;
+      return v == = null ? 3 : Number(v) & 3;
     } catch (e) {
       return 3;
     }
@@ -265,7 +265,13 @@ void Viewer::toggle_box(int32_t cluster) {
   build_box_geometry();
   const double geometry_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - geometry_start).count();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  last_toggle_ = {{"box", cluster}, {"opened", opening}, {"ms", ms}, {"layout_ms", layout_ms}, {"geometry_ms", geometry_ms}, {"upload_ms", upload_ms_}, {"in_view", boxes.visible().size()}};
+  last_toggle_ = {{"box", cluster},
+                  {"opened", opening},
+                  {"ms", ms},
+                  {"layout_ms", layout_ms},
+                  {"geometry_ms", geometry_ms},
+                  {"upload_ms", upload_ms_},
+                  {"in_view", boxes.visible().size()}};
 }
 
 std::vector<std::pair<int32_t, float>> Viewer::costliest_in_box(int32_t cluster, size_t count) const {
@@ -351,9 +357,7 @@ void Viewer::set_grouped(bool grouped) {
   fit_view();
 }
 
-bool Viewer::busy() const {
-  return (pending_ && !drawing_held_) || (session_ && !session_->done()) || (tune_ && tune_->running());
-}
+bool Viewer::busy() const { return (pending_ && !drawing_held_) || (session_ && !session_->done()) || (tune_ && tune_->running()); }
 
 void Viewer::work(double budget_ms) {
   if (pending_ && !drawing_held_) {
@@ -428,9 +432,9 @@ void Viewer::explain_selected(bool compare) {
 }
 
 std::string Viewer::explained_configs() const {
-  return explained_other_ >= 0 ? "the difference between configs " + std::to_string(explained_config_) + " and " +
-                                     std::to_string(explained_other_)
-                               : "config " + std::to_string(explained_config_);
+  return explained_other_ >= 0
+             ? "the difference between configs " + std::to_string(explained_config_) + " and " + std::to_string(explained_other_)
+             : "config " + std::to_string(explained_config_);
 }
 
 void Viewer::centre_on(int32_t node) {
@@ -501,14 +505,16 @@ nlohmann::json Viewer::state() const {
   if (grouped_) {
     nlohmann::json costliest = nlohmann::json::array();
     if (selected_box_ > 0) {
-      for (const auto& [node, contribution] : costliest_in_box(selected_box_, 8)) costliest.push_back({{"node", node}, {"contribution", contribution}});
+      for (const auto& [node, contribution] : costliest_in_box(selected_box_, 8))
+        costliest.push_back({{"node", node}, {"contribution", contribution}});
     }
-    state["boxes"] = {{"costliest", costliest},
-                      {"edges_drawn", box_edges_.size()},
-                      {"edges", box_edges_total_},
-                      {"labels", {{"drawn", label_stats_.drawn}, {"legible", label_stats_.legible}, {"overlapping", label_stats_.overlapping}}},
-                      {"cost_shown", !box_cost_.empty()},
-                      {"selected", selected_box_}};
+    state["boxes"] = {
+        {"costliest", costliest},
+        {"edges_drawn", box_edges_.size()},
+        {"edges", box_edges_total_},
+        {"labels", {{"drawn", label_stats_.drawn}, {"legible", label_stats_.legible}, {"overlapping", label_stats_.overlapping}}},
+        {"cost_shown", !box_cost_.empty()},
+        {"selected", selected_box_}};
     if (!last_toggle_.is_null()) state["boxes"]["last_toggle"] = last_toggle_;
   }
   state["selected_node"] = selected_node_;
@@ -523,8 +529,8 @@ nlohmann::json Viewer::state() const {
         for (const AxisTick& tick : list) labels.push_back(tick.label);
         return labels;
       };
-      state["scatter"] = {{"title", axes.title}, {"x_label", axes.x_label}, {"y_label", axes.y_label}, {"x_note", axes.x_note},
-                          {"x_ticks", ticks(axes.x_ticks)}, {"y_ticks", ticks(axes.y_ticks)}};
+      state["scatter"] = {{"title", axes.title},   {"x_label", axes.x_label},        {"y_label", axes.y_label},
+                          {"x_note", axes.x_note}, {"x_ticks", ticks(axes.x_ticks)}, {"y_ticks", ticks(axes.y_ticks)}};
     }
   }
   if (selected_node_ >= 0) state["inspector"] = session_->node_state(selected_node_);
@@ -563,7 +569,9 @@ nlohmann::json Viewer::state() const {
   }
   state["canvas"] = {{"width", canvas_width_}, {"height", canvas_height_}, {"pixel_ratio", pixel_ratio_}};
   const float css = 1 / std::max(1e-6f, pixel_ratio_);
-  state["graph_area"] = {{"x", static_cast<float>(area_x_) * css}, {"y", static_cast<float>(area_y_) * css}, {"width", static_cast<float>(width_) * css},
+  state["graph_area"] = {{"x", static_cast<float>(area_x_) * css},
+                         {"y", static_cast<float>(area_y_) * css},
+                         {"width", static_cast<float>(width_) * css},
                          {"height", static_cast<float>(height_) * css}};
   state["panels"] = panel_rects_;
   state["panel_columns"] = {{"left", left_open_}, {"right", right_open_}};

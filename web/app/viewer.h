@@ -93,7 +93,7 @@ class Viewer {
   void recolour();
   void fit_view();
   Camera fit_camera() const;  // the camera that frames the whole drawing shown
-  void after_work();  // takes what the session finished since the last frame (ranking, explanation)
+  void after_work();          // takes what the session finished since the last frame (ranking, explanation)
   const LayeredDrawing& drawing() const { return session_->drawing().layered(); }
   // Input and drawing.
   void handle_mouse(int width, int height);
@@ -174,8 +174,8 @@ class Viewer {
   int width_ = 0, height_ = 0, area_x_ = 0, area_y_ = 0;
   int canvas_width_ = 0, canvas_height_ = 0;
   bool left_open_ = true, right_open_ = true;
-  bool fit_view_pending_ = false;                 // a column was hidden or shown: refit the graph
-  std::vector<nlohmann::json> panel_rects_;       // this frame's docked panels (CSS pixels)
+  bool fit_view_pending_ = false;            // a column was hidden or shown: refit the graph
+  std::vector<nlohmann::json> panel_rects_;  // this frame's docked panels (CSS pixels)
   double frame_ms_ = 0;
   std::chrono::steady_clock::time_point last_frame_{};
   bool focus_search_ = false;

@@ -14,7 +14,7 @@ namespace graphcost::app {
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr float kMinimapSize = 220;  // CSS pixels
-constexpr float kMinimapLeft = 10;  // CSS pixels from the graph area's left edge
+constexpr float kMinimapLeft = 10;   // CSS pixels from the graph area's left edge
 }  // namespace
 
 void Viewer::frame(int width, int height, float pixel_ratio) {

@@ -15,9 +15,7 @@
 #include "viewer.h"
 
 namespace graphcost::app {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 // Panels are docked in two columns that the graph never goes under (the graph area is what is
 // left, Viewer::frame); a hidden column leaves only its edge button. Places in CSS pixels: top and
@@ -43,11 +41,19 @@ void Viewer::panel_edges() {
     const float x = left ? static_cast<float>(area_x_) : static_cast<float>(area_x_ + width_) - 26 * ratio;
     ImGui::SetNextWindowPos(ImVec2(x, static_cast<float>(canvas_height_) / 2), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.0f);
-    ImGui::Begin(id, nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
-                                  ImGuiWindowFlags_NoSavedSettings);
+    ImGui::Begin(
+        id, nullptr,
+        ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
     if (ImGui::SmallButton(open == left ? "<" : ">")) {
       open = !open;
-      EM_ASM({ try { localStorage.setItem("graphcost.panels", String($0)); } catch (e) {} }, (left_open_ ? 1 : 0) | (right_open_ ? 2 : 0));
+      EM_ASM(
+          {
+            try {
+              localStorage.setItem("graphcost.panels", String($0));
+            } catch (e) {
+            }
+          },
+          (left_open_ ? 1 : 0) | (right_open_ ? 2 : 0));
       fit_view_pending_ = true;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip(open ? "hide these panels" : "show the panels");
@@ -211,13 +217,15 @@ void Viewer::cost_legend() {
     return;
   }
   if (explained_other_ >= 0) {
-    ImGui::TextWrapped("Colour and %%: each box's share of the predicted difference between configs %d and %d (each node "
-                       "switched alone); red: config %d slower there, blue: faster.",
-                       explained_config_, explained_other_, explained_config_);
+    ImGui::TextWrapped(
+        "Colour and %%: each box's share of the predicted difference between configs %d and %d (each node "
+        "switched alone); red: config %d slower there, blue: faster.",
+        explained_config_, explained_other_, explained_config_);
   } else {
-    ImGui::TextWrapped("Colour and %%: each box's share of config %d's predicted cost, by occlusion (each node's layout reset "
-                       "to the most common one); red: slower, blue: faster.",
-                       explained_config_);
+    ImGui::TextWrapped(
+        "Colour and %%: each box's share of config %d's predicted cost, by occlusion (each node's layout reset "
+        "to the most common one); red: slower, blue: faster.",
+        explained_config_);
   }
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -376,8 +384,8 @@ void Viewer::panel_ranking() {
     ImGui::PopTextWrapPos();
   }
   const std::vector<std::string> columns = ranking_columns();
-  if (ImGui::BeginTable("configs", static_cast<int>(columns.size()), ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders,
-                        ImVec2(0, 0))) {
+  if (ImGui::BeginTable("configs", static_cast<int>(columns.size()),
+                        ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const std::string& column : columns) {
       const bool narrow = column == "rank" || column == "config" || column == "true rank";
@@ -529,7 +537,8 @@ void Viewer::panel_scatter() {
   for (size_t c = 0; c < axes.x.size(); ++c) {
     draw->AddCircleFilled(at(axes.x[c], axes.y[c]), 2.0f * pixel_ratio_,
                           static_cast<int32_t>(c) == selected_config_ ? IM_COL32(220, 40, 30, 255) : IM_COL32(40, 90, 180, 150));
-    if (c < tuned.size() && tuned[c]) draw->AddCircle(at(axes.x[c], axes.y[c]), 4.0f * pixel_ratio_, IM_COL32(230, 140, 20, 255));  // measured by Tune
+    if (c < tuned.size() && tuned[c])
+      draw->AddCircle(at(axes.x[c], axes.y[c]), 4.0f * pixel_ratio_, IM_COL32(230, 140, 20, 255));  // measured by Tune
   }
   draw->AddRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), faint);
   ImGui::Dummy(ImVec2(size.x + y_label_width, size.y + line + 6));
