@@ -4,7 +4,8 @@
 # third_party/, git-ignored), and the npm packages of the browser tests. A second run only checks
 # and returns in seconds, but it notices change: a package-lock.json that pins other versions than
 # node_modules holds, or an installed -dev package whose version differs from its fetched source.
-#   --bench  also installs the benchmark peers' packages: python3-torch (bench/model_vs_pytorch.py)
+#   --bench  also installs the benchmark peers' packages: python3-torch (bench/model_vs_pytorch.py),
+#            python3-threadpoolctl (which BLAS kernel the peer ran)
 #            and libopenblas0-pthread (Debian's torch uses the system BLAS; without OpenBLAS it would
 #            run on the slow reference one). The tests never need them.
 # Prints the time of each stage it had to do.
@@ -24,6 +25,7 @@ stage_done() { local now; now=$(date +%s); echo "setup: $* in $(( now - stage_st
 apt_packages=(
   ca-certificates git curl                                                  # clone, serve checks
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev   # native + sanitizer + libFuzzer
+  clang-format                                                              # the house rules (scripts/check_rules.sh)
   zlib1g-dev libeigen3-dev nlohmann-json3-dev catch2 libcli11-dev libmetis-dev
   libxgboost-dev python3-xgboost                                            # the learners' trees (tune), and the experiments' peer
   libsqlite3-dev libssl-dev libcpp-httplib-dev libicu-dev                   # the live competition: store, token hashes, server, team names
@@ -42,7 +44,7 @@ apt_packages=(
 command -v node >/dev/null || apt_packages+=(nodejs)
 command -v npm >/dev/null || apt_packages+=(npm)
 if [ "$bench" = 1 ]; then
-  apt_packages+=(python3-torch libopenblas0-pthread)
+  apt_packages+=(python3-torch libopenblas0-pthread python3-threadpoolctl)
 fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

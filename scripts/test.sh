@@ -28,6 +28,9 @@ trap summary EXIT
 stage "setup (apt, Debian sources, npm)"
 bash scripts/setup.sh
 
+stage "house rules (format, sizes, layers, history)"
+bash scripts/check_rules.sh
+
 stage "WebAssembly build (Emscripten)"
 cmake --preset web >/dev/null
 cmake --build --preset web
