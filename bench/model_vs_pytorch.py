@@ -138,7 +138,29 @@ step()  # warm up
 train = median(step, rounds * 3)
 forward = median(forward_sample, rounds)
 print(json.dumps({"view_rows": v, "train_step_ms": train * 1e3, "train_step_configs": len(step_configs),
-                  "forward_per_1000_configs_ms": forward / min(sample, count) * 1000 * 1e3, "threads": threads}))
+                  "forward_per_1000_configs_ms": forward / min(sample, count) * 1000 * 1e3, "threads": threads,
+                  "blas": blas_in_use(), "torch": torch.__version__}))
+"""
+
+# Which BLAS the peer ran and how: threadpoolctl (python3-threadpoolctl) when present, else the
+# OpenBLAS this process mapped, asked directly (openblas_get_corename / _num_threads / _config).
+BLAS_REPORT = r"""
+def blas_in_use():
+    try:
+        from threadpoolctl import threadpool_info
+        return "; ".join(f"{i.get('internal_api')} {i.get('version')} {i.get('architecture') or ''} "
+                         f"{i.get('num_threads')} threads ({i.get('filepath')})" for i in threadpool_info()
+                         if i.get("user_api") == "blas") or "no BLAS loaded"
+    except ImportError:
+        pass
+    import ctypes
+    paths = sorted({line.split()[-1] for line in open("/proc/self/maps") if "openblas" in line and ".so" in line})
+    if not paths:
+        return "not OpenBLAS (" + torch.__config__.show().split("BLAS_INFO=")[-1].split(",")[0] + ")"
+    lib = ctypes.CDLL(paths[0])
+    lib.openblas_get_corename.restype = lib.openblas_get_config.restype = ctypes.c_char_p
+    return (f"OpenBLAS kernel {lib.openblas_get_corename().decode()}, {lib.openblas_get_num_threads()} threads "
+            f"({lib.openblas_get_config().decode().strip()}; {paths[0]})")
 """
 
 
@@ -156,7 +178,14 @@ def main():
     parser.add_argument("--sample", type=int, default=32, help="configs timed for the forward-per-1,000 figure")
     parser.add_argument("--avx2-only", action="store_true", help="both sides on AVX2 + FMA kernels only (see above)")
     args = parser.parse_args()
-    peer_env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    # The peer at its best: a machine may set OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) for its own
+    # reasons, which pins a current OpenBLAS to older, slower kernels; the peer runs without them
+    # (--avx2-only sets the core type on purpose), and prints the kernel it ran.
+    peer_env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    peer_env.update(OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if name in os.environ:
+            print(f"{name}={os.environ[name]} is set here: unset for the peer")
     if args.avx2_only:
         if parser.get_default("binary") == args.binary:
             args.binary = os.path.join(ROOT, "build/bench-avx2/bench/bench_model")
@@ -178,9 +207,10 @@ def main():
     print(f"{'file':<44} {'rows':>5} {'':>10} {'graphcost':>11} {'pytorch':>11} {'ratio':>6}")
     for path in files:
         ours = run([args.binary, path, "--repeat", str(args.rounds), "--sample", str(args.sample)])
-        peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM, path, str(args.rounds), str(args.threads), str(args.sample)],
+        peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM.replace("step()  # warm up", BLAS_REPORT + "\nstep()  # warm up"), path, str(args.rounds), str(args.threads), str(args.sample)],
                    env=peer_env)
         name = os.path.basename(path)[:44]
+        print(f"{name}: PyTorch {peer.get('torch', '')} on {peer['blas']}")
         for key, label in (("train_step_ms", "train step"), ("forward_per_1000_configs_ms", "fwd/1000")):
             print(f"{name:<44} {ours['view_rows']:>5} {label:>10} {ours[key]:>9.1f}ms {peer[key]:>9.1f}ms "
                   f"{peer[key] / ours[key]:>5.2f}x")
