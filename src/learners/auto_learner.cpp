@@ -1,9 +1,13 @@
 #include "learners/auto_learner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "common/internal_error.h"
 #include "learners/learner_support.h"
@@ -16,22 +20,48 @@ std::vector<double> cross_validated_fold_taus(const Learner& learner, const Obse
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 random(seed ^ (0x9E3779B97F4A7C15ull * n));
   for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[random() % i]);
-  std::vector<double> taus;
+  std::vector<Observations> train(static_cast<size_t>(folds)), held(static_cast<size_t>(folds));
   for (int fold = 0; fold < folds; ++fold) {
-    Observations train, held;
     for (size_t i = 0; i < n; ++i) {
-      Observations& into = static_cast<int>(i % static_cast<size_t>(folds)) == fold ? held : train;
+      Observations& into = static_cast<int>(i % static_cast<size_t>(folds)) == fold ? held[fold] : train[fold];
       into.configs.push_back(observed.configs[order[i]]);
       into.seconds.push_back(observed.seconds[order[i]]);
     }
-    if (held.configs.size() < 2 || train.configs.size() < 2) {
-      taus.push_back(NAN);
-      continue;
-    }
-    std::unique_ptr<Learner> copy = learner.fresh();
-    copy->fit(train);
-    taus.push_back(tau_of(copy->predict(held.configs), held.seconds));
   }
+  std::vector<double> taus(static_cast<size_t>(folds), NAN);
+  const auto score = [&](size_t fold) {
+    if (held[fold].configs.size() < 2 || train[fold].configs.size() < 2) return;
+    std::unique_ptr<Learner> copy = learner.fresh();
+    copy->fit(train[fold]);
+    taus[fold] = tau_of(copy->predict(held[fold].configs), held[fold].seconds);
+  };
+#ifdef __EMSCRIPTEN__
+  for (size_t fold = 0; fold < taus.size(); ++fold) score(fold);
+#else
+  // Natively the folds of XGBoost and ridge are fitted side by side, one fresh learner each (their
+  // fits share nothing); the GNN's one at a time (it threads its own work). Each fold's tau is the
+  // same whichever thread fits it.
+  const bool side_by_side = learner.kind() == LearnerKind::Xgboost || learner.kind() == LearnerKind::Ridge;
+  const size_t workers = side_by_side ? std::min<size_t>(taus.size(), std::max(1u, std::thread::hardware_concurrency())) : 1;
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const auto work = [&] {
+    for (size_t fold = next++; fold < taus.size(); fold = next++) {
+      try {
+        score(fold);
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(failure_lock);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+#endif
   return taus;
 }
 

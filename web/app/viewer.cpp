@@ -13,14 +13,17 @@ namespace graphcost::app {
 Viewer::Viewer(std::string model_dir) : models_(std::move(model_dir)) {
   renderer_ = std::make_unique<GraphRenderer>();
   // Which panel columns the visitor left open last time (the page's localStorage; both by default).
+  // The block is JavaScript: clang-format would split its === into "== =".
+  // clang-format off
   const int panels = EM_ASM_INT({
     try {
       const v = localStorage.getItem("graphcost.panels");
-      return v == = null ? 3 : Number(v) & 3;
+      return v === null ? 3 : Number(v) & 3;
     } catch (e) {
       return 3;
     }
   });
+  // clang-format on
   left_open_ = (panels & 1) != 0, right_open_ = (panels & 2) != 0;
 }
 
