@@ -7,14 +7,14 @@
 #include <cmath>
 #include <numeric>
 
-#include "app/ranking_session.h"
-#include "app/scatter_axes.h"
 #include "common/input_error.h"
 #include "common/units.h"
 #include "data/dataset_survey.h"
 #include "data/opcodes.h"
 #include "drawing/layered_drawing.h"
 #include "metrics/ranking_metrics.h"
+#include "sessions/ranking_session.h"
+#include "sessions/scatter_axes.h"
 #include "test_support.h"
 
 using namespace graphcost;

@@ -1,9 +1,9 @@
-// The app's Tune panel logic (src/app/tune_session.h) natively: replay rounds on a real labelled
+// The app's Tune panel logic (src/sessions/tune_session.h) natively: replay rounds on a real labelled
 // file, the curves the panel plots, the measured configs it marks, Stop.
 #include <catch2/catch.hpp>
 
-#include "app/tune_session.h"
 #include "common/input_error.h"
+#include "sessions/tune_session.h"
 #include "test_support.h"
 
 using namespace graphcost;

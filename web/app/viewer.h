@@ -1,6 +1,6 @@
 // Viewer: the browser app's drawing, input and camera, above GL and below the page. It reads a
 // TpuGraphs file (errors become a message; the previous graph stays) into a RankingSession
-// (src/app/ranking_session.h and its parts: drawing, ranking, metrics, explanations, search, all GL-free and
+// (src/sessions/ranking_session.h and its parts: drawing, ranking, metrics, explanations, search, all GL-free and
 // tested natively), gives the session time between frames, and draws the ImGui panels
 // (viewer_panels.cpp) and the graph (GraphRenderer). app_main.cpp owns the window and forwards the
 // page's calls (the JS API) here.
@@ -14,13 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/ranking_session.h"
-#include "app/scatter_axes.h"
-#include "app/tune_session.h"
 #include "data/tpu_graph.h"
 #include "drawing/node_style.h"
 #include "graph_renderer.h"
 #include "model/cost_model.h"
+#include "sessions/ranking_session.h"
+#include "sessions/scatter_axes.h"
+#include "sessions/tune_session.h"
 
 namespace graphcost::app {
 

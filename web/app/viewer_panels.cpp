@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/scatter_axes.h"
 #include "common/units.h"
 #include "data/node_features.h"
 #include "data/opcodes.h"
 #include "drawing/node_style.h"
 #include "imgui.h"
+#include "sessions/scatter_axes.h"
 #include "viewer.h"
 
 namespace graphcost::app {

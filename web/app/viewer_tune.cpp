@@ -1,5 +1,5 @@
 // The Tune panel (docs/browser-app.md): on a file with measured runtimes, graphcost tune's replay
-// rounds in the page (src/app/tune_session.h): the model learns the program from the configs it
+// rounds in the page (src/sessions/tune_session.h): the model learns the program from the configs it
 // "measures" (their recorded runtimes revealed one at a time), and the panel plots its Kendall tau
 // on the configs not measured yet and the best runtime measured so far against the file's best,
 // both against the measurements made. One round per slice of work between frames; Stop ends it at

@@ -1,4 +1,4 @@
-#include "app/session_ranking.h"
+#include "sessions/session_ranking.h"
 
 #include <algorithm>
 #include <cmath>

@@ -24,14 +24,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/model_shelf.h"
-#include "app/session_drawing.h"
-#include "app/session_explanation.h"
-#include "app/session_ranking.h"
-#include "app/session_search.h"
 #include "data/tpu_graph.h"
 #include "model/cost_model.h"
 #include "model/graph_view.h"
+#include "sessions/model_shelf.h"
+#include "sessions/session_drawing.h"
+#include "sessions/session_explanation.h"
+#include "sessions/session_ranking.h"
+#include "sessions/session_search.h"
 
 namespace graphcost {
 

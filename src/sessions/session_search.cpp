@@ -1,4 +1,4 @@
-#include "app/session_search.h"
+#include "sessions/session_search.h"
 
 #include <cstdio>
 

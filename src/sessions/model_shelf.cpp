@@ -1,4 +1,4 @@
-#include "app/model_shelf.h"
+#include "sessions/model_shelf.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "app/tune_session.h"
+#include "sessions/tune_session.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "app/session_drawing.h"
+#include "sessions/session_drawing.h"
 
 #include <algorithm>
 #include <chrono>

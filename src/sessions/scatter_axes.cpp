@@ -1,4 +1,4 @@
-#include "app/scatter_axes.h"
+#include "sessions/scatter_axes.h"
 
 #include <algorithm>
 #include <cmath>

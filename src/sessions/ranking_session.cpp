@@ -1,4 +1,4 @@
-#include "app/ranking_session.h"
+#include "sessions/ranking_session.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "app/session_explanation.h"
+#include "sessions/session_explanation.h"
 
 #include <algorithm>
 #include <cmath>
