@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     made.push_back(m);
   }
   std::vector<double> learn;
-  std::string resolved;  // auto: the learner its cross-validation chose
+  std::string resolved;  // auto: the learner its cross-validation chose ("" for the others)
   for (int r = 0; r < repeat; ++r) {
     TuneOptions options;
     options.learner.kind = value_named(learner_names(), learner, "learner");
@@ -51,13 +51,13 @@ int main(int argc, char** argv) {
     tuner.restore(made);
     const RoundReport report = tuner.run_round({});
     learn.push_back(report.learn_seconds);
-    resolved = report.learner.value("chosen", report.learner.value("learner", std::string("-")));
+    resolved = report.learner.value("chosen", std::string());
   }
   std::sort(learn.begin(), learn.end());
   std::printf(
       "{\"file\": \"%s\", \"nodes\": %d, \"configurable\": %d, \"candidates\": %d, \"measured\": %zu, \"learner\": \"%s\", "
-      "\"round_ms\": %.1f}\n",
-      argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, resolved.c_str(),
-      learn[learn.size() / 2] * 1e3);
+      "\"chose\": \"%s\", \"round_ms\": %.1f}\n",
+      argv[1], target.graph.node_count, target.graph.configurable_count(), target.graph.config_count, made.size() + 1, learner.c_str(),
+      resolved.c_str(), learn[learn.size() / 2] * 1e3);
   return 0;
 }

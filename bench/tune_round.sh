@@ -25,7 +25,7 @@ for file in "$small" "$data/tpugraphs/npz/layout/xla/default/valid/unet_3d.4x4.b
   wasm=$(node --no-experimental-fetch build/web/web/bench_tune_round.js "$file" 100 3 "$learner")
   node -e '
     const [n, w] = process.argv.slice(1).map((line) => JSON.parse(line));
-    console.log(`${n.file.split("/").pop()}: ${n.nodes} nodes, ${n.configurable} configurable, ${n.measured} measured, learner ${n.learner}: ` +
+    console.log(`${n.file.split("/").pop()}: ${n.nodes} nodes, ${n.configurable} configurable, ${n.measured} measured, learner ${n.learner}${n.chose ? ` (chose ${n.chose})` : ""}: ` +
                 `native ${n.round_ms.toFixed(0)} ms, WebAssembly (Node.js ${process.versions.node}) ${w.round_ms.toFixed(0)} ms, ratio ${(w.round_ms / n.round_ms).toFixed(2)}x`);' \
     "$native" "$wasm"
 done

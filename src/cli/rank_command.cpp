@@ -145,7 +145,9 @@ int run_rank_command(const RankCommandOptions& options) {
   std::printf("%s: %s graph, %d nodes, %d configurable, %d configs; model %s\n", printable(graph.source).c_str(),
               graph_kind_name(graph.kind), graph.node_count, graph.configurable_count(), graph.config_count,
               printable(options.model).c_str());
-  std::printf("%6s %8s %16s %30s\n", "rank", "config", "predicted cost", "speedup vs config 0 (95%)");
+  // A model's calibration gives an interval; a learner file's prediction is one figure.
+  const bool intervals = !is_learner_file(options.model);
+  std::printf("%6s %8s %16s %30s\n", "rank", "config", "predicted cost", intervals ? "speedup vs config 0 (95%)" : "speedup vs config 0");
   for (size_t r = 0; r < shown; ++r) {
     char factor[64] = "-";
     const SpeedupEstimate estimate = speedup(order[r]);
