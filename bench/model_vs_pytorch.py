@@ -134,17 +134,8 @@ def median(fn, repeat):
     for _ in range(repeat):
         start = time.perf_counter(); fn(); t.append(time.perf_counter() - start)
     t.sort(); return t[len(t) // 2]
-step()  # warm up
-train = median(step, rounds * 3)
-forward = median(forward_sample, rounds)
-print(json.dumps({"view_rows": v, "train_step_ms": train * 1e3, "train_step_configs": len(step_configs),
-                  "forward_per_1000_configs_ms": forward / min(sample, count) * 1000 * 1e3, "threads": threads,
-                  "blas": blas_in_use(), "torch": torch.__version__}))
-"""
-
 # Which BLAS the peer ran and how: threadpoolctl (python3-threadpoolctl) when present, else the
 # OpenBLAS this process mapped, asked directly (openblas_get_corename / _num_threads / _config).
-BLAS_REPORT = r"""
 def blas_in_use():
     try:
         from threadpoolctl import threadpool_info
@@ -161,7 +152,17 @@ def blas_in_use():
     lib.openblas_get_corename.restype = lib.openblas_get_config.restype = ctypes.c_char_p
     return (f"OpenBLAS kernel {lib.openblas_get_corename().decode()}, {lib.openblas_get_num_threads()} threads "
             f"({lib.openblas_get_config().decode().strip()}; {paths[0]})")
+
+
+step()  # warm up
+train = median(step, rounds * 3)
+forward = median(forward_sample, rounds)
+print(json.dumps({"view_rows": v, "train_step_ms": train * 1e3, "train_step_configs": len(step_configs),
+                  "forward_per_1000_configs_ms": forward / min(sample, count) * 1000 * 1e3, "threads": threads,
+                  "blas": blas_in_use(), "torch": torch.__version__}))
 """
+
+
 
 
 def run(command, env=None):
@@ -207,7 +208,7 @@ def main():
     print(f"{'file':<44} {'rows':>5} {'':>10} {'graphcost':>11} {'pytorch':>11} {'ratio':>6}")
     for path in files:
         ours = run([args.binary, path, "--repeat", str(args.rounds), "--sample", str(args.sample)])
-        peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM.replace("step()  # warm up", BLAS_REPORT + "\nstep()  # warm up"), path, str(args.rounds), str(args.threads), str(args.sample)],
+        peer = run(["/usr/bin/python3", "-c", TORCH_PROGRAM, path, str(args.rounds), str(args.threads), str(args.sample)],
                    env=peer_env)
         name = os.path.basename(path)[:44]
         print(f"{name}: PyTorch {peer.get('torch', '')} on {peer['blas']}")

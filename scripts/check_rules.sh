@@ -3,8 +3,8 @@
 #   format   every C/C++ file the project writes is as clang-format (Debian's 14, .clang-format) has it
 #   sizes    no file over 600 lines, no function over 120 (scripts/check_sizes.py)
 #   layers   each src/ module includes only earlier ones in architecture.md's order (check_layers.py)
-#   history  no "session N" in the tree: docs and comments say what graphcost does now, and name a
-#            commit, a date and a machine for a figure (the app's and server's sessions are not that)
+#   history  no numbered session in the tree: docs and comments say what graphcost does now, and name
+#            a commit, a date and a machine for a figure (the app's and server's sessions are not that)
 # Usage: bash scripts/check_rules.sh [TREE]   (TREE defaults to this checkout; tests/cli/test_rules.sh
 # runs it on a copy with one rule broken at a time and expects each failure)
 set -uo pipefail
@@ -36,25 +36,23 @@ else
   echo "rules: format ok ($(printf '%s\n' "$cxx" | wc -l) C/C++ files as clang-format $(clang-format --version | grep -oE '[0-9]+\.[0-9.]+' | head -1) has them)"
 fi
 
-if ! GRAPHCOST_TREE="$tree" python3 "$scripts/check_sizes.py" --top 0 >/tmp/graphcost-sizes.$$ 2>&1; then
-  grep "over the limit" /tmp/graphcost-sizes.$$ | sed 's/^/  /'
-  failed+=(sizes)
-else
+if sizes=$(GRAPHCOST_TREE="$tree" python3 "$scripts/check_sizes.py" --top 0 2>&1); then
   echo "rules: sizes ok (no file over 600 lines, no function over 120)"
-fi
-rm -f /tmp/graphcost-sizes.$$
-
-if ! GRAPHCOST_TREE="$tree" python3 "$scripts/check_layers.py" >/tmp/graphcost-layers.$$ 2>&1; then
-  grep -v "^layers:" /tmp/graphcost-layers.$$ | sed 's/^/  /'
-  failed+=(layers)
 else
-  echo "rules: layers ok ($(head -1 /tmp/graphcost-layers.$$ | sed 's/^layers: //'))"
+  printf '%s\n' "$sizes" | grep "over the limit" | sed 's/^/  /'
+  failed+=(sizes)
 fi
-rm -f /tmp/graphcost-layers.$$
 
-# "session 18", "sessions 17-19": the project's history, not the project. This script names the
-# pattern, so it is the one file exempt.
-history=$(printf '%s\n' "$files" | grep -v -E '^scripts/check_rules\.sh$|\.(npz|png|jpg|wasm|gz|xz|ico)$' |
+if layers=$(GRAPHCOST_TREE="$tree" python3 "$scripts/check_layers.py" 2>&1); then
+  echo "rules: layers ok ($(printf '%s\n' "$layers" | head -1 | sed 's/^layers: //'))"
+else
+  printf '%s\n' "$layers" | grep -v "^layers:" | sed 's/^/  /'
+  failed+=(layers)
+fi
+
+# The word "session" followed by a number is the project's history, not the project (the app's and
+# the server's sessions are never numbered). The pattern below does not match itself.
+history=$(printf '%s\n' "$files" | grep -v -E '\.(npz|png|jpg|wasm|gz|xz|ico)$' |
   xargs -r grep -n -i -E '\bsessions? [0-9]+' 2>/dev/null | cut -c1-160)
 if [ -n "$history" ]; then
   echo "rules: \"session N\" names the project's history; say what it does now, or the commit and date:"

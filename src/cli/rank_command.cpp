@@ -18,6 +18,7 @@
 #include "model/config_explainer.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
+#include "train/model_validation.h"
 #include "tune/tuning_target.h"
 
 namespace graphcost {
@@ -30,15 +31,19 @@ void check_kinds(const CostModel& model, const std::string& model_path, const Tp
   }
 }
 
-std::vector<float> checked_costs(CostModel& model, const TpuGraph& graph, int threads) {
-  std::vector<float> costs = model.predict(model.prepare(graph), 64, threads);
+// `costs` when every one is finite; else InputError naming the config and what may be wrong.
+std::vector<float> checked_costs(std::vector<float> costs, const TpuGraph& graph, const char* cause) {
   for (size_t i = 0; i < costs.size(); ++i) {
     if (!std::isfinite(costs[i])) {
-      throw InputError(graph.source, "predicted cost of config " + std::to_string(i),
-                       "a finite number (values in the file or the model out of range)", std::to_string(costs[i]));
+      throw InputError(graph.source, "predicted cost of config " + std::to_string(i), std::string("a finite number (") + cause + ")",
+                       std::to_string(costs[i]));
     }
   }
   return costs;
+}
+
+std::vector<float> checked_costs(CostModel& model, const TpuGraph& graph, int threads) {
+  return checked_costs(model.predict(model.prepare(graph), 64, threads), graph, "values in the file or the model out of range");
 }
 
 std::string calibration_note(const RuntimeCalibration& calibration) {
@@ -56,7 +61,8 @@ struct RankedConfigs {
   std::vector<float> costs;
   std::function<SpeedupEstimate(int32_t)> speedup;
   bool calibrated = false;
-  std::string note;  // where the speedups come from, or why there are none
+  bool intervals = false;  // a model's speedups come with a 95% interval; a learner's are one figure
+  std::string note;        // where the speedups come from, or why there are none
 };
 
 RankedConfigs rank_with_model(const RankCommandOptions& options, const TpuGraph& graph) {
@@ -65,6 +71,7 @@ RankedConfigs rank_with_model(const RankCommandOptions& options, const TpuGraph&
   RankedConfigs ranked;
   ranked.costs = checked_costs(*model, graph, options.threads);
   ranked.calibrated = model->calibration().fitted();
+  ranked.intervals = true;
   ranked.note = calibration_note(model->calibration());
   ranked.speedup = [model, nodes = graph.node_count, costs = ranked.costs](int32_t config) {
     return model->calibration().estimate_speedup(costs[0], costs[static_cast<size_t>(config)], nodes);
@@ -77,16 +84,8 @@ RankedConfigs rank_with_model(const RankCommandOptions& options, const TpuGraph&
 // residuals); ridge's costs are standardised per program and a weighed learner's blend ranks: no times.
 RankedConfigs rank_with_learner(const RankCommandOptions& options, const TpuGraph& graph) {
   const std::unique_ptr<Learner> learner = load_learner_file(options.model, graph);
-  std::vector<int32_t> all(static_cast<size_t>(graph.config_count));
-  for (int32_t c = 0; c < graph.config_count; ++c) all[static_cast<size_t>(c)] = c;
   RankedConfigs ranked;
-  ranked.costs = learner->predict(all);
-  for (size_t i = 0; i < ranked.costs.size(); ++i) {
-    if (!std::isfinite(ranked.costs[i])) {
-      throw InputError(graph.source, "predicted cost of config " + std::to_string(i), "a finite number (the learner file is damaged?)",
-                       std::to_string(ranked.costs[i]));
-    }
-  }
+  ranked.costs = checked_costs(learner->predict(listed_or_all_configs(graph, {})), graph, "the learner file is damaged?");
   const std::string name = name_of(learner_names(), learner->kind());
   const bool log_runtimes = learner->costs_are_log_runtimes();
   ranked.calibrated = log_runtimes;
@@ -145,9 +144,8 @@ int run_rank_command(const RankCommandOptions& options) {
   std::printf("%s: %s graph, %d nodes, %d configurable, %d configs; model %s\n", printable(graph.source).c_str(),
               graph_kind_name(graph.kind), graph.node_count, graph.configurable_count(), graph.config_count,
               printable(options.model).c_str());
-  // A model's calibration gives an interval; a learner file's prediction is one figure.
-  const bool intervals = !is_learner_file(options.model);
-  std::printf("%6s %8s %16s %30s\n", "rank", "config", "predicted cost", intervals ? "speedup vs config 0 (95%)" : "speedup vs config 0");
+  std::printf("%6s %8s %16s %30s\n", "rank", "config", "predicted cost",
+              ranked.intervals ? "speedup vs config 0 (95%)" : "speedup vs config 0");
   for (size_t r = 0; r < shown; ++r) {
     char factor[64] = "-";
     const SpeedupEstimate estimate = speedup(order[r]);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <system_error>
 #include <thread>
 
 #include "common/internal_error.h"
@@ -35,12 +36,9 @@ std::vector<double> cross_validated_fold_taus(const Learner& learner, const Obse
     copy->fit(train[fold]);
     taus[fold] = tau_of(copy->predict(held[fold].configs), held[fold].seconds);
   };
-#ifdef __EMSCRIPTEN__
-  for (size_t fold = 0; fold < taus.size(); ++fold) score(fold);
-#else
-  // Natively the folds of XGBoost and ridge are fitted side by side, one fresh learner each (their
-  // fits share nothing); the GNN's one at a time (it threads its own work). Each fold's tau is the
-  // same whichever thread fits it.
+  // The folds of XGBoost and ridge are fitted side by side, one fresh learner each (their fits
+  // share nothing); the GNN's one at a time (it threads its own work). Each fold's tau is the same
+  // whichever thread fits it. Where no thread can start (WebAssembly), this one fits every fold.
   const bool side_by_side = learner.kind() == LearnerKind::Xgboost || learner.kind() == LearnerKind::Ridge;
   const size_t workers = side_by_side ? std::min<size_t>(taus.size(), std::max(1u, std::thread::hardware_concurrency())) : 1;
   std::atomic<size_t> next{0};
@@ -57,11 +55,13 @@ std::vector<double> cross_validated_fold_taus(const Learner& learner, const Obse
     }
   };
   std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  try {
+    for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  } catch (const std::system_error&) {  // no threads (WebAssembly without pthreads)
+  }
   work();
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
-#endif
   return taus;
 }
 
