@@ -15,7 +15,7 @@
 
 #include "data/opcodes.h"
 #include "machine.h"
-#include "synth/cost_simulator.h"
+#include "simulator/cost_simulator.h"
 #include "synth/graph_families.h"
 
 using namespace graphcost;

@@ -16,9 +16,9 @@
 #include <optional>
 #include <string>
 
-#include "competition_store.h"
 #include "eval_commands.h"
 #include "scoring/leaderboard.h"
+#include "store/competition_store.h"
 
 namespace graphcost {
 

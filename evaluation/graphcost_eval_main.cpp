@@ -18,9 +18,9 @@
 #include "common/error_exit.h"
 #include "common/input_error.h"
 #include "competition_commands.h"
-#include "competition_server.h"
 #include "eval_commands.h"
 #include "scoring/baseline_order.h"
+#include "server/competition_server.h"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "competition_store.h"
 #include "scoring/solution.h"
+#include "store/competition_store.h"
 
 namespace graphcost {
 

@@ -47,7 +47,7 @@ def simulate(files, constants=None):
     return {f["file"]: f for f in json.loads(result.stdout)["files"]}
 
 
-# The rule constants a fit may change (synth/cost_simulator.h), each over a few values: which
+# The rule constants a fit may change (simulator/cost_simulator.h), each over a few values: which
 # padding the tiling costs, how much the MXU loses to a layout, how much of a copy is paid.
 GRID = {
     "lanes": [128, 8, 1],
@@ -70,7 +70,7 @@ def simulator_section(real_files):
     lines = ["", "## The simulator on the real labelled files", "",
              "`graphcost simulate FILE` rebuilds the file's program from its node features (shapes, layouts,",
              "convolution dimension numbers, windows; a dot's contracting dims from its shapes, as the files",
-             "carry none: synth/program_from_graph.h) and prices each of its configs as `graphcost gen` would.",
+             "carry none: simulator/program_from_graph.h) and prices each of its configs as `graphcost gen` would.",
              "Kendall tau-b is between the simulated and the measured runtimes (ties in either are ties); top-5",
              "slowdown is the best measured runtime among the simulator's 5 fastest over the best measured;",
              "spread is (max - min) / min (tile: of runtime / normalizer).", "",

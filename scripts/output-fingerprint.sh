@@ -16,8 +16,9 @@ evaluator=$build/evaluation/graphcost-eval
 data=${GRAPHCOST_DATA:-$(cd .. && pwd)/shared/data}
 real=$data/tpugraphs/npz
 rm -rf "$out" && mkdir -p "$out"
-mask_times() {  # timings only: "in 2.1 s", "layout 40 ms", "3 s elapsed", "~5 s left", "(12.5 ms)"
-  sed -E -e 's/(in|layout|took|\(|~) ?[0-9]+(\.[0-9]+)? ?(ms|s|min)\b/\1 <time>/g' -e 's/[0-9]+(\.[0-9]+)? ?(ms|s|min) (elapsed|left)/<time> \3/g'
+mask_times() {  # timings only: "in 2.1 s", "layout 40 ms", "3 s elapsed", "~5 s left", "(12.5 ms)", a tune round's seconds
+  sed -E -e 's/(in|layout|took|\(|~) ?[0-9]+(\.[0-9]+)? ?(ms|s|min)\b/\1 <time>/g' -e 's/[0-9]+(\.[0-9]+)? ?(ms|s|min) (elapsed|left)/<time> \3/g' \
+    -e 's/^(      "(learn_|measure_)?seconds": ).*/\1<time>,/' -e 's/(read|parse|write) [0-9.]+ ms/\1 <time>/g' -e 's/peak memory [0-9]+ MiB/peak memory <MiB>/'
 }
 run() {  # name, command...: stdout+stderr and the exit code into OUT/name.txt
   local name=$1; shift
@@ -48,6 +49,18 @@ if [ -d "$real" ]; then
     name=$(basename "$file" .npz)
     run "drawing_$name" "$graphcost" draw "$file" --out "$out/drawing_$name.csv"
   done
+  # The simulator, import, rank and tune: the rooms the layout moves touch.
+  unet=$real/layout/xla/random/valid/unet_3d.4x4.bf16.npz
+  run simulate_unet "$graphcost" simulate "$unet" --out "$out/simulate_unet.csv"
+  run simulate_tile "$graphcost" simulate --hardware tpu-v5e "$real/tile/xla/train/retinanet.2x2.fp32_-342c949e14733d96.npz"
+  run simulate_gemm "$graphcost" simulate --gemm "$data/tpu-gemm/measurements_v5e.csv" --hardware tpu-v5e
+  run import_fusion "$graphcost" import "$data/hlo/fusion.hlo" --out "$out/import_fusion.npz"
+  run info_import_fusion "$graphcost" info --json "$out/import_fusion.npz"
+  run rank_unet "$graphcost" rank "$unet" --model models/layout_xla.npz
+  for learner in auto ridge xgboost; do
+    run "tune_$learner" "$graphcost" tune "$unet" --budget 30 --seed 4 --learner "$learner" --json -q --costs-out "$out/tune_costs_$learner.csv"
+  done
+  run tune_simulate_module "$graphcost" tune "$data/hlo/depthwise_conv_3x3_1x256x56x56_bf16.hlo" --oracle simulate --budget 20 --candidates 200 --seed 2 --json -q
   run predict_real "$graphcost" predict --model models/layout_xla.npz models/layout_nlp.npz models/tile_xla.npz --data "$data/tpugraphs" --split test --out "$out/predict_real.csv"
 fi
 run info_gen_tree "$graphcost" info "$tree"

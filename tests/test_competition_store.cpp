@@ -11,7 +11,6 @@
 
 #include "common/input_error.h"
 #include "competition_commands.h"
-#include "competition_store.h"
 #include "data/dataset_survey.h"
 #include "data/tpu_graph.h"
 #include "scoring/baseline_order.h"
@@ -19,7 +18,8 @@
 #include "scoring/scorer.h"
 #include "scoring/submission.h"
 #include "scoring_worker.h"
-#include "team_names.h"
+#include "store/competition_store.h"
+#include "store/team_names.h"
 #include "test_support.h"
 
 using namespace graphcost;

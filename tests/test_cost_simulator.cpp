@@ -7,7 +7,7 @@
 #include <random>
 
 #include "data/opcodes.h"
-#include "synth/cost_simulator.h"
+#include "simulator/cost_simulator.h"
 #include "synth/graph_families.h"
 
 using namespace graphcost;

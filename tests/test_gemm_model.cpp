@@ -1,12 +1,12 @@
-// The GEMM model (synth/gemm_model.h) against its formula on hand-worked shapes, and against the
+// The GEMM model (simulator/gemm_model.h) against its formula on hand-worked shapes, and against the
 // real TPU v5e timings it was fitted to (../shared/data/tpu-gemm), with held-out figures.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 
-#include "synth/gemm_model.h"
-#include "synth/hardware_profile.h"
+#include "simulator/gemm_model.h"
+#include "simulator/hardware_profile.h"
 #include "test_support.h"
 
 using namespace graphcost;

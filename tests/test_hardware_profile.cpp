@@ -1,4 +1,4 @@
-// synth/hardware_profile: "nominal" is the generator's constants; a JSON file overrides fields by
+// simulator/hardware_profile: "nominal" is the generator's constants; a JSON file overrides fields by
 // name; unknown fields, non-numbers and out-of-range values are errors naming the file and field;
 // the rule constants it exposes act on the price (no copies paid at copy_share 0).
 #include <catch2/catch.hpp>
@@ -7,8 +7,8 @@
 
 #include "common/input_error.h"
 #include "data/opcodes.h"
-#include "synth/cost_simulator.h"
-#include "synth/hardware_profile.h"
+#include "simulator/cost_simulator.h"
+#include "simulator/hardware_profile.h"
 #include "test_support.h"
 
 using namespace graphcost;

@@ -15,7 +15,7 @@
 #include "hlo/hlo_graph.h"
 #include "hlo/hlo_import.h"
 #include "hlo/module_configs.h"
-#include "synth/program_from_graph.h"
+#include "simulator/program_from_graph.h"
 
 using namespace graphcost;
 

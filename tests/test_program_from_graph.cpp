@@ -1,4 +1,4 @@
-// synth/program_from_graph: a generated program written as a dataset graph (node features and
+// simulator/program_from_graph: a generated program written as a dataset graph (node features and
 // edges only) and rebuilt is priced exactly as the generator priced it, config for config; dots
 // whose contracting dims the features do not carry (as in the real files) are rebuilt from shapes;
 // tile configs are read back as the tiles the generator drew; bad features are named errors.
@@ -16,9 +16,9 @@
 #include "data/opcodes.h"
 #include "data/tile_configs.h"
 #include "hlo/hlo_import.h"
-#include "synth/cost_simulator.h"
+#include "simulator/cost_simulator.h"
+#include "simulator/program_from_graph.h"
 #include "synth/graph_families.h"
-#include "synth/program_from_graph.h"
 #include "test_support.h"
 
 using namespace graphcost;

@@ -6,11 +6,11 @@
 
 #include "bindings.h"
 #include "common/input_error.h"
-#include "synth/cost_simulator.h"
+#include "simulator/cost_simulator.h"
+#include "simulator/gemm_model.h"
+#include "simulator/hardware_profile.h"
+#include "simulator/program_from_graph.h"
 #include "synth/dataset_generator.h"
-#include "synth/gemm_model.h"
-#include "synth/hardware_profile.h"
-#include "synth/program_from_graph.h"
 
 namespace py = pybind11;
 

@@ -14,9 +14,9 @@
 #include "hlo/graph_file.h"
 #include "metrics/kendall_tau.h"
 #include "metrics/ranking_metrics.h"
-#include "synth/cost_simulator.h"
-#include "synth/hardware_profile.h"
-#include "synth/program_from_graph.h"
+#include "simulator/cost_simulator.h"
+#include "simulator/hardware_profile.h"
+#include "simulator/program_from_graph.h"
 
 namespace graphcost {
 namespace {

@@ -1,6 +1,6 @@
 // `graphcost simulate FILE...`: every config of each file priced by the cost simulator (the one
 // that labels `graphcost gen`'s data), the file's own program rebuilt from its node features
-// (synth/program_from_graph.h). On a labelled file it reports how the simulator ranks the measured
+// (simulator/program_from_graph.h). On a labelled file it reports how the simulator ranks the measured
 // configs: Kendall tau-b, top-5 slowdown, and the simulated against the measured runtime spread
 // (docs/generated-vs-real.md). FILE is an .npz (layout or tile) or HLO text (imported on the fly).
 #pragma once
@@ -13,9 +13,9 @@ namespace graphcost {
 struct SimulateCommandOptions {
   std::vector<std::string> paths;
   std::string out;                   // CSV: file, config, simulated_seconds, measured (empty when hidden)
-  std::string hardware = "nominal";  // tpu-v5e, tpu-v6e, or a JSON file of constants (synth/hardware_profile.h)
+  std::string hardware = "nominal";  // tpu-v5e, tpu-v6e, or a JSON file of constants (simulator/hardware_profile.h)
   bool json = false;
-  std::string gemm;  // a CSV of GEMMs (M, N, K, dtype[, median_s][, family]): priced by synth/gemm_model.h instead of files
+  std::string gemm;  // a CSV of GEMMs (M, N, K, dtype[, median_s][, family]): priced by simulator/gemm_model.h instead of files
   bool fit = false;  // --gemm: fit the profile's efficiencies to the rows, with held-out figures
 };
 int run_simulate_command(const SimulateCommandOptions& options);

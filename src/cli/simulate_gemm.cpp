@@ -1,4 +1,4 @@
-// `graphcost simulate --gemm FILE.csv`: single matrix multiplications priced by synth/gemm_model.h,
+// `graphcost simulate --gemm FILE.csv`: single matrix multiplications priced by simulator/gemm_model.h,
 // against their measured times when the file has them (docs/simulator.md).
 #include <algorithm>
 #include <cmath>
@@ -14,8 +14,8 @@
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "metrics/kendall_tau.h"
-#include "synth/gemm_model.h"
-#include "synth/hardware_profile.h"
+#include "simulator/gemm_model.h"
+#include "simulator/hardware_profile.h"
 
 namespace graphcost {
 namespace {

@@ -17,7 +17,7 @@
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/units.h"
-#include "synth/hardware_profile.h"
+#include "simulator/hardware_profile.h"
 #include "tune/tune_report.h"
 #include "tune/tuning_journal.h"
 

@@ -24,9 +24,9 @@
 #include "data/tpu_graph.h"
 #include "hlo/hlo_import.h"
 #include "scoring/solution.h"
-#include "synth/cost_simulator.h"
+#include "simulator/cost_simulator.h"
+#include "simulator/program_from_graph.h"
 #include "synth/graph_families.h"
-#include "synth/program_from_graph.h"
 
 namespace graphcost {
 namespace {
@@ -280,7 +280,7 @@ GeneratedFile make_layout(const Job& job, const GeneratorOptions& options, const
   // proposal is measured. The "random" collections sample every block uniformly.
   std::vector<int8_t> current = default_config;
   // Each config is priced from the previous one: only what changed is recomputed, with the same
-  // result as program.runtime() (synth/cost_simulator.h).
+  // result as program.runtime() (simulator/cost_simulator.h).
   IncrementalLayoutRuntime simulate(program);
   double current_seconds = simulate.runtime(current);
   while (static_cast<int>(configs.size()) < options.layout_configs) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "synth/hlo_builder.h"
+#include "simulator/hlo_builder.h"
 
 namespace graphcost {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "common/input_error.h"
-#include "synth/program_from_graph.h"
+#include "simulator/program_from_graph.h"
 
 namespace graphcost {
 

@@ -2,7 +2,7 @@
 //   replay    the target's recorded runtimes (a labelled .npz or tuning records): a measurement
 //             reveals one; the rest stay unseen by the tuner (the oracle keeps them for scoring the
 //             tuner's ranking of what it has not measured).
-//   simulate  graphcost's cost simulator on the program rebuilt from the file (synth/): a stand-in
+//   simulate  graphcost's cost simulator on the program rebuilt from the file (simulator/): a stand-in
 //             for hardware, deterministic.
 //   command   the user's hardware: a shell command per measurement (src/cli/command_oracle.h: it
 //             runs processes, so it lives with the command line, not in the browser's library).
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/named_values.h"
-#include "synth/cost_simulator.h"
+#include "simulator/cost_simulator.h"
 #include "tune/tuning_target.h"
 
 namespace graphcost {
