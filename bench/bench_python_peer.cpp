@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
   }
   const std::string graph_path = argv[1], model_path = argv[2], tree = argv[3], collection = argv[4];
   const int repeat = argc > 5 ? std::max(1, std::atoi(argv[5])) : 7;
-  const auto load = median_ms(repeat, [&] { (void)load_graph_file(graph_path).node_count; });
-  const TpuGraph graph = load_graph_file(graph_path);
+  const auto load = median_ms(repeat, [&] { (void)load_graph_file(graph_path).graph.node_count; });
+  const TpuGraph graph = load_graph_file(graph_path).graph;
   CostModel model = CostModel::load(model_path);
   const auto predict = median_ms(repeat, [&] { (void)model.predict(model.prepare(graph), 64, 1).size(); });
   const auto train = median_ms(std::max(1, repeat / 2), [&] {

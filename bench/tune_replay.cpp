@@ -64,7 +64,7 @@ std::vector<TuningTarget> load_targets(const std::vector<std::string>& paths) {
           graphs.emplace_back(tile_graph_from_record(record, ""), std::filesystem::path(path).stem().string() + "." + record.module.name);
         }
       } else {
-        graphs.emplace_back(load_graph_file(path), std::filesystem::path(path).stem().string());
+        graphs.emplace_back(load_graph_file(path).graph, std::filesystem::path(path).stem().string());
       }
     } else {
       graphs.emplace_back(load_tpu_graph(path), std::filesystem::path(path).stem().string());

@@ -90,7 +90,7 @@ TEST_CASE("hlo proto: XLA's own binary test module is its text twin", "[hlo][pro
 
 TEST_CASE("tuning records: the raw unet_3d record gives the dataset's own npz, column by column", "[hlo][proto][real]") {
   SKIP_WITHOUT_REAL_DATA();
-  const TpuGraph ours = load_graph_file(testing::data_dir() + "/tpugraphs-raw/module_tuning_data_layout.pb");
+  const TpuGraph ours = load_graph_file(testing::data_dir() + "/tpugraphs-raw/module_tuning_data_layout.pb").graph;
   const TpuGraph theirs = load_tpu_graph(testing::real_file("npz/layout/xla/default/valid/unet_3d.4x4.bf16.npz"));
   REQUIRE(ours.node_count == 3163);
   REQUIRE(ours.node_count == theirs.node_count);

@@ -8,7 +8,7 @@
 
 using namespace graphcost;
 
-TEST_CASE("tune session: replay rounds on a real file, curves and marks for the panel", "[tune][real]") {
+TEST_CASE("tune session: replay rounds on a real file, the rounds and marks for the panel", "[tune][real]") {
   SKIP_WITHOUT_REAL_DATA();
   const TpuGraph graph = load_tpu_graph(testing::real_file("npz/layout/xla/random/valid/unet_3d.4x4.bf16.npz"));
   TuneOptions options;
@@ -22,17 +22,23 @@ TEST_CASE("tune session: replay rounds on a real file, curves and marks for the 
   TuneSession session(graph, nullptr, options);
   CHECK(session.step());
   CHECK(session.step());
-  REQUIRE(session.curve().size() == 2);
-  CHECK(session.curve()[1].measured == 20);
-  CHECK((session.curve()[1].unmeasured_tau >= -1 && session.curve()[1].unmeasured_tau <= 1));
-  CHECK(session.curve()[1].best_over_file_best >= 1.0);
+  REQUIRE(session.rounds().size() == 2);
+  CHECK(session.rounds()[1].measured == 20);
+  CHECK((session.rounds()[1].unmeasured_tau >= -1 && session.rounds()[1].unmeasured_tau <= 1));
+  CHECK(session.rounds()[1].best_over_pool_best >= 1.0);
   const std::vector<bool> measured = session.measured_configs();
   CHECK(std::count(measured.begin(), measured.end(), true) == 20);
   CHECK(measured[0]);  // config 0 is always measured first
   session.stop();
   CHECK_FALSE(session.step());
   CHECK(session.state()["measured"].size() == 20);
-  CHECK(session.state()["curve"].size() == 2);
+  // The state is the run as `tune --json` reports it (one serializer), plus the panel's fields.
+  const nlohmann::json state = session.state();
+  CHECK(state["rounds"].size() == 2);
+  CHECK(state["rounds"][1]["measured"] == 20);
+  CHECK(state["interrupted"] == true);
+  CHECK(state["oracle"] == "replay");
+  CHECK(state["options"]["budget"] == session.tuner().options().budget);
 }
 
 TEST_CASE("tune session: a file without runtimes has nothing to replay", "[tune][real]") {

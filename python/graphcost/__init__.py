@@ -69,6 +69,9 @@ class TuneResult(dict):
     measured      a Graph of the configs measured without failure, with their runtimes
     best          {'config', 'seconds'}: the fastest measured, or None
     interrupted   True when Ctrl-C stopped it (what was measured is kept)
+    target, candidates, oracle, options, learner: as `graphcost tune --json` reports them (the
+                  same serializer): the program, the configs to choose among, the oracle ('replay'
+                  or 'python'), every option, the last fitted learner
     """
 
     __getattr__ = dict.__getitem__
@@ -133,7 +136,4 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
     if measure is not None:
         def wrapper(config):
             return _measure_with_timeout(measure, config, timeout)
-    result = TuneResult(_tune(target, wrapper, budget, per_round, strategy, init, learner, model, seed, candidates, explore, progress))
-    ok = [m for m in result["measurements"] if m["status"] == "ok"]
-    result["best"] = min(({"config": m["config"], "seconds": m["seconds"]} for m in ok), key=lambda b: b["seconds"], default=None)
-    return result
+    return TuneResult(_tune(target, wrapper, budget, per_round, strategy, init, learner, model, seed, candidates, explore, progress))

@@ -71,6 +71,10 @@ class TuneResult(Dict[str, Any]):
     best: Optional[Dict[str, Any]]
     interrupted: bool
     candidates: int
+    target: str
+    oracle: str
+    options: Dict[str, Any]
+    learner: Optional[Dict[str, Any]]
 
 def tune(target: Union[str, Graph], measure: Optional[Callable[[Dict[str, Any]], float]] = None, budget: int = 100, per_round: int = 10,
          strategy: str = "online", model: Optional[Model] = None, seed: int = 0, timeout: Optional[float] = None, candidates: int = 1000,

@@ -188,7 +188,7 @@ edge_index is int32 [consumer, producer] rows (files store int64); values equal 
       "load",
       [](const std::string& path) {
         py::gil_scoped_release release;
-        return std::make_shared<TpuGraph>(load_graph_file(path));
+        return std::make_shared<TpuGraph>(load_graph_file(path).graph);
       },
       py::arg("path"), R"doc(Reads a graph: a TpuGraphs .npz (schema-checked as the CLI checks it), a module (HLO text,
 HloProto or HloModuleProto: a layout graph, config 0 its own layouts and 100 random configs), or

@@ -28,8 +28,6 @@ py::object measurement_dict(const Measurement& m) {
   return json_to_python(line);
 }
 
-py::object report_dict(const RoundReport& r) { return json_to_python(round_report_json(r)); }
-
 py::dict tune(const py::object& target_or_path, const py::object& measure, int budget, int per_round, const std::string& strategy,
               const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
               double explore, const py::object& progress) {
@@ -76,7 +74,7 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
     };
   }
   Tuner tuner(target, oracle, model.get(), options);
-  py::list rounds;
+  std::vector<RoundReport> rounds;
   while (!tuner.done() && !interrupted) {
     RoundReport report;
     {
@@ -90,18 +88,16 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
         return interrupted;
       });
     }
-    rounds.append(report_dict(report));
-    if (!progress.is_none()) progress(rounds[rounds.size() - 1]);
+    rounds.push_back(report);
+    if (!progress.is_none()) progress(json_to_python(round_report_json(report)));
   }
-  py::dict result;
+  // The run as `tune --json` reports it (tune/tune_report.h), plus what only Python holds.
+  py::dict result = json_to_python(tune_summary_json(tuner, oracle.name, rounds, interrupted));
   py::list measurements;
   for (const Measurement& m : tuner.measurements()) measurements.append(measurement_dict(m));
   result["measurements"] = measurements;
-  result["rounds"] = rounds;
   result["costs"] = py::array_t<float>(static_cast<py::ssize_t>(tuner.costs().size()), tuner.costs().data());
   result["measured"] = std::make_shared<TpuGraph>(tuner.measured_graph());
-  result["candidates"] = target.graph.config_count;
-  result["interrupted"] = interrupted;
   return result;
 }
 

@@ -25,7 +25,6 @@ struct Run {
   MeasurementStatus status = MeasurementStatus::Ok;
   double seconds = 0;
   std::string message;
-  bool stopped = false;
 };
 
 // The last non-empty line of `output`, trimmed.
@@ -85,11 +84,10 @@ Run run_once(const CommandOracleOptions& options, const std::vector<std::string>
     if (elapsed > options.timeout_seconds || stop) {
       ::kill(-pid, SIGKILL);
       killed = true;
-      run.stopped = stop;
-      run.status = MeasurementStatus::Timeout;
+      run.status = stop ? MeasurementStatus::Stopped : MeasurementStatus::Timeout;
       char text[96];
       std::snprintf(text, sizeof text, "no answer within %.0f s (killed)", options.timeout_seconds);
-      run.message = stop ? "stopped" : text;
+      if (!stop) run.message = text;
       break;
     }
   }
@@ -144,9 +142,8 @@ Oracle command_oracle(const TuningTarget& target, const CommandOracleOptions& op
     m.config = config;
     for (int r = 0; r < options.repeats; ++r) {
       const Run run = run_once(options, arguments, base + ".log");
-      if (run.stopped) {
+      if (run.status == MeasurementStatus::Stopped) {
         m.status = MeasurementStatus::Stopped;
-        m.message = "stopped";
         return m;
       }
       if (run.status != MeasurementStatus::Ok) {

@@ -15,7 +15,7 @@
 namespace graphcost {
 
 int run_draw_command(const DrawCommandOptions& options) {
-  const TpuGraph graph = load_graph_file(options.path);
+  const TpuGraph graph = load_graph_file(options.path).graph;
   std::vector<std::pair<int32_t, int32_t>> edges;
   edges.reserve(graph.edges.size());
   for (const Edge& edge : graph.edges) edges.emplace_back(edge.producer, edge.consumer);

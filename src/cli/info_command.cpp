@@ -40,7 +40,7 @@ int run_info_command(const InfoOptions& options) {
     }
     return survey.errors.empty() ? 0 : 1;
   }
-  const GraphSummary summary = summarize_graph(load_graph_file(options.path));
+  const GraphSummary summary = summarize_graph(load_graph_file(options.path).graph);
   if (options.json) {
     std::cout << graph_summary_json(summary).dump(2) << "\n";
   } else {

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
-#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +18,6 @@
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
 #include "train/model_validation.h"
-#include "tune/tuning_target.h"
 
 namespace graphcost {
 namespace {
@@ -107,7 +105,7 @@ RankedConfigs rank_with_learner(const RankCommandOptions& options, const TpuGrap
 }  // namespace
 
 int run_rank_command(const RankCommandOptions& options) {
-  const TpuGraph graph = load_graph_file(options.path);
+  const TpuGraph graph = load_graph_file(options.path).graph;
   const RankedConfigs ranked = is_learner_file(options.model) ? rank_with_learner(options, graph) : rank_with_model(options, graph);
   const std::vector<float>& costs = ranked.costs;
   const std::vector<int32_t> order = order_by_cost(costs);
@@ -166,14 +164,11 @@ int run_search_command(const SearchCommandOptions& options) {
   CostModel model = CostModel::load(options.model);
   // --out tuned.hlo: the module's text with the found layouts, so the module itself is kept.
   const bool module_out = is_hlo_text_path(options.out);
-  std::optional<TuningTarget> target;
-  if (module_out) {
-    target = load_tuning_target(options.path, HloImportOptions{}.random_configs, 0);
-    if (!target->module || !target->module->from_text) {
-      throw InputError(options.out, "--out", "an .npz (a .hlo output needs an HLO text input to write the layouts into)", options.path);
-    }
+  GraphFile file = load_graph_file(options.path);
+  if (module_out && (!file.module || !file.module->from_text)) {
+    throw InputError(options.out, "--out", "an .npz (a .hlo output needs an HLO text input to write the layouts into)", options.path);
   }
-  TpuGraph graph = module_out ? target->graph : load_graph_file(options.path);
+  TpuGraph& graph = file.graph;
   check_kinds(model, options.model, graph);
   if (graph.kind != GraphKind::Layout) throw InputError(options.path, "kind", "a layout graph (search changes layouts)", "a tile graph");
   if (graph.configurable_count() == 0) {
@@ -213,7 +208,7 @@ int run_search_command(const SearchCommandOptions& options) {
   graph.layout_config_features.insert(graph.layout_config_features.end(), found.begin(), found.end());
   graph.config_count += 1;
   if (module_out) {
-    write_file_atomically(options.out, module_text_with_layouts(*target->module, target->computation_first, graph, graph.config_count - 1),
+    write_file_atomically(options.out, module_text_with_layouts(*file.module, file.computation_first, graph, graph.config_count - 1),
                           {options.path, options.model});
     std::printf("wrote %s: the module with the found config's layouts written in (docs/tuning.md)\n", printable(options.out).c_str());
     return 0;

@@ -30,7 +30,7 @@ struct Simulated {
 
 Simulated simulate_file(const std::string& path, const HardwareModel& hardware) {
   Simulated result;
-  result.graph = load_graph_file(path);
+  result.graph = load_graph_file(path).graph;
   const TpuGraph& graph = result.graph;
   const size_t configs = static_cast<size_t>(graph.config_count);
   if (graph.kind == GraphKind::Layout) {

@@ -10,12 +10,20 @@
 
 namespace graphcost {
 
-TpuGraph load_graph_file(const std::string& path) {
-  if (is_npz_file(path)) return load_tpu_graph(path);
+GraphFile load_graph_file(const std::string& path, const HloImportOptions& options) {
+  GraphFile file;
+  if (is_npz_file(path)) {
+    file.graph = load_tpu_graph(path);
+    return file;
+  }
   std::string bytes = read_module_file(path);
   const ModuleFileFormat format = detect_module_file_format(bytes, path);
   if (format != ModuleFileFormat::ModuleTuningData && format != ModuleFileFormat::TuningData) {
-    return import_hlo_layout(path, HloImportOptions{}).graph;
+    HloLayoutImport imported = import_hlo_layout(path, options);
+    file.graph = std::move(imported.graph);
+    file.module = std::move(imported.module);
+    file.computation_first = std::move(imported.computation_first);
+    return file;
   }
   const std::vector<ModuleTuningRecord> records =
       read_tuning_records(std::make_shared<const std::string>(std::move(bytes)), path, format == ModuleFileFormat::TuningData);
@@ -25,9 +33,9 @@ TpuGraph load_graph_file(const std::string& path) {
   }
   const bool tile = is_tile_record(records[0]);
   const std::string provenance = record_provenance(path, format, records[0], 0, 1, tile);
-  TpuGraph graph = tile ? tile_graph_from_record(records[0], provenance) : layout_graph_from_record(records[0], provenance);
-  check_features_finite(graph);
-  return graph;
+  file.graph = tile ? tile_graph_from_record(records[0], provenance) : layout_graph_from_record(records[0], provenance);
+  check_features_finite(file.graph);
+  return file;
 }
 
 }  // namespace graphcost

@@ -100,7 +100,7 @@ std::string record_provenance(const std::string& path, ModuleFileFormat format, 
 HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
   HloLayoutImport result;
   ModuleFileFormat format = ModuleFileFormat::HloText;
-  const HloModule module = read_hlo_module(path, &result.times, &format);
+  HloModule module = read_hlo_module(path, &result.times, &format);
   check_graph_fits(module, 1 + static_cast<int64_t>(std::max(0, options.random_configs)));
   auto start = Clock::now();
   HloGraph hlo = build_hlo_graph(module);
@@ -115,6 +115,8 @@ HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOption
   check_features_finite(result.graph);  // the reader refuses what would overflow; this keeps it so
   result.computations = static_cast<int64_t>(module.computations.size());
   result.unknown_opcodes = std::move(hlo.unknown_opcodes);
+  result.computation_first = std::move(hlo.computation_first);
+  result.module = std::move(module);
   return result;
 }
 

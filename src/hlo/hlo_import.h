@@ -49,7 +49,9 @@ std::string record_provenance(const std::string& path, ModuleFileFormat format, 
                               size_t count, bool tile);
 
 struct HloLayoutImport {
-  TpuGraph graph;  // kind Layout, with configs (runtimes hidden)
+  TpuGraph graph;                          // kind Layout, with configs (runtimes hidden)
+  HloModule module;                        // the program the graph was built from (a config is written back into it)
+  std::vector<int32_t> computation_first;  // the graph's node offset of each computation (hlo_graph.h)
   int64_t computations = 0;
   std::vector<std::string> unknown_opcodes;  // node_opcode 0, once each
   HloImportTimes times;

@@ -53,7 +53,7 @@ std::unique_ptr<RankingSession> RankingSession::open(const std::string& path, co
                        format_byte_size(bytes));
     }
   }
-  auto graph = std::make_unique<TpuGraph>(load_graph_file(path));  // .npz, or HLO text imported here
+  auto graph = std::make_unique<TpuGraph>(load_graph_file(path).graph);  // .npz, or HLO text imported here
   if (graph->node_count > kMaxNodes) {
     throw InputError(path, "nodes", "at most " + std::to_string(kMaxNodes) + " in the app (the CLI's rank and draw take more)",
                      std::to_string(graph->node_count));

@@ -1,8 +1,7 @@
 #include "sessions/tune_session.h"
 
-#include <cmath>
-
 #include "common/input_error.h"
+#include "tune/tune_report.h"
 
 namespace graphcost {
 
@@ -20,7 +19,6 @@ bool TuneSession::step() {
   if (!running()) return false;
   const RoundReport report = tuner_->run_round({});
   rounds_.push_back(report);
-  curve_.push_back({report.measured, report.unmeasured_tau, report.best_over_pool_best, report.out_of_sample_tau});
   return running();
 }
 
@@ -31,28 +29,17 @@ std::vector<bool> TuneSession::measured_configs() const {
 }
 
 nlohmann::json TuneSession::state() const {
-  const auto value = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  nlohmann::json curve = nlohmann::json::array();
-  for (const Point& p : curve_) {
-    curve.push_back({{"measured", p.measured},
-                     {"unmeasured_tau", value(p.unmeasured_tau)},
-                     {"best_over_file_best", value(p.best_over_file_best)},
-                     {"out_of_sample_tau", value(p.out_of_sample_tau)}});
-  }
+  nlohmann::json state = tune_summary_json(*tuner_, "replay", rounds_, stopped_);
   nlohmann::json measured = nlohmann::json::array();
   for (const Measurement& m : tuner_->measurements()) measured.push_back(m.config);
   double learn = 0;
   for (const RoundReport& r : rounds_) learn += r.learn_seconds;
-  return {{"running", running()},
-          {"rounds", rounds_.size()},
-          {"budget", tuner_->options().budget},
-          {"learner", name_of(learner_names(), tuner_->options().learner.kind)},
-          {"learner_now",
-           tuner_->learner() != nullptr && tuner_->learner()->fitted() ? tuner_->learner()->describe() : nlohmann::json(nullptr)},
-          {"measured", measured},
-          {"curve", curve},
-          {"learn_ms_per_round",
-           rounds_.empty() ? nlohmann::json(nullptr) : nlohmann::json(learn * 1e3 / static_cast<double>(rounds_.size()))}};
+  state["running"] = running();
+  state["budget"] = tuner_->options().budget;
+  state["measured"] = measured;
+  state["learn_ms_per_round"] =
+      rounds_.empty() ? nlohmann::json(nullptr) : nlohmann::json(learn * 1e3 / static_cast<double>(rounds_.size()));
+  return state;
 }
 
 }  // namespace graphcost

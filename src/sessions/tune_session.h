@@ -28,20 +28,17 @@ class TuneSession {
   bool running() const { return !stopped_ && !tuner_->done(); }
 
   const Tuner& tuner() const { return *tuner_; }
-  // Per round: the measurements made, the model's tau on the unmeasured, the best measured over
-  // the file's best (1 is the best config of the file).
-  struct Point {
-    int measured = 0;
-    double unmeasured_tau = 0, best_over_file_best = 0, out_of_sample_tau = 0;
-  };
-  const std::vector<Point>& curve() const { return curve_; }
+  // Per round (tune/tuner.h's RoundReport): the measurements made, the learner's tau on the
+  // unmeasured, the best measured over the file's best (1 is the best config of the file).
+  const std::vector<RoundReport>& rounds() const { return rounds_; }
   std::vector<bool> measured_configs() const;
+  // The run as `tune --json` and Python report it (tune/tune_report.h), plus what the panel shows:
+  // "running", "budget", the "measured" configs, "learn_ms_per_round".
   nlohmann::json state() const;
 
  private:
   TuningTarget target_;
   std::unique_ptr<Tuner> tuner_;
-  std::vector<Point> curve_;
   std::vector<RoundReport> rounds_;
   bool stopped_ = false;
 };

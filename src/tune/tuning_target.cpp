@@ -5,10 +5,6 @@
 #include "common/input_error.h"
 #include "data/opcodes.h"
 #include "hlo/graph_file.h"
-#include "hlo/hlo_graph.h"
-#include "hlo/hlo_import.h"
-#include "hlo/module_configs.h"
-#include "hlo/module_file.h"
 
 namespace graphcost {
 namespace {
@@ -37,25 +33,13 @@ TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_
   TuningTarget target;
   target.path = path;
   if (candidates < 1) throw InputError(path, "candidates", "1 or more configs to choose from", std::to_string(candidates));
-  bool module = false;
-  if (!is_npz_file(path)) {
-    const std::string bytes = read_module_file(path);
-    const ModuleFileFormat format = detect_module_file_format(bytes, path);
-    module = format != ModuleFileFormat::ModuleTuningData && format != ModuleFileFormat::TuningData;
-  }
-  if (!module) {
-    target.graph = load_graph_file(path);
-  } else {
-    ModuleFileFormat format = ModuleFileFormat::HloText;
-    target.module = read_hlo_module(path, nullptr, &format);
-    HloGraph hlo = build_hlo_graph(*target.module);
-    add_layout_configs(*target.module, hlo, candidates, seed);
-    target.computation_first = hlo.computation_first;
-    target.graph = std::move(hlo.graph);
-    target.graph.source = path;
-    target.graph.provenance = module_provenance(path, format, *target.module, target.graph.config_count - 1, seed);
-    check_features_finite(target.graph);
-  }
+  HloImportOptions options;
+  options.random_configs = candidates;
+  options.seed = seed;
+  GraphFile file = load_graph_file(path, options);
+  target.graph = std::move(file.graph);
+  target.module = std::move(file.module);
+  target.computation_first = std::move(file.computation_first);
   if (target.graph.config_count < 2) {
     throw InputError(path, "configs", "2 or more to choose among (a module with something configurable)",
                      std::to_string(target.graph.config_count));

@@ -406,36 +406,37 @@ test("the Tune panel replays a real file's measurements: the model learns in the
   await page.evaluate(() => window.graphcost.tune(30, 10));
   await page.waitForFunction(() => window.graphcost.state().tune && !window.graphcost.state().tune.running, null, { timeout: 120000 });
   let s = await state(page);
-  assert.equal(s.tune.learner, "auto");
+  assert.equal(s.tune.options.learner.learner, "auto");
   assert.equal(s.tune.measured.length, 30);
-  assert.ok(["xgboost", "ridge"].includes(s.tune.learner_now.chosen), JSON.stringify(s.tune.learner_now));
-  assert.ok(s.tune.learner_now.cross_validated_tau.xgboost > -1, JSON.stringify(s.tune.learner_now));
-  console.log(`Tune panel, learner auto (chose ${s.tune.learner_now.chosen}): tau on the unmeasured ${s.tune.curve[2].unmeasured_tau.toFixed(3)}, ` +
+  assert.ok(["xgboost", "ridge"].includes(s.tune.learner.chosen), JSON.stringify(s.tune.learner));
+  assert.ok(s.tune.learner.cross_validated_tau.xgboost > -1, JSON.stringify(s.tune.learner));
+  console.log(`Tune panel, learner auto (chose ${s.tune.learner.chosen}): tau on the unmeasured ${s.tune.rounds[2].unmeasured_tau.toFixed(3)}, ` +
               `${s.tune.learn_ms_per_round.toFixed(0)} ms fitting a round`);
   // weighed: the GNN fine-tunes in the page beside ridge.
   const started = Date.now();
   await page.evaluate(() => window.graphcost.tune(30, 10, "weighed"));
   await page.waitForFunction(() => window.graphcost.state().tune && !window.graphcost.state().tune.running, null, { timeout: 120000 });
   s = await state(page);
-  assert.equal(s.tune.learner, "weighed");
+  assert.equal(s.tune.options.learner.learner, "weighed");
   assert.equal(s.tune.measured.length, 30);
-  assert.equal(s.tune.curve.length, 3);
-  const last = s.tune.curve[2];
+  assert.equal(s.tune.rounds.length, 3);
+  const last = s.tune.rounds[2];
   assert.ok(last.unmeasured_tau > -1 && last.unmeasured_tau <= 1, `tau ${last.unmeasured_tau}`);
-  assert.ok(last.best_over_file_best >= 1);
+  assert.ok(last.best_over_pool_best >= 1);
   assert.ok(s.tune.measured.includes(0), "config 0 is measured first");
   console.log(`Tune panel, learner weighed: 3 rounds of 10 in ${Date.now() - started} ms (${s.tune.learn_ms_per_round.toFixed(0)} ms fitting a round); ` +
-              `tau on the unmeasured ${last.unmeasured_tau.toFixed(3)}, best measured / file's best ${last.best_over_file_best.toFixed(4)}`);
+              `tau on the unmeasured ${last.unmeasured_tau.toFixed(3)}, best measured / file's best ${last.best_over_pool_best.toFixed(4)}`);
   assert.ok(s.panels.some((p) => p.name === "Tune"), "the panel is drawn");
   assertPanelsBesideGraph(s);
   await page.screenshot({ path: artifact("app-tune") });
   // Stop: a long run stops at the next round.
   await page.evaluate(() => window.graphcost.tune(400, 10, "weighed"));
-  await page.waitForFunction(() => window.graphcost.state().tune?.rounds >= 1, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.graphcost.state().tune?.rounds.length >= 1, null, { timeout: 60000 });
   await page.evaluate(() => window.graphcost.stopTune());
   await page.waitForFunction(() => !window.graphcost.state().tune.running, null, { timeout: 60000 });
   s = await state(page);
-  assert.ok(s.tune.rounds < 40, `stopped after ${s.tune.rounds} rounds`);
+  assert.ok(s.tune.rounds.length < 40, `stopped after ${s.tune.rounds.length} rounds`);
+  assert.equal(s.tune.interrupted, true);
   assert.deepEqual(problems, []);
   await page.close();
 });

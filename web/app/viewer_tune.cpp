@@ -56,7 +56,7 @@ void Viewer::panel_tune() {
     ImGui::End();
     return;
   }
-  const std::vector<TuneSession::Point>& curve = tune_->curve();
+  const std::vector<RoundReport>& curve = tune_->rounds();
   const int measured = curve.empty() ? 0 : curve.back().measured;
   const Learner* learner = tune_->tuner().learner();
   std::string learner_name = name_of(learner_names(), tune_->tuner().options().learner.kind);
@@ -78,16 +78,16 @@ void Viewer::panel_tune() {
   }
   if (!curve.empty()) {
     std::vector<float> tau, best;
-    for (const TuneSession::Point& p : curve) {
+    for (const RoundReport& p : curve) {
       tau.push_back(std::isfinite(p.unmeasured_tau) ? static_cast<float>(p.unmeasured_tau) : 0.0f);
-      best.push_back(static_cast<float>(p.best_over_file_best));
+      best.push_back(static_cast<float>(p.best_over_pool_best));
     }
     const float width = ImGui::GetContentRegionAvail().x;
     const std::string tau_label = "tau on the unmeasured " + std::to_string(curve.back().unmeasured_tau).substr(0, 5);
     ImGui::PlotLines("##tau", tau.data(), static_cast<int>(tau.size()), 0, tau_label.c_str(), -0.2f, 1.0f,
                      ImVec2(width, 3 * ImGui::GetTextLineHeight()));
     char best_label[64];
-    std::snprintf(best_label, sizeof best_label, "best measured / file's best %.4f", curve.back().best_over_file_best);
+    std::snprintf(best_label, sizeof best_label, "best measured / file's best %.4f", curve.back().best_over_pool_best);
     ImGui::PlotLines("##best", best.data(), static_cast<int>(best.size()), 0, best_label, 1.0f, std::max(1.01f, best.front()),
                      ImVec2(width, 3 * ImGui::GetTextLineHeight()));
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
