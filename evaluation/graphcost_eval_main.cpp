@@ -26,7 +26,7 @@ namespace {
 
 void add_solution_options(CLI::App* command, graphcost::SolutionSource& source, const char* flag) {
   command->add_option(flag, source.path, "solution CSV (make-solution), or an npz tree to score on --split")->required();
-  command->add_option("--split", source.split, "split of an npz-tree solution (default valid)");
+  command->add_option("--split", source.split, "split of an npz-tree solution")->capture_default_str();
   graphcost::add_seed_option(command, source.seed, "seed of the Public/Private split of an npz-tree solution");
   command->add_option("--public-fraction", source.public_fraction, "share of each collection's graphs on the Public board")
       ->check(CLI::Range(0.0, 1.0));
@@ -64,9 +64,9 @@ CLI::App* add_leaderboard_command(CLI::App& app, graphcost::LeaderboardCommandOp
 CLI::App* add_baseline_command(CLI::App& app, graphcost::BaselineOptions& baseline) {
   CLI::App* baseline_command = app.add_subcommand("baseline", "Write a valid submission from a model-free strategy");
   baseline_command->add_option("--data", baseline.data, "npz tree (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
-  baseline_command->add_option("--split", baseline.split, "split(s) to cover, e.g. test or train,valid (default test)");
+  baseline_command->add_option("--split", baseline.split, "split(s) to cover, e.g. test or train,valid")->capture_default_str();
   graphcost::add_named_option(baseline_command, "--strategy", baseline.strategy, graphcost::baseline_strategy_names(),
-                              "first, reverse, random, fewest-changes (default first)");
+                              "first, reverse, random, fewest-changes");
   graphcost::add_seed_option(baseline_command, baseline.seed, "seed of the random strategy");
   baseline_command->add_option("--out", baseline.out, "submission CSV to write")->required();
   return baseline_command;
@@ -81,9 +81,11 @@ CLI::App* add_init_command(CLI::App& competition, graphcost::CompetitionInitOpti
   init_command->add_option("--title", init.settings.title, "shown on the pages");
   init_command->add_option("--deadline", init.settings.deadline, "UTC, e.g. 2026-12-31T23:59:59Z; the private board opens after it")
       ->required();
-  init_command->add_option("--daily-cap", init.settings.daily_cap, "submissions per team and UTC day (default 5)")
+  init_command->add_option("--daily-cap", init.settings.daily_cap, "submissions per team and UTC day")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  init_command->add_option("--finals", init.settings.finals, "submissions a team may pick for the private board (default 2)")
+  init_command->add_option("--finals", init.settings.finals, "submissions a team may pick for the private board")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
   init_command->add_option("--about", init.settings.about, "one line under the title: what the board measures, on which data");
   return init_command;
@@ -152,24 +154,29 @@ CLI::App* add_export_command(CLI::App& competition, graphcost::CompetitionExport
 CLI::App* add_serve_command(CLI::App& app, graphcost::ServeOptions& serve) {
   CLI::App* serve_command = app.add_subcommand("serve", "Run the live competition: pages, submissions API, scoring worker");
   serve_command->add_option("--db", serve.db, "competition database (competition init)")->required();
-  serve_command->add_option("--bind", serve.bind, "address to listen on (default 127.0.0.1; TLS belongs to a reverse proxy)");
-  serve_command->add_option("--port", serve.port, "port (default 8000; 0: any free port, printed)")->check(CLI::Range(0, 65535));
+  serve_command->add_option("--bind", serve.bind, "address to listen on (TLS belongs to a reverse proxy)")->capture_default_str();
+  serve_command->add_option("--port", serve.port, "port (0: any free port, printed)")->capture_default_str()->check(CLI::Range(0, 65535));
   serve_command->add_option("--app", serve.app_dir, "the WebAssembly build's web/ folder: the app and the in-browser validator at /app/");
   serve_command
       ->add_option_function<size_t>(
-          "--max-upload-mib", [&serve](size_t mib) { serve.max_upload_bytes = mib << 20; }, "largest accepted upload in MiB (default 32)")
-      ->check(CLI::Range(1, 1024));
-  serve_command->add_option("--rate-limit", serve.requests_per_minute, "API requests a minute per token or address (default 120)")
+          "--max-upload-mib", [&serve](size_t mib) { serve.max_upload_bytes = mib << 20; }, "largest accepted upload in MiB")
+      ->check(CLI::Range(1, 1024))
+      ->default_str(std::to_string(serve.max_upload_bytes >> 20));
+  serve_command->add_option("--rate-limit", serve.requests_per_minute, "API requests a minute per token or address")
+      ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  serve_command->add_option("--threads", serve.threads, "request threads (default 32; a connection waiting for bytes holds none)")
+  serve_command->add_option("--threads", serve.threads, "request threads (a connection waiting for bytes holds none)")
+      ->capture_default_str()
       ->check(CLI::Range(1, 256));
   serve_command->add_option("--trusted-proxy", serve.trusted_proxy,
                             "address of the reverse proxy in front (e.g. 127.0.0.1): its X-Forwarded-For names the client");
   serve_command
       ->add_option("--connections-per-address", serve.connections_per_address,
-                   "open connections one client address may hold (default 32; the proxy is exempt)")
+                   "open connections one client address may hold (the proxy is exempt)")
+      ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  serve_command->add_option("--timeout", serve.timeout_seconds, "seconds a connection may stall in a read or write (default 10)")
+  serve_command->add_option("--timeout", serve.timeout_seconds, "seconds a connection may stall in a read or write")
+      ->capture_default_str()
       ->check(CLI::Range(1, 600));
   return serve_command;
 }

@@ -5,6 +5,8 @@
 #   layers   each src/ module includes only earlier ones in architecture.md's order (check_layers.py)
 #   history  no numbered session in the tree: docs and comments say what graphcost does now, and name
 #            a commit, a date and a machine for a figure (the app's and server's sessions are not that)
+#   defaults no command-line help writes a default by hand ("(default 10)"): the help shows the
+#            options struct's value (CLI11's capture_default_str, add_named_option), so it cannot drift
 # Usage: bash scripts/check_rules.sh [TREE]   (TREE defaults to this checkout; tests/cli/test_rules.sh
 # runs it on a copy with one rule broken at a time and expects each failure)
 set -uo pipefail
@@ -60,6 +62,17 @@ if [ -n "$history" ]; then
   failed+=(history)
 else
   echo "rules: history ok (no \"session N\")"
+fi
+
+# Option help in the two executables' command files: a number or word written as the default.
+written=$(printf '%s\n' "$files" | grep -E '^(src/cli|evaluation)/.*\.cpp$' |
+  xargs -r grep -n -E '\((default|defaults to) [-0-9A-Za-z.,]+[;)]' 2>/dev/null | cut -c1-160)
+if [ -n "$written" ]; then
+  echo "rules: option help that writes its default by hand (use ->capture_default_str(): the help then shows the struct's value):"
+  printf '%s\n' "$written" | sed 's/^/  /'
+  failed+=(defaults)
+else
+  echo "rules: defaults ok (option help shows the options structs' values)"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

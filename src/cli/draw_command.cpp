@@ -51,4 +51,17 @@ int run_draw_command(const DrawCommandOptions& options) {
   return 0;
 }
 
+CLI::App* add_draw_command(CLI::App& app, DrawCommandOptions& draw) {
+  CLI::App* draw_command =
+      app.add_subcommand("draw", "Draw a graph in layers (as the browser app draws it); time it; export node positions");
+  // `draw` was called `layout` before "layout" came to mean TPU tensor layouts only; the old name stays
+  // as an alias.
+  draw_command->alias("layout");
+  draw_command->add_option("path", draw.path, "a TpuGraphs .npz file, or HLO text (.hlo/.txt: imported on the fly)")->required();
+  draw_command->add_option("--out", draw.out, "CSV of node,layer,position,x,y,stub");
+  draw_command->add_option("--repeat", draw.repeat, "runs to time (median printed)")->capture_default_str()->check(CLI::Range(1, 1000));
+  draw_command->add_flag("-q,--quiet", draw.quiet, "no progress on stderr");
+  return draw_command;
+}
+
 }  // namespace graphcost

@@ -3,6 +3,8 @@
 // `repeat` runs; --out writes one row per node (node,layer,position,x,y,stub) for other tools.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 
 namespace graphcost {
@@ -13,6 +15,8 @@ struct DrawCommandOptions {
   bool quiet = false;
 };
 
+// The `draw` subcommand and its options (help shows DrawCommandOptions's defaults).
+CLI::App* add_draw_command(CLI::App& app, DrawCommandOptions& options);
 int run_draw_command(const DrawCommandOptions& options);
 
 }  // namespace graphcost

@@ -1,5 +1,7 @@
 #include "cli/gen_command.h"
 
+#include "cli_options/seed_option.h"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -63,6 +65,36 @@ int run_gen_command(const GenOptions& options) {
                 gaps[gaps.size() / 2], gaps.front());
   }
   return interrupted ? 130 : 0;
+}
+
+CLI::App* add_gen_command(CLI::App& app, GenOptions& gen) {
+  CLI::App* gen_command = app.add_subcommand("gen", "Write a synthetic TpuGraphs tree (a TPU-like cost simulator labels it)");
+  gen_command->add_option("--out", gen.generator.out, "output folder (gets npz/... and solution_test.csv)")->required();
+  gen_command->add_option("--graphs", gen.generator.graphs, "number of files, spread over the collections")->check(CLI::PositiveNumber);
+  add_seed_option(gen_command, gen.generator.seed, "same seed, same bytes");
+  gen_command
+      ->add_option("--collections", gen.generator.collections,
+                   "subset of tile:xla layout:xla:random layout:xla:default layout:nlp:random layout:nlp:default")
+      ->delimiter(',');
+  gen_command->add_option("--max-nodes", gen.generator.max_nodes, "largest program size (nodes)")->check(CLI::Range(200, 1000000));
+  gen_command
+      ->add_option("--min-nodes", gen.generator.min_nodes,
+                   "smallest layout program (nodes; draws sizes in [min, max], grows bert graphs to the drawn size; default none)")
+      ->check(CLI::Range(0, 1000000));
+  gen_command->add_option("--max-configurable", gen.generator.max_configurable, "cap on configurable nodes per layout graph")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  gen_command->add_option("--layout-configs", gen.generator.layout_configs, "configs per layout file")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000000));
+  gen_command->add_option("--threads", gen.generator.threads, "worker threads")->capture_default_str()->check(CLI::Range(1, 64));
+  gen_command->add_option("--programs", gen.generator.programs_dir,
+                          "a folder of XLA HLO text modules (.hlo/.txt): real program structures beside the synthetic families");
+  gen_command->add_option("--program-share", gen.generator.program_share, "with --programs: the share of layout graphs drawn from them")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  gen_command->add_flag("-q,--quiet", gen.quiet, "no progress on stderr");
+  return gen_command;
 }
 
 }  // namespace graphcost

@@ -2,6 +2,8 @@
 // TpuGraphs tree plus the test split's solution (src/synth/dataset_generator.h).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include "synth/dataset_generator.h"
 
 namespace graphcost {
@@ -11,6 +13,8 @@ struct GenOptions {
   bool quiet = false;
 };
 
+// The `gen` subcommand and its options (help shows GenOptions's defaults).
+CLI::App* add_gen_command(CLI::App& app, GenOptions& options);
 int run_gen_command(const GenOptions& options);
 
 }  // namespace graphcost

@@ -1,5 +1,8 @@
 #include "cli/import_command.h"
 
+#include "cli_options/named_option.h"
+#include "cli_options/seed_option.h"
+
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -202,6 +205,25 @@ int run_import_command(const ImportCommandOptions& options) {
   }
   if (options.configs >= 0) import_options.max_tile_configs = std::max(1, options.configs);
   return import_tile(options, import_options, module);
+}
+
+CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& import) {
+  CLI::App* import_command = app.add_subcommand(
+      "import", "Import an XLA HLO text module (.hlo/.txt dump) as a TpuGraphs graph: layout configs to rank, or tile kernels");
+  import_command->add_option("module", import.module, "HLO text (XLA_FLAGS=--xla_dump_to=DIR, or jax's .as_text(dialect=\"hlo\"))")
+      ->required();
+  import_command->add_option("--out", import.out, "layout: the .npz to write; tile: a folder for one .npz per fusion")->required();
+  add_named_option(import_command, "--kind", import.kind, graph_kind_names(),
+                   "layout (the whole program, default) or tile (one kernel per fusion of a post-optimization module)");
+  import_command
+      ->add_option("--configs", import.configs,
+                   "layout: random configs beside config 0, the module's own layouts (default " +
+                       std::to_string(HloImportOptions{}.random_configs) + "); tile: at most N per kernel (default " +
+                       std::to_string(HloImportOptions{}.max_tile_configs) + ")")
+      ->check(CLI::Range(0, 1000000));
+  add_seed_option(import_command, import.seed, "seed of the random configs");
+  import_command->add_flag("-q,--quiet", import.quiet, "no timings or per-file lines on stderr");
+  return import_command;
 }
 
 }  // namespace graphcost

@@ -3,6 +3,8 @@
 // `--kind tile --out DIR` one tile kernel file per fusion instruction (src/hlo, docs/import.md).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
 #include <string>
 
@@ -13,11 +15,13 @@ namespace graphcost {
 struct ImportCommandOptions {
   std::string module, out;
   GraphKind kind = GraphKind::Layout;
-  int configs = -1;  // layout: random configs beside config 0 (default 100); tile: at most this many per kernel (default 1000)
+  int configs = -1;  // layout: random configs beside config 0; tile: at most this many per kernel; -1: HloImportOptions' defaults
   uint64_t seed = 0;
   bool quiet = false;
 };
 
+// The `import` subcommand and its options (help shows ImportCommandOptions's defaults).
+CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& options);
 int run_import_command(const ImportCommandOptions& options);
 
 }  // namespace graphcost

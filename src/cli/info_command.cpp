@@ -49,4 +49,13 @@ int run_info_command(const InfoOptions& options) {
   return 0;
 }
 
+CLI::App* add_info_command(CLI::App& app, InfoOptions& info) {
+  CLI::App* info_command =
+      app.add_subcommand("info", "Summarise a TpuGraphs .npz file, or every file below a directory, checking the schema");
+  info_command->add_option("path", info.path, "an .npz file or a directory (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
+  info_command->add_flag("--json", info.json, "print JSON instead of text");
+  info_command->add_flag("-q,--quiet", info.quiet, "no progress on stderr");
+  return info_command;
+}
+
 }  // namespace graphcost

@@ -3,6 +3,8 @@
 // fails the schema checks (the error names the file, the key, expected and actual).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 
 namespace graphcost {
@@ -13,6 +15,8 @@ struct InfoOptions {
   bool quiet = false;  // no progress on stderr
 };
 
+// The `info` subcommand and its options (help shows InfoOptions's defaults).
+CLI::App* add_info_command(CLI::App& app, InfoOptions& options);
 int run_info_command(const InfoOptions& options);
 
 }  // namespace graphcost

@@ -1,5 +1,9 @@
 #include "cli/model_commands.h"
 
+#include "cli_options/collection_option.h"
+#include "cli_options/named_option.h"
+#include "cli_options/seed_option.h"
+
 #include <chrono>
 #include <cstdio>
 #include <numeric>
@@ -224,6 +228,129 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   model.save(out, kept);  // atomic: the model file is never half-written
   std::printf("wrote %s\n", out.c_str());
   return 0;
+}
+
+CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
+  CLI::App* train_command = app.add_subcommand("train", "Train a GNN cost model on one collection's labelled files");
+  train_command->add_option("--data", train.train.data, "npz tree")->required();
+  train_command
+      ->add_option("--collection", train.train.collection, "tile:xla, layout:xla:random, ... or a comma list of layout collections")
+      ->required()
+      ->check(collection_list_check);
+  train_command->add_option("--out", train.train.out, "model file to write (.npz; rewritten after every epoch)")->required();
+  train_command->add_flag("--resume", train.train.resume,
+                          "continue from the checkpoint in --out (model, optimizer, sampler, epoch); e.g. after Ctrl-C");
+  train_command->add_option("--train-split", train.train.train_split, "split(s) to train on")->capture_default_str();
+  train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on")->capture_default_str();
+  train_command->add_option("--epochs", train.train.epochs, "epochs")->capture_default_str()->check(CLI::PositiveNumber);
+  train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  train_command
+      ->add_option("--graphs-per-step", train.train.graphs_per_step,
+                   "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)")
+      ->check(CLI::Range(1, 4096));
+  train_command->add_flag(
+      "--independent-graphs", [&train](int64_t) { train.train.balance_graph_sizes = false; },
+      "with several graphs per step, each draws its graph on its own (default: all draw graphs of the same size rank among their own, "
+      "so no process's step waits long for another's)");
+  train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 4096));
+  add_named_option(train_command, "--aggregation", train.train.model.aggregation, aggregation_names(),
+                   "how a node combines its neighbours in each message layer: mean, max or sum");
+  add_named_option(train_command, "--loss", train.train.loss, ranking_loss_names(),
+                   "listmle, hinge, gap-margin (hinge with the log-runtime gap as margin) or mse");
+  train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate")->capture_default_str();
+  train_command->add_option("--hidden", train.train.model.hidden, "hidden width")->capture_default_str()->check(CLI::Range(1, 4096));
+  train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers")->capture_default_str()->check(CLI::Range(0, 64));
+  train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none")
+      ->capture_default_str();
+  add_seed_option(train_command, train.train.model.seed, "seed: same seed, same model");
+  train_command->add_option("--init", train.train.init,
+                            "start from this model's weights (its architecture and feature statistics; fresh optimizer): a warm start, "
+                            "as tune --init model does");
+  train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
+                          "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
+  train_command->add_flag(
+      "--relative-configs", train.train.model.relative_configs,
+      "layout: read each node's values relative to its most common row in the file (a second embedding for changed nodes)");
+  train_command
+      ->add_option("--segment-nodes", train.train.segments.segment_nodes,
+                   "Graph Segment Training: segments of about N nodes (0: whole graphs)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000000));
+  add_named_option(train_command, "--partition", train.train.segments.partition, partition_method_names(),
+                   "GST segments: metis or contiguous");
+  train_command->add_option("--segments-per-step", train.train.segments.segments_per_step, "GST: segments backpropagated per step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  train_command
+      ->add_option("--stale-dropout", train.train.segments.stale_dropout, "GST: probability of dropping each historical segment embedding")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
+  train_command
+      ->add_option("--max-staleness", train.train.segments.max_staleness,
+                   "GST: recompute historical embeddings older than N steps (0: always; -1: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(-1, 100000000));
+  train_command
+      ->add_option("--finetune-steps", train.train.segments.finetune_steps,
+                   "GST: head finetuning steps after the last epoch (default: steps per epoch)")
+      ->check(CLI::Range(0, 10000000));
+  train_command
+      ->add_option("--stop-after-epoch", train.stop_after_epoch,
+                   "stop once this epoch's checkpoint is written (a batch job's time slice); --resume continues")
+      ->check(CLI::PositiveNumber);
+  train_command->add_option("--cache", train.train.cache,
+                            "config store folder: layout files are prepared there on first use and their configs read per step "
+                            "(graphcost prepare; bounded memory)");
+  train_command->add_flag("--fit-configs-per-step", train.train.fit_configs_per_step,
+                          "with --memory-budget: lower --configs-per-step to the most that fit instead of refusing");
+  train_command->add_option("--memory-budget", train.memory_budget,
+                            "peak memory to stay under, e.g. 256MiB or 4GiB: refused up front when the estimate exceeds it");
+  train_command
+      ->add_option("--valid-configs", train.train.valid_configs,
+                   "validate on at most N configs per graph, a fixed sample (default: all; 1000 with --cache)")
+      ->check(CLI::Range(2, 100000000));
+  train_command->add_flag("-q,--quiet", train.quiet, "no progress on stderr");
+  return train_command;
+}
+
+CLI::App* add_predict_command(CLI::App& app, PredictCommandOptions& predict) {
+  CLI::App* predict_command = app.add_subcommand("predict", "Rank every config of a split and write a Kaggle submission");
+  predict_command->add_option("--model", predict.models, "model file(s), one per collection or kind")->required();
+  predict_command->add_option("--data", predict.data, "npz tree")->required();
+  predict_command->add_option("--split", predict.split, "split(s)")->capture_default_str();
+  predict_command->add_option("--out", predict.out, "submission CSV")->required();
+  predict_command->add_option("--costs", predict.costs_out, "also write every config's predicted cost (CSV ID,config,cost)");
+  predict_command->add_option("--threads", predict.threads, "worker threads for layout ranking")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+
+  return predict_command;
+}
+
+CLI::App* add_evaluate_command(CLI::App& app, EvaluateCommandOptions& evaluate) {
+  CLI::App* evaluate_command = app.add_subcommand("evaluate-model", "Validation metric of a model on its collection");
+  evaluate_command->add_option("--model", evaluate.model, "model file")->required();
+  evaluate_command->add_option("--data", evaluate.data, "npz tree")->required();
+  evaluate_command->add_option("--split", evaluate.split, "split(s)")->capture_default_str();
+  evaluate_command->add_option("--collection", evaluate.collection, "collection(s) to score on (default: the model's own)")
+      ->check(collection_list_check);
+  return evaluate_command;
+}
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateCommandOptions& calibrate) {
+  CLI::App* calibrate_command =
+      app.add_subcommand("calibrate", "Fit how a model's predicted costs map to runtimes (the predicted speedups) on labelled graphs");
+  calibrate_command->add_option("--model", calibrate.model, "model file")->required();
+  calibrate_command->add_option("--data", calibrate.data, "npz tree")->required();
+  calibrate_command->add_option("--split", calibrate.split, "split(s)")->capture_default_str();
+  calibrate_command->add_option("--collection", calibrate.collection, "collection(s) (default: the model's own)")
+      ->check(collection_list_check);
+  calibrate_command->add_option("--out", calibrate.out, "write the calibrated model here (default: in place)");
+  return calibrate_command;
 }
 
 }  // namespace graphcost

@@ -2,6 +2,8 @@
 // command line (src/model, src/train).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
@@ -15,6 +17,8 @@ struct TrainCommandOptions {
   bool quiet = false;
   int stop_after_epoch = 0;  // > 0: stop once this epoch's checkpoint is written (resume later)
 };
+// The `train` subcommand and its options (help shows TrainCommandOptions's defaults).
+CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& options);
 int run_train_command(const TrainCommandOptions& options);
 
 struct PredictCommandOptions {
@@ -24,12 +28,16 @@ struct PredictCommandOptions {
   int batch = 64;
   int threads = 2;  // LayoutInference workers
 };
+// The `predict` subcommand and its options (help shows PredictCommandOptions's defaults).
+CLI::App* add_predict_command(CLI::App& app, PredictCommandOptions& options);
 int run_predict_command(const PredictCommandOptions& options);
 
 struct EvaluateCommandOptions {
   std::string model, data, split = "valid";
   std::string collection;  // default: the model's own
 };
+// The `evaluate-model` subcommand and its options (help shows EvaluateCommandOptions's defaults).
+CLI::App* add_evaluate_command(CLI::App& app, EvaluateCommandOptions& options);
 int run_evaluate_model_command(const EvaluateCommandOptions& options);
 
 // `graphcost calibrate`: fits the model's RuntimeCalibration (predicted speedups) on labelled
@@ -38,6 +46,8 @@ struct CalibrateCommandOptions {
   std::string model, data, split = "valid", out;
   std::string collection;  // default: the model's own
 };
+// The `calibrate` subcommand and its options (help shows CalibrateCommandOptions's defaults).
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateCommandOptions& options);
 int run_calibrate_command(const CalibrateCommandOptions& options);
 
 }  // namespace graphcost

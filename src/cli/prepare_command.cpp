@@ -1,5 +1,7 @@
 #include "cli/prepare_command.h"
 
+#include "cli_options/collection_option.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,6 +51,19 @@ int run_prepare_command(const PrepareCommandOptions& options) {
       files.size(), options.cache.c_str(), static_cast<long long>(reused), static_cast<long long>(configs),
       static_cast<long long>(distinct), format_byte_size(store_bytes).c_str(), seconds);
   return 0;
+}
+
+CLI::App* add_prepare_command(CLI::App& app, PrepareCommandOptions& prepare) {
+  CLI::App* prepare_command = app.add_subcommand(
+      "prepare", "Prepare layout files' configs into a config store (int8, deduplicated, memory-mapped) for train --cache");
+  prepare_command->add_option("--data", prepare.data, "npz tree")->required();
+  prepare_command->add_option("--cache", prepare.cache, "config store folder (created; current entries are kept)")->required();
+  prepare_command->add_option("--collection", prepare.collection, "layout collection(s), comma list (default: all four)")
+      ->check(collection_list_check);
+  prepare_command->add_option("--split", prepare.split, "split(s)")->capture_default_str();
+  prepare_command->add_option("--memory-budget", prepare.memory_budget, "inflate at most this much at once, e.g. 256MiB");
+  prepare_command->add_flag("-q,--quiet", prepare.quiet, "no progress on stderr");
+  return prepare_command;
 }
 
 }  // namespace graphcost

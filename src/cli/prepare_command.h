@@ -3,6 +3,8 @@
 // Files already current in the cache are skipped: an interrupted run continues where it stopped.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 
 namespace graphcost {
@@ -14,6 +16,8 @@ struct PrepareCommandOptions {
   std::string memory_budget;  // --memory-budget as given ("256MiB"); "": the input memory limit's default
   bool quiet = false;
 };
+// The `prepare` subcommand and its options (help shows PrepareCommandOptions's defaults).
+CLI::App* add_prepare_command(CLI::App& app, PrepareCommandOptions& options);
 int run_prepare_command(const PrepareCommandOptions& options);
 
 }  // namespace graphcost

@@ -224,4 +224,33 @@ int run_search_command(const SearchCommandOptions& options) {
   return 0;
 }
 
+CLI::App* add_rank_command(CLI::App& app, RankCommandOptions& rank) {
+  CLI::App* rank_command = app.add_subcommand("rank", "Rank one graph's configs with a model: the best K, predicted costs and speedups");
+  rank_command->add_option("path", rank.path, "an .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
+  rank_command
+      ->add_option("--model", rank.model,
+                   "model file (models/layout_xla.npz, ...) or a learner file tune --model-out wrote for this program")
+      ->required();
+  rank_command->add_option("--top", rank.top, "configs to list")->capture_default_str()->check(CLI::Range(1, 100000000));
+  rank_command->add_option("--threads", rank.threads, "worker threads")->capture_default_str()->check(CLI::Range(1, 256));
+  rank_command->add_flag("--json", rank.json, "print JSON instead of text");
+  return rank_command;
+}
+
+CLI::App* add_search_command(CLI::App& app, SearchCommandOptions& search) {
+  CLI::App* search_command =
+      app.add_subcommand("search", "Search better layouts with a model (greedy, from the best listed config) and write them");
+  search_command->add_option("path", search.path, "a layout .npz, or HLO text (.hlo/.txt: imported on the fly)")->required();
+  search_command->add_option("--model", search.model, "layout model file")->required();
+  search_command->add_option("--out", search.out,
+                             "write the input's configs plus the found one here (.npz), or, for HLO text, the module with the found "
+                             "config's layouts written in (.hlo/.txt)");
+  search_command->add_option("--rounds", search.rounds, "greedy rounds")->capture_default_str()->check(CLI::Range(1, 1000));
+  search_command->add_option("--candidates", search.candidates, "candidate rows per node")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  search_command->add_flag("-q,--quiet", search.quiet, "no progress on stderr");
+  return search_command;
+}
+
 }  // namespace graphcost

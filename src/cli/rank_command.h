@@ -5,6 +5,8 @@
 // configs appended. FILE is an .npz or HLO text (.hlo / .txt, imported on the fly).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 
 namespace graphcost {
@@ -15,6 +17,8 @@ struct RankCommandOptions {
   int threads = 2;
   bool json = false;
 };
+// The `rank` subcommand and its options (help shows RankCommandOptions's defaults).
+CLI::App* add_rank_command(CLI::App& app, RankCommandOptions& options);
 int run_rank_command(const RankCommandOptions& options);
 
 struct SearchCommandOptions {
@@ -23,6 +27,8 @@ struct SearchCommandOptions {
   int candidates = 6;  // candidate rows per node: the most common ones among the file's configs
   bool quiet = false;
 };
+// The `search` subcommand and its options (help shows SearchCommandOptions's defaults).
+CLI::App* add_search_command(CLI::App& app, SearchCommandOptions& options);
 int run_search_command(const SearchCommandOptions& options);
 
 }  // namespace graphcost

@@ -191,4 +191,22 @@ int run_simulate_command(const SimulateCommandOptions& options) {
   return 0;
 }
 
+CLI::App* add_simulate_command(CLI::App& app, SimulateCommandOptions& simulate) {
+  CLI::App* simulate_command = app.add_subcommand(
+      "simulate", "Price every config of a file with the cost simulator (gen's labeller); on measured files, its tau and top-5 slowdown");
+  simulate_command->add_option("paths", simulate.paths,
+                               "layout or tile .npz files, or modules (HLO text, protos, tuning records: imported on the fly)");
+  simulate_command->add_option("--out", simulate.out,
+                               "CSV of every config: file, config, simulated_seconds, measured; with --gemm, the rows with predicted_s");
+  simulate_command->add_option(
+      "--hardware", simulate.hardware,
+      "the simulator's constants: nominal (default, what gen labels with), tpu-v5e, tpu-v6e, or a JSON file of {\"field\": number}");
+  simulate_command->add_flag("--json", simulate.json, "print JSON instead of text");
+  simulate_command->add_option("--gemm", simulate.gemm,
+                               "a CSV of matrix multiplications (M,N,K,dtype[,median_s][,family]) to price instead of files");
+  simulate_command->add_flag("--fit", simulate.fit,
+                             "with --gemm: fit the profile's efficiencies to the rows, and show how they hold on rows left out");
+  return simulate_command;
+}
+
 }  // namespace graphcost

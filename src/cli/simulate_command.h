@@ -5,6 +5,8 @@
 // (docs/generated-vs-real.md). FILE is an .npz (layout or tile) or HLO text (imported on the fly).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
@@ -18,6 +20,8 @@ struct SimulateCommandOptions {
   std::string gemm;  // a CSV of GEMMs (M, N, K, dtype[, median_s][, family]): priced by simulator/gemm_model.h instead of files
   bool fit = false;  // --gemm: fit the profile's efficiencies to the rows, with held-out figures
 };
+// The `simulate` subcommand and its options (help shows SimulateCommandOptions's defaults).
+CLI::App* add_simulate_command(CLI::App& app, SimulateCommandOptions& options);
 int run_simulate_command(const SimulateCommandOptions& options);
 // The --gemm mode (src/cli/simulate_gemm.cpp): each row priced; with median_s, median and p90
 // |relative error| and Kendall tau-b; --out writes the rows with predicted_s beside their columns.

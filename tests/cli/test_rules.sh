@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check_rules.sh keeps the house rules: today's tree passes, and a copy of it with one rule
 # broken at a time (a misformatted line, an oversized file and function, an include against the
-# module order, a "session N" in the docs) fails, naming that rule.
+# module order, a "session N" in the docs, a default written into option help) fails, naming that rule.
 # Usage: test_rules.sh
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +39,11 @@ copy
 sed -i '0,/#include "common\/input_error.h"/s//#include "common\/input_error.h"\n#include "tune\/tuner.h"/' "$out/copy/src/common/input_error.cpp"
 grep -q 'tune/tuner.h' "$out/copy/src/common/input_error.cpp" || echo "test_rules: could not plant the include" >&2
 broken_by layers
+
+copy
+sed -i '0,/"configs to list"/s//"configs to list (default 10)"/' "$out/copy/src/cli/rank_command.cpp"
+grep -q 'configs to list (default 10)' "$out/copy/src/cli/rank_command.cpp" || echo "test_rules: could not plant the default" >&2
+broken_by defaults
 
 copy
 word=session
