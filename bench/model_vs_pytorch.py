@@ -194,8 +194,11 @@ def main():
             sys.exit(f"model_vs_pytorch: {args.binary} is missing; run `cmake --preset bench-avx2 && cmake --build --preset bench-avx2`")
         peer_env.update(ATEN_CPU_CAPABILITY="avx2", OPENBLAS_CORETYPE="Haswell")
         print("AVX2 only: graphcost built for x86-64-v3, PyTorch ATEN_CPU_CAPABILITY=avx2, OpenBLAS OPENBLAS_CORETYPE=Haswell")
-    machine = os.path.join(os.path.dirname(args.binary), "bench_machine")
-    print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
+    # The machine line: the benchmark's own build's bench_machine, else the release build's (the
+    # bench-avx2 preset builds bench_model only).
+    machines = [os.path.join(os.path.dirname(args.binary), "bench_machine"), os.path.join(ROOT, "build/native-release/bench/bench_machine")]
+    machine = next((m for m in machines if os.path.exists(m)), None)
+    print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if machine else "machine: (build bench_machine to print it)")
     try:
         import torch
     except ImportError:

@@ -12,6 +12,7 @@
 #include "data/graph_summary.h"
 #include "data/tpu_graph.h"
 #include "hlo/graph_file.h"
+#include "spaces/parameter_space.h"
 
 namespace graphcost {
 
@@ -40,6 +41,11 @@ int run_info_command(const InfoOptions& options) {
     }
     return survey.errors.empty() ? 0 : 1;
   }
+  if (is_parameter_space_file(options.path)) {  // a kernel's parameter space (T4, Kernel Tuner cache, T1)
+    const nlohmann::json summary = summarize_parameter_space(load_parameter_space(options.path));
+    std::cout << (options.json ? summary.dump(2) + "\n" : parameter_space_text(summary));
+    return 0;
+  }
   const GraphSummary summary = summarize_graph(load_graph_file(options.path).graph);
   if (options.json) {
     std::cout << graph_summary_json(summary).dump(2) << "\n";
@@ -50,9 +56,12 @@ int run_info_command(const InfoOptions& options) {
 }
 
 CLI::App* add_info_command(CLI::App& app, InfoOptions& info) {
-  CLI::App* info_command =
-      app.add_subcommand("info", "Summarise a TpuGraphs .npz file, or every file below a directory, checking the schema");
-  info_command->add_option("path", info.path, "an .npz file or a directory (e.g. $GRAPHCOST_DATA/tpugraphs)")->required();
+  CLI::App* info_command = app.add_subcommand("info",
+                                              "Summarise a TpuGraphs .npz file, a module, a kernel's parameter space (T4, Kernel Tuner "
+                                              "cache, T1), or every file below a directory, checking the schema");
+  info_command
+      ->add_option("path", info.path, "an .npz file, a module, a space (.json[.gz]) or a directory (e.g. $GRAPHCOST_DATA/tpugraphs)")
+      ->required();
   info_command->add_flag("--json", info.json, "print JSON instead of text");
   info_command->add_flag("-q,--quiet", info.quiet, "no progress on stderr");
   return info_command;
