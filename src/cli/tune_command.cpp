@@ -63,6 +63,7 @@ nlohmann::json journal_header(const TuneCommandOptions& options, const TuningTar
           {"repeats", options.oracle == OracleKind::Command ? nlohmann::json(options.repeats) : nlohmann::json(nullptr)},
           {"candidates", options.candidates},
           {"model", options.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(options.model))},
+          {"warm_start", options.warm_start.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(options.warm_start))},
           {"options", options_json},
           {"budget", options.tune.budget},
           {"measure", options.measure}};
@@ -154,8 +155,39 @@ void print_round(const RoundReport& r, int budget, double elapsed) {
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+// A space's measurements as a T4 results file: every measured config with its repeats, or how it
+// failed (the file's own failure kind when replaying it).
+void write_space_results(const TuneCommandOptions& options, const Tuner& tuner) {
+  const ParameterSpace& space = *tuner.target().space;
+  ParameterSpace measured = space;
+  measured.configs.clear();
+  measured.restrictions.clear();
+  for (const Measurement& m : tuner.measurements()) {
+    SpaceConfig config = space.configs[static_cast<size_t>(m.config)];
+    if (m.ok()) {
+      config.outcome = ConfigOutcome::Ok;
+      config.seconds = m.seconds;
+      config.repeats = m.runs;
+    } else {
+      const bool recorded = config.outcome != ConfigOutcome::Ok && config.outcome != ConfigOutcome::Unmeasured;
+      config.outcome = recorded                                 ? config.outcome
+                       : m.status == MeasurementStatus::Timeout ? ConfigOutcome::Timeout
+                       : m.status == MeasurementStatus::Garbage ? ConfigOutcome::Correctness
+                                                                : ConfigOutcome::Runtime;
+      if (!recorded) config.repeats.clear();
+    }
+    measured.configs.push_back(std::move(config));
+  }
+  const std::string note = "graphcost tune of " + tuner.target().path + " (oracle " + name_of(oracle_kind_names(), options.oracle) +
+                           ", strategy " + name_of(tune_strategy_names(), options.tune.strategy) + ", seed " +
+                           std::to_string(options.tune.seed) + ")";
+  write_file_atomically(options.out, t4_results_document(measured, note).dump(1) + "\n", {options.target});
+}
+
 void write_outputs(const TuneCommandOptions& options, const Tuner& tuner) {
-  if (!options.out.empty()) {
+  if (!options.out.empty() && tuner.target().space) {
+    write_space_results(options, tuner);
+  } else if (!options.out.empty()) {
     TpuGraph measured = tuner.measured_graph();
     if (measured.config_count >= 1) {
       std::ostringstream provenance;
@@ -201,7 +233,7 @@ int run_tune_command(const TuneCommandOptions& options) {
   if (!options.out.empty()) check_output_path(options.out, {options.target});
   if (!options.costs_out.empty()) check_output_path(options.costs_out, {options.target});
   if (!options.model_out.empty()) check_output_path(options.model_out, {options.target, options.model});
-  const TuningTarget target = load_tuning_target(options.target, options.candidates, options.tune.seed);
+  const TuningTarget target = load_tuning_target(options.target, options.candidates, options.tune.seed, options.warm_start);
   std::unique_ptr<CostModel> model;
   if (!options.model.empty()) model = std::make_unique<CostModel>(CostModel::load(options.model));
   Tuner tuner(target, make_oracle(options, target), model.get(), options.tune);
@@ -279,14 +311,22 @@ CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& tune) {
       "tune", "Tune a program from a few of its measurements: rank the candidates, measure a batch, learn, repeat (docs/tuning.md)");
   TuneOptions& t = tune.tune;
   LearnerOptions& l = t.learner;
-  command->add_option("target", tune.target, "a layout or tile .npz, tuning records, or a module (HLO text or proto)")->required();
+  command
+      ->add_option("target", tune.target,
+                   "a layout or tile .npz, tuning records, a module (HLO text or proto), or a kernel's parameter space (T4 results, a "
+                   "Kernel Tuner cache or a T1 definition, .json[.gz])")
+      ->required();
   command->add_option("--model", tune.model, "a model: the first ranking, the GNN's warm start (--init model), or zero-shot's");
   command->add_option("--budget", t.budget, "measurements in all, failed ones included")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   command->add_option("--per-round", t.per_round, "measurements a round")->check(CLI::Range(1, 100000))->capture_default_str();
   add_named_option(command, "--strategy", t.strategy, tune_strategy_names(),
-                   "online (learn after each round), zero-shot (the model as is), random, fewest-changes");
+                   "online (learn after each round), zero-shot (the model as is), random, fewest-changes, genetic (parameter spaces: "
+                   "Kernel Tuner's genetic algorithm, model-free)");
+  command->add_option("--warm-start", tune.warm_start,
+                      "a space target: another GPU's measurements of the same space (T4 or cache): XGBoost fitted there ranks the "
+                      "first batch and is a feature of the learners here");
   add_named_option(command, "--learner", l.kind, learner_names(),
                    "online: what learns from the measurements: auto (the one of xgboost and ridge that ranks the measured configs "
                    "best in cross-validation, at every round; docs/tuning.md), xgboost, ridge, gnn, weighed (GNN and ridge weighed "

@@ -27,7 +27,8 @@ struct TuneCommandOptions {
   std::string hardware = "nominal";  // --oracle simulate
   int candidates = 1000;             // module targets
   std::string out, costs_out;
-  std::string model_out;  // the last fitted learner (learners/learner_file.h)
+  std::string model_out;   // the last fitted learner (learners/learner_file.h)
+  std::string warm_start;  // a space target: another GPU's measurements of the same space (tune/space_target.h)
   bool json = false, resume = false, quiet = false;
 };
 

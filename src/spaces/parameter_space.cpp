@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "common/input_error.h"
 #include "common/units.h"
@@ -90,6 +91,38 @@ ParameterSpace load_parameter_space(const std::string& path) {
         root.is_object() ? "an object without those keys" : std::string("a JSON ") + root.type_name());
   }
   return space;
+}
+
+nlohmann::ordered_json t4_results_document(const ParameterSpace& space, const std::string& note) {
+  static const std::map<ConfigOutcome, const char*> errors = {{ConfigOutcome::Compile, "CompilationFailedConfig"},
+                                                              {ConfigOutcome::Runtime, "RuntimeFailedConfig"},
+                                                              {ConfigOutcome::Constraints, "InvalidConfig"},
+                                                              {ConfigOutcome::Timeout, "RuntimeFailedConfig"},
+                                                              {ConfigOutcome::Correctness, "RuntimeFailedConfig"}};
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (int32_t c = 0; c < static_cast<int32_t>(space.configs.size()); ++c) {
+    const SpaceConfig& config = space.configs[static_cast<size_t>(c)];
+    if (config.outcome == ConfigOutcome::Unmeasured) continue;
+    nlohmann::ordered_json runtimes = nlohmann::ordered_json::array();
+    for (const double r : config.repeats) runtimes.push_back(r * 1e3);
+    const bool ok = config.outcome == ConfigOutcome::Ok;
+    nlohmann::ordered_json result;
+    result["configuration"] = space.config_json(c);
+    result["times"] = {{"runtimes", runtimes}};
+    result["invalidity"] = ok ? "correct" : name_of(config_outcome_names(), config.outcome);
+    result["correctness"] = ok ? 1 : 0;
+    result["measurements"] = nlohmann::ordered_json::array(
+        {{{"name", "time"},
+          {"value", ok ? nlohmann::ordered_json(config.seconds * 1e3) : nlohmann::ordered_json(errors.at(config.outcome))},
+          {"unit", "ms"}}});
+    result["objectives"] = {"time"};
+    results.push_back(std::move(result));
+  }
+  nlohmann::ordered_json document;
+  document["schema_version"] = "1.0.0";
+  document["metadata"] = {{"timeunit", "milliseconds"}, {"graphcost", note}};
+  document["results"] = std::move(results);
+  return document;
 }
 
 namespace {

@@ -70,6 +70,11 @@ ParameterSpace load_parameter_space(const std::string& path);
 // module argument. Reads at most the file's first 512 bytes.
 bool is_parameter_space_file(const std::string& path);
 
+// The space as a T4 results document (schema 1.0.0, milliseconds; a failed config's time is Kernel
+// Tuner's error name): what `tune --out` writes for a space, and what load_parameter_space reads
+// back to the same configs, outcomes, times and repeats. `note` goes to metadata.graphcost.
+nlohmann::ordered_json t4_results_document(const ParameterSpace& space, const std::string& note);
+
 // What `graphcost info` prints of a space: parameters and values, configs, outcomes, spread, the
 // noise of the repeats (the median coefficient of variation of a config's repeats), the best config.
 nlohmann::json summarize_parameter_space(const ParameterSpace& space);

@@ -30,6 +30,24 @@ Oracle replay_oracle(const TuningTarget& target) {
   }
   Oracle oracle;
   oracle.name = "replay";
+  if (target.space) {  // a space: its ok configs' times (every repeat), the others' failures as they were
+    const std::shared_ptr<const ParameterSpace> space = target.space;
+    for (const SpaceConfig& config : space->configs) oracle.truth.push_back(config.outcome == ConfigOutcome::Ok ? config.seconds : NAN);
+    oracle.measure = [space](int32_t config) {
+      const SpaceConfig& recorded = space->configs[static_cast<size_t>(config)];
+      Measurement m;
+      m.config = config;
+      if (recorded.outcome == ConfigOutcome::Ok) {
+        m.seconds = recorded.seconds;
+        m.runs = recorded.repeats.empty() ? std::vector<double>{m.seconds} : recorded.repeats;
+      } else {
+        m.status = MeasurementStatus::Failed;
+        m.message = "the file records this config's " + name_of(config_outcome_names(), recorded.outcome) + " failure";
+      }
+      return m;
+    };
+    return oracle;
+  }
   oracle.truth = config_ranking_targets(target.graph);
   const TpuGraph* graph = &target.graph;
   oracle.measure = [graph](int32_t config) {
@@ -43,6 +61,9 @@ Oracle replay_oracle(const TuningTarget& target) {
 }
 
 Oracle simulate_oracle(const TuningTarget& target, const HardwareModel& hardware) {
+  if (target.space) {
+    throw InputError(target.path, "oracle", "replay or command for a parameter space (the simulator prices TPU programs)", "simulate");
+  }
   Oracle oracle;
   oracle.name = "simulate";
   const TpuGraph* graph = &target.graph;

@@ -13,6 +13,7 @@
 #include "metrics/ranking_metrics.h"
 #include "model/feature_encoder.h"
 #include "scoring/baseline_order.h"
+#include "tune/genetic_search.h"
 
 namespace graphcost {
 namespace {
@@ -26,7 +27,8 @@ const NameTable<TuneStrategy>& tune_strategy_names() {
   static const NameTable<TuneStrategy> names = {{"online", TuneStrategy::Online},
                                                 {"zero-shot", TuneStrategy::ZeroShot},
                                                 {"random", TuneStrategy::Random},
-                                                {"fewest-changes", TuneStrategy::FewestChanges}};
+                                                {"fewest-changes", TuneStrategy::FewestChanges},
+                                                {"genetic", TuneStrategy::Genetic}};
   return names;
 }
 
@@ -63,6 +65,7 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
   options_.learner.seed = options_.seed;
   options_.check(target_.path);
   const bool online = options_.strategy == TuneStrategy::Online;
+  if (target_.space) check_space_options(model);
   const bool needs_model = options_.strategy == TuneStrategy::ZeroShot ||
                            (online && options_.learner.init == GnnInit::Model &&
                             (options_.learner.kind == LearnerKind::Gnn || options_.learner.kind == LearnerKind::Weighed ||
@@ -79,6 +82,10 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
   }
   measured_.assign(static_cast<size_t>(graph.config_count), false);
   row_of_ = config_representatives(graph);
+  if (options_.strategy == TuneStrategy::Genetic && !target_.space) {
+    throw InputError(target_.path, "strategy",
+                     "online, zero-shot, random or fewest-changes for a graph (genetic searches parameter spaces)", "genetic");
+  }
   if (options_.strategy == TuneStrategy::FewestChanges)
     baseline_order_ = baseline_order(graph, BaselineStrategy::FewestChanges, options_.seed);
   if (online) learner_ = make_learner(graph, model, options_.learner);
@@ -86,6 +93,22 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
     CostModel copy = model->clone();
     costs_ = copy.predict(copy.prepare(graph), 64, options_.learner.threads);
     choice_costs_ = costs_;
+  }
+  if (online && !target_.prior.empty()) costs_ = choice_costs_ = target_.prior;  // a warm start's ranking
+}
+
+void Tuner::check_space_options(const CostModel* model) const {
+  const auto refuse = [&](const std::string& field, const std::string& expected, const std::string& actual) {
+    throw InputError(target_.path, field, expected + " (a parameter space has no graph for the GNN)", actual);
+  };
+  if (model != nullptr) refuse("model", "no model", "a model");
+  const TuneStrategy s = options_.strategy;
+  if (s == TuneStrategy::ZeroShot || s == TuneStrategy::FewestChanges) {
+    refuse("strategy", "online, random or genetic", name_of(tune_strategy_names(), s));
+  }
+  const LearnerKind k = options_.learner.kind;
+  if (s == TuneStrategy::Online && k != LearnerKind::Auto && k != LearnerKind::Xgboost && k != LearnerKind::Ridge) {
+    refuse("learner", "auto, xgboost or ridge", name_of(learner_names(), k));
   }
 }
 
@@ -184,6 +207,13 @@ std::vector<int32_t> Tuner::choose_batch() {
       case TuneStrategy::Random:
         take_random(size);
         break;
+      case TuneStrategy::Genetic: {
+        std::vector<bool> unavailable = measured_;
+        for (size_t c = 0; c < count; ++c) unavailable[c] = unavailable[c] || taken[c];
+        for (const int32_t c : genetic_children(*target_.space, measurements_, unavailable, size - batch.size(), random_)) take(c);
+        take_random(size);
+        break;
+      }
       case TuneStrategy::FewestChanges:
         for (size_t i = baseline_next_; i < baseline_order_.size() && batch.size() < size; ++i) take(baseline_order_[i]);
         break;
@@ -278,14 +308,19 @@ void Tuner::score(RoundReport& report) const {
   const std::vector<double>& truth = oracle_.truth;
   if (truth.empty()) return;
   std::vector<double> unmeasured_truth, unmeasured_cost;
+  double pool_best = INFINITY;  // a config without a truth (NaN: a space's failed one) is in neither
   for (size_t c = 0; c < truth.size(); ++c) {
+    if (!std::isfinite(truth[c])) continue;
+    pool_best = std::min(pool_best, truth[c]);
     if (measured_[c]) continue;
     unmeasured_truth.push_back(truth[c]);
     if (!costs_.empty()) unmeasured_cost.push_back(costs_[c]);
   }
   double best_measured = INFINITY;
-  for (const Measurement& m : measurements_) best_measured = std::min(best_measured, truth[static_cast<size_t>(m.config)]);
-  report.best_over_pool_best = best_measured / *std::min_element(truth.begin(), truth.end());
+  for (const Measurement& m : measurements_) {
+    if (std::isfinite(truth[static_cast<size_t>(m.config)])) best_measured = std::min(best_measured, truth[static_cast<size_t>(m.config)]);
+  }
+  report.best_over_pool_best = best_measured / pool_best;
   if (unmeasured_cost.size() >= 2) {
     report.unmeasured_tau = kendall_tau_b(unmeasured_cost.data(), unmeasured_truth.data(), unmeasured_cost.size());
     report.unmeasured_slowdown_at_5 = slowdown_at_k(unmeasured_truth, order_by_cost(unmeasured_cost), 5);

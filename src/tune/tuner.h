@@ -13,6 +13,10 @@
 //   random          configs at random.
 //   fewest-changes  configs in order of the fewest configurable nodes changed from the file's most
 //                   common values (scoring/baseline_order.h).
+//   genetic         parameter spaces: Kernel Tuner's genetic algorithm, a generation a round
+//                   (tune/genetic_search.h): the model-free local search a learned one must beat.
+// A parameter space (tune/space_target.h) is tuned by online (xgboost, ridge or auto), random or
+// genetic; its warm start's costs are the first ranking, as a given model's are for a graph.
 // Every strategy measures config 0 (the module's own layouts, or the file's first config) in its
 // first batch: the reference that "best vs config 0" is measured against.
 //
@@ -38,8 +42,9 @@
 
 namespace graphcost {
 
-enum class TuneStrategy { Online, ZeroShot, Random, FewestChanges };
-const NameTable<TuneStrategy>& tune_strategy_names();  // "online", "zero-shot", "random", "fewest-changes"
+enum class TuneStrategy { Online, ZeroShot, Random, FewestChanges, Genetic };
+// "online", "zero-shot", "random", "fewest-changes", "genetic"
+const NameTable<TuneStrategy>& tune_strategy_names();
 
 // online: how a batch is chosen from the learner's costs (docs/tuning.md, "Which configs next").
 //   best        the learner's best unmeasured configs, plus `explore` of the batch at random
@@ -119,7 +124,8 @@ class Tuner {
 
  private:
   std::vector<int32_t> choose_batch();
-  Observations observations(size_t count) const;  // the ok measurements among the first `count`
+  void check_space_options(const CostModel* model) const;  // InputError for what a parameter space cannot do
+  Observations observations(size_t count) const;           // the ok measurements among the first `count`
   void learn();
   void bag();  // ucb, thompson: the bagged fits' costs
   void score(RoundReport& report) const;

@@ -5,6 +5,7 @@
 #include "common/input_error.h"
 #include "data/opcodes.h"
 #include "hlo/graph_file.h"
+#include "tune/space_target.h"
 
 namespace graphcost {
 namespace {
@@ -29,10 +30,28 @@ std::string fingerprint_of(const TpuGraph& graph) {
 
 }  // namespace
 
-TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed) {
+TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed, const std::string& warm_start) {
   TuningTarget target;
   target.path = path;
   if (candidates < 1) throw InputError(path, "candidates", "1 or more configs to choose from", std::to_string(candidates));
+  if (is_parameter_space_file(path)) {
+    auto space = std::make_shared<ParameterSpace>(load_parameter_space(path));
+    if (!warm_start.empty()) {
+      BoostedTreesOptions trees;
+      trees.seed = seed;
+      target.prior = warm_start_costs(*space, load_parameter_space(warm_start), trees);
+    }
+    target.graph = space_as_graph(*space, target.prior.empty() ? nullptr : &target.prior);
+    target.space = std::move(space);
+    if (target.graph.config_count < 2)
+      throw InputError(path, "configs", "2 or more to choose among", std::to_string(target.graph.config_count));
+    target.fingerprint = fingerprint_of(target.graph);
+    return target;
+  }
+  if (!warm_start.empty()) {
+    throw InputError(path, "warm_start", "a parameter space target (another GPU's measurements of the same space start it)",
+                     "a graph target");
+  }
   HloImportOptions options;
   options.random_configs = candidates;
   options.seed = seed;
@@ -58,6 +77,12 @@ TuningTarget tuning_target_from_graph(TpuGraph graph, const std::string& label) 
 
 nlohmann::json describe_config(const TuningTarget& target, int32_t config) {
   const TpuGraph& graph = target.graph;
+  if (target.space) {  // a kernel's config: its parameters by name, as Kernel Tuner passes them
+    return {{"config", config},
+            {"kind", "space"},
+            {"program", graph.source},
+            {"parameters", nlohmann::json::parse(target.space->config_json(config).dump())}};
+  }
   nlohmann::json out = {{"config", config}, {"kind", graph_kind_name(graph.kind)}, {"program", graph.source}};
   if (graph.kind == GraphKind::Tile) {
     const auto first = graph.tile_config_features.begin() + static_cast<std::ptrdiff_t>(config) * kTileConfigFeatureCount;

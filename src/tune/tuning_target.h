@@ -1,8 +1,10 @@
 // What `graphcost tune` tunes: a program and the configs it may measure (the candidates), read from
 // a TpuGraphs .npz (its configs; its recorded runtimes, when it has them, are what the replay
 // oracle reveals), tuning records (the same, labelled), or a module (HLO text or proto: config 0 its
-// own layouts, then `candidates` random ones, as `graphcost import` draws them). A module target
-// keeps the module, so a config can be written back into its text (hlo/hlo_layout_writer.h).
+// own layouts, then `candidates` random ones, as `graphcost import` draws them), or a kernel's
+// parameter space (T4 results, a Kernel Tuner cache or a T1 definition: tune/space_target.h). A
+// module target keeps the module, so a config can be written back into its text
+// (hlo/hlo_layout_writer.h); a space target keeps the space (its parameters, outcomes, repeats).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 
 #include "data/tpu_graph.h"
 #include "hlo/hlo_module.h"
+#include "spaces/parameter_space.h"
 
 namespace graphcost {
 
@@ -23,6 +26,8 @@ struct TuningTarget {
   TpuGraph graph;                                           // the candidates are its configs
   std::optional<HloModule> module;                          // module targets: the program, for writing configs into it
   std::vector<int32_t> computation_first;                   // module targets: hlo_graph.h's node offsets
+  std::shared_ptr<const ParameterSpace> space;              // space targets: the space (the graph holds its values as config columns)
+  std::vector<float> prior;                                 // space targets with a warm start: its cost of each config
   bool recorded() const { return !graph.runtimes_hidden; }  // runtimes the replay oracle can reveal
   // A short fingerprint of what the candidates are (node count, configs, a hash of the features
   // and configs): a journal written for one target is not resumed on another.
@@ -31,7 +36,9 @@ struct TuningTarget {
 
 // Reads `path` (InputError as the loaders). `candidates`: for module targets, how many random
 // configs beside config 0 (seeded by `seed`); ignored for files that hold their configs.
-TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed);
+// `warm_start`: for a space, another space of the same parameters whose measurements start the
+// search (tune/space_target.h); InputError for other targets.
+TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed, const std::string& warm_start = "");
 
 // A graph already in memory (a generated file, one kernel of a TuningData) as a target.
 TuningTarget tuning_target_from_graph(TpuGraph graph, const std::string& label);
