@@ -234,13 +234,15 @@ int run_tune_command(const TuneCommandOptions& options) {
   if (!options.costs_out.empty()) check_output_path(options.costs_out, {options.target});
   if (!options.model_out.empty()) check_output_path(options.model_out, {options.target, options.model});
   const TuningTarget target = load_tuning_target(options.target, options.candidates, options.tune.seed, options.warm_start);
+  TuneCommandOptions resolved = options;  // the journal's header holds the exploration the run uses
+  if (std::isnan(resolved.tune.explore)) resolved.tune.explore = default_explore(target);
   std::unique_ptr<CostModel> model;
   if (!options.model.empty()) model = std::make_unique<CostModel>(CostModel::load(options.model));
-  Tuner tuner(target, make_oracle(options, target), model.get(), options.tune);
+  Tuner tuner(target, make_oracle(resolved, target), model.get(), resolved.tune);
 
   std::unique_ptr<TuningJournalWriter> journal;
   if (!options.out.empty()) {
-    const nlohmann::json header = journal_header(options, target);
+    const nlohmann::json header = journal_header(resolved, target);
     if (options.resume) {
       const TuningJournal earlier = read_tuning_journal(journal_path(options.out));
       check_same_run(journal_path(options.out), earlier.header, header);
@@ -334,9 +336,12 @@ CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& tune) {
   add_named_option(command, "--acquisition", t.acquisition, tune_acquisition_names(),
                    "online: which configs next: best (the learner's best plus --explore at random), ucb (bagged fits' mean minus "
                    "their spread), thompson (each pick one bagged fit's best)");
-  command->add_option("--explore", t.explore, "online: share of each batch drawn at random among the unmeasured")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
+  command
+      ->add_option("--explore", t.explore,
+                   "online: share of each batch drawn at random among the unmeasured (the target's default: " +
+                       std::to_string(kGraphExplore).substr(0, 3) + " for graphs, " + std::to_string(kSpaceExplore).substr(0, 3) +
+                       " for parameter spaces)")
+      ->check(CLI::Range(0.0, 1.0));
   add_named_option(command, "--oracle", tune.oracle, oracle_kind_names(),
                    "replay (the file's recorded runtimes), simulate (graphcost's simulator), command (--measure)");
   command->add_option("--measure", tune.measure,

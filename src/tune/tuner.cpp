@@ -13,7 +13,7 @@
 #include "metrics/ranking_metrics.h"
 #include "model/feature_encoder.h"
 #include "scoring/baseline_order.h"
-#include "tune/genetic_search.h"
+#include "tune/space_search.h"
 
 namespace graphcost {
 namespace {
@@ -54,7 +54,8 @@ nlohmann::json TuneOptions::to_json() const {
 void TuneOptions::check(const std::string& where) const {
   if (budget < 1) throw InputError(where, "budget", "1 or more measurements", std::to_string(budget));
   if (per_round < 1) throw InputError(where, "per_round", "1 or more measurements a round", std::to_string(per_round));
-  if (!(explore >= 0 && explore <= 1)) throw InputError(where, "explore", "a share in [0, 1]", std::to_string(explore));
+  if (!std::isnan(explore) && !(explore >= 0 && explore <= 1))
+    throw InputError(where, "explore", "a share in [0, 1]", std::to_string(explore));
   if (bagged_fits < 2) throw InputError(where, "bagged_fits", "2 or more", std::to_string(bagged_fits));
   learner.check(where);
 }
@@ -63,6 +64,7 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
     : target_(target), oracle_(std::move(oracle)), given_(model), options_(std::move(options)) {
   const TpuGraph& graph = target_.graph;
   options_.learner.seed = options_.seed;
+  if (std::isnan(options_.explore)) options_.explore = default_explore(target_);
   options_.check(target_.path);
   const bool online = options_.strategy == TuneStrategy::Online;
   if (target_.space) check_space_options(model);
@@ -96,6 +98,8 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
   }
   if (online && !target_.prior.empty()) costs_ = choice_costs_ = target_.prior;  // a warm start's ranking
 }
+
+double default_explore(const TuningTarget& target) { return target.space ? kSpaceExplore : kGraphExplore; }
 
 void Tuner::check_space_options(const CostModel* model) const {
   const auto refuse = [&](const std::string& field, const std::string& expected, const std::string& actual) {
@@ -227,6 +231,14 @@ std::vector<int32_t> Tuner::choose_batch() {
           for (size_t draw = 0; batch.size() < exploit && draw < exploit * bagged_costs_.size(); ++draw) {
             take_best(bagged_costs_[draw % bagged_costs_.size()], batch.size() + 1);
           }
+          take_random(size);
+        } else if (target_.space) {  // near the best measured first (tune/space_search.h), then anywhere
+          const std::vector<float> near = neighbourhood_costs(*target_.space, measurements_, choice_costs_);
+          for (const int32_t c : order_by_cost(near)) {
+            if (batch.size() >= exploit || !std::isfinite(near[static_cast<size_t>(c)])) break;
+            take(c);
+          }
+          take_best(choice_costs_, exploit);
           take_random(size);
         } else {
           take_improving(exploit);

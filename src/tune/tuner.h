@@ -14,7 +14,7 @@
 //   fewest-changes  configs in order of the fewest configurable nodes changed from the file's most
 //                   common values (scoring/baseline_order.h).
 //   genetic         parameter spaces: Kernel Tuner's genetic algorithm, a generation a round
-//                   (tune/genetic_search.h): the model-free local search a learned one must beat.
+//                   (tune/space_search.h): the model-free local search a learned one must beat.
 // A parameter space (tune/space_target.h) is tuned by online (xgboost, ridge or auto), random or
 // genetic; its warm start's costs are the first ranking, as a given model's are for a graph.
 // Every strategy measures config 0 (the module's own layouts, or the file's first config) in its
@@ -26,6 +26,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -54,6 +55,12 @@ const NameTable<TuneStrategy>& tune_strategy_names();
 enum class TuneAcquisition { Best, Ucb, Thompson };
 const NameTable<TuneAcquisition>& tune_acquisition_names();  // "best", "ucb", "thompson"
 
+// The exploration share by target: on the shared real files, a third of each batch at random kept
+// the learners' view of a program broad enough (docs/tuning.md); on the shared parameter spaces, a
+// tenth: the neighbourhood of the best configs is where the better ones were (tune/space_search.h).
+inline constexpr double kGraphExplore = 0.3, kSpaceExplore = 0.1;
+double default_explore(const TuningTarget& target);
+
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Online;
   // online: what learns from the measurements (learners/learner.h; its seed is `seed`).
@@ -62,7 +69,9 @@ struct TuneOptions {
   int bagged_fits = 8;  // ucb, thompson: the bootstrap fits each round
   int budget = 100;     // measurements in all, failed ones included
   int per_round = 10;
-  double explore = 0.3;  // online: the share of each batch drawn at random among the unmeasured
+  // online: the share of each batch drawn at random among the unmeasured; NaN: the target's
+  // default (kGraphExplore, kSpaceExplore), set when the Tuner starts (default_explore).
+  double explore = NAN;
   uint64_t seed = 0;
 
   // Every option that shapes a run (a tuning journal's header: resuming with another is refused).

@@ -1,4 +1,4 @@
-#include "tune/genetic_search.h"
+#include "tune/space_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +29,30 @@ int32_t nearest_available(const ParameterSpace& space, const std::vector<int32_t
 }
 
 }  // namespace
+
+std::vector<float> neighbourhood_costs(const ParameterSpace& space, const std::vector<Measurement>& measured,
+                                       const std::vector<float>& costs) {
+  std::vector<const Measurement*> best;
+  for (const Measurement& m : measured) {
+    if (m.ok()) best.push_back(&m);
+  }
+  std::stable_sort(best.begin(), best.end(), [](const Measurement* a, const Measurement* b) { return a->seconds < b->seconds; });
+  if (best.size() > static_cast<size_t>(kSpaceIncumbents)) best.resize(static_cast<size_t>(kSpaceIncumbents));
+  std::vector<float> near(costs.size(), INFINITY);
+  for (size_t c = 0; c < costs.size(); ++c) {
+    const std::vector<int32_t>& values = space.configs[c].value_index;
+    for (const Measurement* m : best) {
+      const std::vector<int32_t>& incumbent = space.configs[static_cast<size_t>(m->config)].value_index;
+      int differing = 0;
+      for (size_t p = 0; p < values.size() && differing <= kSpaceRadius; ++p) differing += values[p] != incumbent[p] ? 1 : 0;
+      if (differing <= kSpaceRadius) {
+        near[c] = costs[c];
+        break;
+      }
+    }
+  }
+  return near;
+}
 
 std::vector<int32_t> genetic_children(const ParameterSpace& space, const std::vector<Measurement>& measured,
                                       const std::vector<bool>& unavailable, size_t size, std::mt19937_64& random) {
