@@ -111,18 +111,23 @@ def _measure_with_timeout(measure, config, timeout):
 
 
 def tune(target, measure=None, budget=100, per_round=10, strategy="online", model=None, seed=0, timeout=None, candidates=1000,
-         explore=0.3, init="previous", learner="auto", progress=None):
+         explore=None, init="previous", learner="auto", progress=None):
     """Tunes a program from a few of its measurements (docs/tuning.md).
 
-    target     a path (a labelled or hidden .npz, tuning records, or a module: HLO text or proto,
-               whose candidates are config 0 and `candidates` random layouts) or a Graph
+    target     a path (a labelled or hidden .npz, tuning records, a module: HLO text or proto,
+               whose candidates are config 0 and `candidates` random layouts, or a kernel's
+               parameter space: T4 results, a Kernel Tuner cache or a T1 definition) or a Graph
     measure    measure(config) -> seconds, called for each config to measure, in this process;
                config is a dict: {'config': index, 'nodes': [{'node', 'name', 'opcode', 'output',
-               'input', 'kernel'}...]} (layout) or {'config_feat': [...]} (tile). An exception, a
+               'input', 'kernel'}...]} (layout), {'config_feat': [...]} (tile) or {'parameters':
+               {name: value}} (a space). An exception, a
                value that is not a positive finite number, or no answer within `timeout` seconds
                is a failed measurement: kept, and tuning goes on. None: replay the file's recorded
                runtimes.
-    strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes'
+    strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes',
+               'genetic' (a space: Kernel Tuner's genetic algorithm)
+    explore    the share of each online batch drawn at random; None: the target's default (0.3 for
+               graphs, 0.1 for parameter spaces)
     model      a Model: zero-shot's, or the warm start with init='model'
     init       the GNN: where each fit starts: 'previous' (the one before; the first from scratch),
                'scratch' (a fresh model every round), 'model' (`model`'s weights)
@@ -136,4 +141,5 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
     if measure is not None:
         def wrapper(config):
             return _measure_with_timeout(measure, config, timeout)
+    explore = float("nan") if explore is None else explore
     return TuneResult(_tune(target, wrapper, budget, per_round, strategy, init, learner, model, seed, candidates, explore, progress))

@@ -78,5 +78,5 @@ class TuneResult(Dict[str, Any]):
 
 def tune(target: Union[str, Graph], measure: Optional[Callable[[Dict[str, Any]], float]] = None, budget: int = 100, per_round: int = 10,
          strategy: str = "online", model: Optional[Model] = None, seed: int = 0, timeout: Optional[float] = None, candidates: int = 1000,
-         explore: float = 0.3, init: str = "previous", learner: str = "auto",
+         explore: Optional[float] = None, init: str = "previous", learner: str = "auto",
          progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> TuneResult: ...
