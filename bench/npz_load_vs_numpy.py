@@ -17,6 +17,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_env import peer_environment  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NUMPY_PROGRAM = r"""
 import json, resource, sys, time
@@ -42,7 +45,8 @@ print(json.dumps({"median_ms": times[len(times) // 2] * 1e3, "min_ms": times[0] 
 
 
 def run(command):
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    # Both sides in the peer's environment (bench/peer_env.py): the OpenBLAS pins unset; np.load uses no BLAS.
+    out = subprocess.run(command, check=True, capture_output=True, text=True, env=peer_environment(report=False)).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -57,6 +61,7 @@ def main():
     args = parser.parse_args()
     machine = os.path.join(os.path.dirname(args.binary), "bench_machine")
     print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
+    peer_environment()
     python = "/usr/bin/python3"
     native_cmd = lambda repeat: [args.binary, args.file, str(repeat)]
     numpy_cmd = lambda repeat: [python, "-c", NUMPY_PROGRAM, args.file, str(repeat)]

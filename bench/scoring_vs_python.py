@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_env import peer_environment  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"
 
@@ -71,7 +74,8 @@ print(json.dumps({"median_ms": times[len(times) // 2], "tau_b": tau}))
 
 
 def run(command):
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    # Both sides in the peer's environment (bench/peer_env.py): the OpenBLAS pins unset; scipy's kendalltau and numpy's sorts use no BLAS.
+    out = subprocess.run(command, check=True, capture_output=True, text=True, env=peer_environment(report=False)).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -82,6 +86,7 @@ def main():
     args = parser.parse_args()
     machine = os.path.join(os.path.dirname(os.path.join(args.build, "bench/bench_scoring")), "bench_machine")
     print(subprocess.run([machine], check=True, capture_output=True, text=True).stdout.strip() if os.path.exists(machine) else "machine: (build bench_machine to print it)")
+    peer_environment()
     bench = os.path.join(args.build, "bench/bench_scoring")
     with tempfile.TemporaryDirectory() as folder:
         run([bench, "make", folder, "1"])
