@@ -1,7 +1,5 @@
 #include "cli/gen_command.h"
 
-#include "cli_options/seed_option.h"
-
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -10,6 +8,8 @@
 #include <unistd.h>
 
 #include <vector>
+
+#include "cli_options/seed_option.h"
 
 namespace graphcost {
 namespace {

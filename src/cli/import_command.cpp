@@ -1,8 +1,5 @@
 #include "cli/import_command.h"
 
-#include "cli_options/named_option.h"
-#include "cli_options/seed_option.h"
-
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +7,8 @@
 #include <map>
 #include <memory>
 
+#include "cli_options/named_option.h"
+#include "cli_options/seed_option.h"
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/process_memory.h"
@@ -18,6 +17,7 @@
 #include "hlo/hlo_graph_writer.h"
 #include "hlo/hlo_import.h"
 #include "hlo/module_configs.h"
+#include "spaces/parameter_space.h"
 
 namespace graphcost {
 namespace {
@@ -184,7 +184,29 @@ int import_tuning_records(const ImportCommandOptions& options, std::string bytes
 
 }  // namespace
 
+// A kernel's parameter space (T4 results, a Kernel Tuner cache): written as T4 results, the format
+// graphcost writes (tune --out) and reads back exactly; a T1 definition has nothing measured to write.
+int import_parameter_space(const ImportCommandOptions& options) {
+  const ParameterSpace space = load_parameter_space(options.module);
+  if (!space.measured()) {
+    throw InputError(options.module, "measurements",
+                     "a measured space to write as T4 (a T1 definition needs none: `graphcost tune` measures it with --oracle command, "
+                     "`graphcost info` summarizes it)",
+                     "none");
+  }
+  check_output_path(options.out, {options.module});
+  write_file_atomically(options.out,
+                        t4_results_document(space, "graphcost import of " + options.module + " (" + space.format + ")").dump(1) + "\n",
+                        {options.module});
+  if (!options.quiet)
+    std::fprintf(stderr, "%s: %zu configs of %zu parameters (%s)\n", options.module.c_str(), space.configs.size(), space.parameters.size(),
+                 space.format.c_str());
+  std::printf("wrote %s (T4 results)\n", options.out.c_str());
+  return 0;
+}
+
 int run_import_command(const ImportCommandOptions& options) {
+  if (is_parameter_space_file(options.module)) return import_parameter_space(options);
   HloImportTimes times;
   auto start = std::chrono::steady_clock::now();
   std::string bytes = read_module_file(options.module);
@@ -210,7 +232,11 @@ int run_import_command(const ImportCommandOptions& options) {
 CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& import) {
   CLI::App* import_command = app.add_subcommand(
       "import", "Import an XLA HLO text module (.hlo/.txt dump) as a TpuGraphs graph: layout configs to rank, or tile kernels");
-  import_command->add_option("module", import.module, "HLO text (XLA_FLAGS=--xla_dump_to=DIR, or jax's .as_text(dialect=\"hlo\"))")
+  import_command
+      ->add_option(
+          "module", import.module,
+          "HLO text (XLA_FLAGS=--xla_dump_to=DIR, or jax's .as_text(dialect=\"hlo\")) or proto, tuning records, or a kernel's measured "
+          "parameter space (T4, a Kernel Tuner cache: written as T4 results)")
       ->required();
   import_command->add_option("--out", import.out, "layout: the .npz to write; tile: a folder for one .npz per fusion")->required();
   add_named_option(import_command, "--kind", import.kind, graph_kind_names(),

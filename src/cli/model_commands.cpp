@@ -1,13 +1,12 @@
 #include "cli/model_commands.h"
 
-#include "cli_options/collection_option.h"
-#include "cli_options/named_option.h"
-#include "cli_options/seed_option.h"
-
 #include <chrono>
 #include <cstdio>
 #include <numeric>
 
+#include "cli_options/collection_option.h"
+#include "cli_options/named_option.h"
+#include "cli_options/seed_option.h"
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "common/memory_limit.h"

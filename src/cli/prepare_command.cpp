@@ -1,11 +1,10 @@
 #include "cli/prepare_command.h"
 
-#include "cli_options/collection_option.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
+#include "cli_options/collection_option.h"
 #include "common/input_error.h"
 #include "common/memory_limit.h"
 #include "data/collection_files.h"

@@ -23,6 +23,18 @@ check "  ...with its best config" grep -q "best 553.6 us" "$out/info.txt"
 check "info reads the T1 definition: the configs its restrictions allow" \
   bash -c "test $status -eq 0 && grep -q '\"configs\": 4362' '$out/t1.json' && grep -q '\"unmeasured\": 4362' '$out/t1.json'"
 
+"$graphcost" import "$spaces/W7800_T4.json.gz" --out "$out/w7800.json" -q >/dev/null 2>&1; status=$?
+check "import writes a space as T4 results" test $status -eq 0
+check "  ...which read back to the same configs, outcomes and times" /usr/bin/python3 -c "
+import gzip, json, sys
+key = lambda r: json.dumps(r['configuration'], sort_keys=True)
+truth = {key(r): r for r in json.load(gzip.open('$spaces/W7800_T4.json.gz', 'rt'))['results']}
+ours = json.load(open('$out/w7800.json'))['results']
+same = lambda r, t: r['invalidity'] == t['invalidity'] and (r['invalidity'] != 'correct' or abs(r['measurements'][0]['value'] - t['measurements'][0]['value']) < 1e-9 * t['measurements'][0]['value'])
+sys.exit(0 if len(ours) == len(truth) == 4362 and all(same(r, truth[key(r)]) for r in ours) else 1)"
+"$graphcost" import "$spaces/convolution_milo.json" --out "$out/t1.json" >"$out/import-t1.txt" 2>&1; status=$?
+check "  ...and refuses a T1 definition, which has nothing measured" bash -c "test $status -eq 1 && grep -q 'nothing measured\|needs none' '$out/import-t1.txt'"
+
 "$graphcost" tune "$a100" --budget 30 --seed 2 --out "$out/a100.json" --json >"$out/replay.json" 2>"$out/replay.err"; status=$?
 check "tune replays a space" test $status -eq 0
 check "  ...learning with XGBoost or ridge on its parameters" grep -Eq '"chosen": "(xgboost|ridge)"' "$out/replay.json"
