@@ -64,8 +64,9 @@ bool is_parameter_space_file(const std::string& path) {
   return false;  // the graph loaders say what is wrong
 }
 
-ParameterSpace load_parameter_space(const std::string& path) {
-  std::string text = read_text_file(path);
+ParameterSpace load_parameter_space(const std::string& path) { return parameter_space_from_text(read_text_file(path), path); }
+
+ParameterSpace parameter_space_from_text(std::string text, const std::string& path) {
   nlohmann::ordered_json root;
   try {
     root = nlohmann::ordered_json::parse(text);

@@ -65,6 +65,8 @@ struct ParameterSpace {
 // the actual on anything else: a wrong schema, configs with other parameters than the first, a
 // duplicate config, a time that is not a positive number, a file past the input memory limit.
 ParameterSpace load_parameter_space(const std::string& path);
+// The same from a file's text already read (and gunzipped); `path` names it in errors.
+ParameterSpace parameter_space_from_text(std::string text, const std::string& path);
 
 // True when `path`'s content is gzip or starts as a JSON object: what tells a space from a graph or
 // module argument. Reads at most the file's first 512 bytes.
