@@ -15,6 +15,13 @@ TuneSession::TuneSession(const TpuGraph& graph, const CostModel* model, TuneOpti
   tuner_ = std::make_unique<Tuner>(target_, replay_oracle(target_), model, options);
 }
 
+TuneSession::TuneSession(TuningTarget target, TuneOptions options) : target_(std::move(target)) {
+  if (!target_.recorded()) {
+    throw InputError(target_.path, "runtimes", "recorded runtimes to replay (a measured space)", "none (a definition: nothing measured)");
+  }
+  tuner_ = std::make_unique<Tuner>(target_, replay_oracle(target_), nullptr, options);
+}
+
 bool TuneSession::step() {
   if (!running()) return false;
   const RoundReport report = tuner_->run_round({});

@@ -21,6 +21,8 @@ class TuneSession {
   // `graph` must be labelled (InputError otherwise); it is copied. `model`, when given, is the
   // first ranking's (the app's shipped model).
   TuneSession(const TpuGraph& graph, const CostModel* model, TuneOptions options);
+  // A target already read (a kernel's parameter space: tune/space_target.h); it must be recorded.
+  TuneSession(TuningTarget target, TuneOptions options);
 
   // One round; false once the budget is spent, every config is measured, or stop() was called.
   bool step();

@@ -46,7 +46,7 @@ before(async () => {
   nativeOrder = row.split(",")[1].split(";").map(Number);
   nativeNodes = JSON.parse(execFileSync(graphcost, ["info", "--json", join(data, "tpugraphs", LAYOUT_FILE)])).nodes;
   server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming"),
-                               "/hlo/": join(data, "hlo"), "/raw/": join(data, "tpugraphs-raw") });
+                               "/hlo/": join(data, "hlo"), "/raw/": join(data, "tpugraphs-raw"), "/spaces/": join(data, "kernel-tuner") });
   browser = await launchBrowser();
 });
 
@@ -393,6 +393,30 @@ test("dropped binary protos: XLA's HloProto, and the dataset's raw tuning record
   s = await state(page);
   assert.equal(s.nodes, 1);
   assert.equal(s.error, "");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a kernel's parameter space: its parameters in a table, the Tune panel on its measurements", async () => {
+  const { page, problems } = await openApp();
+  await drop(page, "/spaces/convolution/A100_T4.json.gz", "A100_T4.json.gz");
+  await page.waitForFunction(() => window.graphcost.state().space, null, { timeout: 60000 });
+  let s = await state(page);
+  assert.equal(s.loaded, false, "no graph is shown for a space");
+  assert.equal(s.space.configs, 4362);
+  assert.equal(s.space.parameters.length, 10);
+  assert.equal(s.space.outcomes.ok, 4201);
+  await page.evaluate(() => window.graphcost.tune(30, 10));
+  await page.waitForFunction(() => window.graphcost.state().tune && !window.graphcost.state().tune.running, null, { timeout: 120000 });
+  s = await state(page);
+  assert.equal(s.tune.measured.length, 30);
+  assert.equal(s.tune.rounds.length, 3);
+  assert.ok(s.tune.rounds[2].best_over_pool_best >= 1);
+  assert.ok(["xgboost", "ridge"].includes(s.tune.learner.chosen), JSON.stringify(s.tune.learner));
+  assert.ok(s.panels.some((p) => p.name === "Parameter space") && s.panels.some((p) => p.name === "Tune"), JSON.stringify(s.panels));
+  console.log(`Tune panel on the A100 space: best measured / space's best ${s.tune.rounds[2].best_over_pool_best.toFixed(3)} after 30, ` +
+              `${s.tune.learn_ms_per_round.toFixed(0)} ms fitting a round`);
+  await page.screenshot({ path: artifact("app-space") });
   assert.deepEqual(problems, []);
   await page.close();
 });

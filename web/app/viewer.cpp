@@ -30,6 +30,7 @@ Viewer::Viewer(std::string model_dir) : models_(std::move(model_dir)) {
 Viewer::~Viewer() = default;
 
 bool Viewer::open(const std::string& path, const std::string& display_name) {
+  if (is_parameter_space_file(path)) return open_space(path, display_name);
   try {
     pending_ = RankingSession::open(path, display_name, models_);  // a newer file replaces one still being laid out
   } catch (const std::exception& e) {                              // the CLI's wording (common/error_exit.h)
@@ -59,6 +60,7 @@ void Viewer::stop_drawing(bool keep_rough) {
 
 void Viewer::show_loaded() {
   tune_.reset();
+  space_.reset();
   session_ = std::move(pending_);
   graph_ = &session_->graph();
   selected_node_ = hovered_node_ = -1;
@@ -500,6 +502,10 @@ nlohmann::json Viewer::state() const {
   if (pending_) {
     state["loading"] = pending_->loading_state();
     state["loading"]["held"] = drawing_held_;
+  }
+  if (space_) {
+    state["space"] = space_state();
+    if (tune_) state["tune"] = tune_->state();
   }
   if (!graph_) return state;
   state.update(session_->state());

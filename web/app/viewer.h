@@ -77,6 +77,9 @@ class Viewer {
   // The Tune panel (viewer_tune.cpp): replay rounds on the open labelled file; stop at the next round.
   void start_tune(int budget, int per_round, LearnerKind learner);
   void stop_tune();
+  // A kernel's parameter space (viewer_space.cpp): no graph to draw, its parameters in a table and
+  // the Tune panel on its measurements. Opening a graph file ends it.
+  bool open_space(const std::string& path, const std::string& display_name);
 
  private:
   // Loading and drawing.
@@ -116,6 +119,9 @@ class Viewer {
   void panel_explain();
   void panel_scatter();
   void panel_tune();
+  void panel_space();
+  nlohmann::json space_state() const;
+  const TpuGraph* tune_graph() const { return graph_ ? graph_ : space_ ? &space_->graph : nullptr; }  // what Tune replays
   std::vector<std::string> ranking_columns() const;  // the ranking table's, as shown
   ScatterAxes scatter() const;                       // the plot's points, axes and title
   void banner_error();
@@ -134,6 +140,8 @@ class Viewer {
 
   // The loaded graph.
   std::unique_ptr<RankingSession> session_;
+  std::unique_ptr<TuningTarget> space_;  // a parameter space shown instead of a graph
+  std::string space_name_;
   const TpuGraph* graph_ = nullptr;  // session_'s
   std::vector<NodeInstance> node_instances_;
   std::vector<EdgeInstance> edge_instances_;

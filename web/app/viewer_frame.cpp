@@ -67,6 +67,10 @@ void Viewer::frame(int width, int height, float pixel_ratio) {
   banner_error();
   window_drawing_progress();
   panel_open();
+  if (!graph_ && space_) {
+    panel_space();
+    panel_tune();
+  }
   if (graph_) {
     panel_view();
     panel_inspector();

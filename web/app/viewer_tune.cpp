@@ -17,13 +17,14 @@
 namespace graphcost::app {
 
 void Viewer::start_tune(int budget, int per_round, LearnerKind learner) {
-  if (!session_ || graph_->runtimes_hidden) return;
+  const TpuGraph* graph = tune_graph();
+  if (graph == nullptr || graph->runtimes_hidden) return;
   TuneOptions options;
   options.budget = budget;
   options.per_round = per_round;
   options.learner.kind = learner;
   try {
-    tune_ = std::make_unique<TuneSession>(*graph_, nullptr, options);
+    tune_ = space_ ? std::make_unique<TuneSession>(*space_, options) : std::make_unique<TuneSession>(*graph, nullptr, options);
   } catch (const std::exception& e) {
     error_ = error_message(e);
   }
@@ -34,7 +35,8 @@ void Viewer::stop_tune() {
 }
 
 void Viewer::panel_tune() {
-  if (!session_ || graph_->runtimes_hidden) return;
+  const TpuGraph* graph = tune_graph();
+  if (graph == nullptr || graph->runtimes_hidden) return;
   if (!begin_docked("Tune", true, 0.76f, 0.24f)) return;
   if (!tune_) {
     ImGui::TextWrapped(
@@ -42,7 +44,7 @@ void Viewer::panel_tune() {
         "measured in the order tune would ask for them.",
         tune_budget_, tune_per_round_);
     ImGui::SetNextItemWidth(120);
-    ImGui::SliderInt("budget", &tune_budget_, 10, std::min(300, graph_->config_count - 1));
+    ImGui::SliderInt("budget", &tune_budget_, 10, std::min(300, graph->config_count - 1));
     // auto: xgboost or ridge, whichever cross-validates better on the measurements (docs/tuning.md);
     // weighed and gnn show the GNN fine-tuning in the page.
     ImGui::SetNextItemWidth(120);
