@@ -109,11 +109,19 @@ TEST_CASE("parameter spaces: a Kernel Tuner cache file, closed or left open as K
     CHECK(space.device == "NVIDIA A100");
     REQUIRE(space.configs.size() == 3);
     CHECK(space.parameters[0].values.size() == 2);
-    CHECK(space.configs[0].outcome == ConfigOutcome::Ok);
-    CHECK(space.configs[0].seconds == 2.0e-3);
-    CHECK(space.configs[0].repeats.size() == 3);
-    CHECK(space.configs[1].outcome == ConfigOutcome::Compile);
-    CHECK(space.config_json(2).dump() == R"({"block_size_x":16,"use_shmem":1})");
+    // The configs in the cache's key order (a cache is a set): "16,0", "16,1", "32,1".
+    const auto find = [&](const std::string& values) {
+      for (int32_t c = 0; c < static_cast<int32_t>(space.configs.size()); ++c) {
+        if (space.config_json(c).dump() == values) return c;
+      }
+      return -1;
+    };
+    const int32_t a = find(R"({"block_size_x":16,"use_shmem":0})"), b = find(R"({"block_size_x":32,"use_shmem":1})");
+    REQUIRE((a >= 0 && b >= 0 && find(R"({"block_size_x":16,"use_shmem":1})") >= 0));
+    CHECK(space.configs[static_cast<size_t>(a)].outcome == ConfigOutcome::Ok);
+    CHECK(space.configs[static_cast<size_t>(a)].seconds == 2.0e-3);
+    CHECK(space.configs[static_cast<size_t>(a)].repeats.size() == 3);
+    CHECK(space.configs[static_cast<size_t>(b)].outcome == ConfigOutcome::Compile);
   }
 }
 
@@ -141,6 +149,16 @@ TEST_CASE("parameter spaces: restrictions evaluate as Python evaluates them", "[
   CHECK(refused("[i for i in range(3)]").find("comprehension") != std::string::npos);
   CHECK(refused("__import__('os')").find("call of '__import__'") != std::string::npos);
   CHECK(refused("y > 1").find("unknown name 'y'") != std::string::npos);
+  CHECK(refused("x == 010").find("leading zero") != std::string::npos);
+  CHECK(refused("len(range(10**7))").find("more than 1000000 values") != std::string::npos);
+  std::string heavy = "len(range(999999))";
+  for (int k = 0; k < 10; ++k) heavy += " + len(range(999999))";
+  CHECK(refused(heavy).find("steps of work") != std::string::npos);
+  CHECK(refused("(-9223372036854775807 - 1) // -1").find("64-bit") != std::string::npos);
+  CHECK(expression_int("(-9223372036854775807 - 1) % -1") == 0);
+  CHECK(expression_int("len(range(0, 9223372036854775807, 4611686018427387904))") == 2);
+  CHECK(RestrictionExpression("1 // 0.1", {}, "test").evaluate({}).real == 9.0);
+  CHECK(RestrictionExpression("-7.5 % 2", {}, "test").evaluate({}).real == 0.5);
   CHECK(refused("x // 0").find("division by zero") != std::string::npos);
   CHECK(refused("2 ** 200").find("64-bit") != std::string::npos);
   CHECK(refused(std::string(100, '(') + "1" + std::string(100, ')')).find("nesting") != std::string::npos);
@@ -172,6 +190,20 @@ TEST_CASE("parameter spaces: bad files are refused naming the field", "[spaces]"
             .find("broken") != std::string::npos);
   CHECK(refusal("unit.json", R"({"schema_version": "1.0.0", "metadata": {"timeunit": "fortnights"}, "results": [)" + record + "]}")
             .find("timeunit") != std::string::npos);
+  CHECK(refusal("huge_number.json", R"({"schema_version": "1.0.0", "results": [{"configuration": {"x": 1e999}}]})").find("JSON") !=
+        std::string::npos);
+  CHECK(refusal("unsigned.json", R"({"schema_version": "1.0.0", "results": [{"configuration": {"x": 18446744073709551615},
+      "invalidity": "correct", "measurements": [{"name": "time", "value": 2.0}]}]})")
+            .find("within 64 bits") != std::string::npos);
+  CHECK(
+      refusal("names.json", R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Values": [1]}, {"Name": "x", "Values": [2]}]}})")
+          .find("a name not used before") != std::string::npos);
+  std::string deep = std::string(200000, '[') + std::string(200000, ']');  // nested past any stack a recursion could use
+  CHECK(refusal("deep.json", R"({"General": {"FormatVersion": )" + deep + R"(}, "ConfigurationSpace": {"TuningParameters": [{"Name": "x",
+      "Values": )" + deep + "}]}}")
+            .find("Values") != std::string::npos);
+  CHECK(refusal("deep_results.json", "{\"schema_version\": \"1.0.0\", \"results\": [{\"configuration\": " + deep + "}]}")
+            .find("configuration") != std::string::npos);
   std::string truncated_gzip = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xab\x56";
   CHECK(refusal("truncated.json.gz", truncated_gzip).find("gzip") != std::string::npos);
 }

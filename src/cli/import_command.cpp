@@ -185,7 +185,8 @@ int import_tuning_records(const ImportCommandOptions& options, std::string bytes
 }  // namespace
 
 // A kernel's parameter space (T4 results, a Kernel Tuner cache): written as T4 results, the format
-// graphcost writes (tune --out) and reads back exactly; a T1 definition has nothing measured to write.
+// graphcost writes (tune --out) and reads back to the same configs and outcomes, times to float
+// rounding (written in ms); a T1 definition has nothing measured to write.
 int import_parameter_space(const ImportCommandOptions& options) {
   const ParameterSpace space = load_parameter_space(options.module);
   if (!space.measured()) {

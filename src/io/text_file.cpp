@@ -11,33 +11,45 @@
 namespace graphcost {
 namespace {
 
+// Every member of a gzip file (bgzip writes many), inflated within the input memory limit. zlib
+// counts in 32 bits: input and output are handed over a gigabyte at a time at most.
 std::string gunzip(const std::string& compressed, const std::string& path) {
+  constexpr size_t kChunk = size_t{1} << 30;
   const uint64_t limit = input_memory_limit();
   z_stream stream{};
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw InputError(path, "gzip", "a stream zlib can open", "zlib refused to start");
+  const auto fail = [&](const std::string& why, size_t inflated) {
+    inflateEnd(&stream);
+    throw InputError(path, "gzip stream", "a whole gzip stream", why + " after " + std::to_string(inflated) + " bytes inflated");
+  };
   std::string out;
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-  stream.avail_in = static_cast<uInt>(compressed.size());
-  int status = Z_OK;
-  while (status != Z_STREAM_END) {
+  size_t consumed = 0;
+  for (;;) {
     if (out.size() >= limit) {
       inflateEnd(&stream);
       throw InputError(path, "inflated size", "at most the input memory limit " + format_byte_size(limit) + " (GRAPHCOST_MEMORY_LIMIT)",
                        "more than " + format_byte_size(out.size()));
     }
-    const size_t room = static_cast<size_t>(std::min<uint64_t>(limit - out.size(), std::max<size_t>(1 << 20, out.size())));
+    const size_t given = std::min(kChunk, compressed.size() - consumed);
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + consumed));
+    stream.avail_in = static_cast<uInt>(given);
+    const size_t room = static_cast<size_t>(std::min<uint64_t>({limit - out.size(), std::max<size_t>(1 << 20, out.size()), kChunk}));
     const size_t before = out.size();
     out.resize(before + room);
     stream.next_out = reinterpret_cast<Bytef*>(out.data() + before);
     stream.avail_out = static_cast<uInt>(room);
-    status = inflate(&stream, Z_NO_FLUSH);
+    const int status = inflate(&stream, Z_NO_FLUSH);
     out.resize(before + (room - stream.avail_out));
-    if (status == Z_BUF_ERROR && stream.avail_in == 0) status = Z_DATA_ERROR;  // the input ended mid-stream
-    if (status != Z_OK && status != Z_STREAM_END) {
-      const std::string why = stream.msg != nullptr ? stream.msg : (stream.avail_in == 0 ? "truncated" : "corrupt");
-      inflateEnd(&stream);
-      throw InputError(path, "gzip stream", "a whole gzip stream", why + " after " + std::to_string(out.size()) + " bytes inflated");
+    consumed += given - stream.avail_in;
+    if (status == Z_STREAM_END) {
+      if (consumed == compressed.size()) break;
+      // Another member follows (bgzip writes many); anything else after the last one is refused.
+      if (inflateReset(&stream) != Z_OK) fail("a member zlib could not restart after", out.size());
+      continue;
     }
+    if (status == Z_OK) continue;
+    if (status == Z_BUF_ERROR && consumed == compressed.size()) fail("truncated", out.size());  // the input ended mid-member
+    if (status != Z_BUF_ERROR) fail(stream.msg != nullptr ? stream.msg : "corrupt", out.size());
   }
   inflateEnd(&stream);
   return out;

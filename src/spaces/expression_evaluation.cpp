@@ -12,14 +12,17 @@ namespace {
 
 using Kind = ExpressionValue::Kind;
 using Op = ExpressionNode::Op;
-constexpr size_t kMaxListLength = 10000000;  // range(): a file cannot ask for more
+constexpr size_t kMaxListLength = 1000000;  // a list (range(), a literal, a sum of lists): a file cannot ask for more
+constexpr uint64_t kMaxSteps = 10000000;    // nodes visited and list items made in one evaluation
 
 class Evaluator {
  public:
   Evaluator(const std::string& text, const std::string& where, const std::vector<ExpressionValue>& values)
       : text_(text), where_(where), values_(values) {}
+  uint64_t steps() const { return steps_; }
 
   ExpressionValue eval(const ExpressionNode& node) {
+    spend(node, 1);
     switch (node.op) {
       case Op::Literal:
         return node.literal;
@@ -29,6 +32,7 @@ class Evaluator {
         ExpressionValue list;
         list.kind = Kind::List;
         for (const auto& item : node.operands) list.items.push_back(eval(*item));
+        check_length(node, list.items.size());
         return list;
       }
       case Op::Call:
@@ -59,7 +63,15 @@ class Evaluator {
  private:
   [[noreturn]] void fail(const ExpressionNode& node, const std::string& why) const {
     throw InputError(where_, "expression", "an expression Python evaluates",
-                     why + " at column " + std::to_string(node.column) + " of '" + text_ + "'");
+                     why + " at column " + std::to_string(node.column) + " of " + excerpt(text_));
+  }
+  void spend(const ExpressionNode& node, uint64_t steps) {
+    steps_ += steps;
+    if (steps_ > kMaxSteps) fail(node, "more than " + std::to_string(kMaxSteps) + " steps of work");
+  }
+  void check_length(const ExpressionNode& node, size_t length) {
+    if (length > kMaxListLength) fail(node, "a list of more than " + std::to_string(kMaxListLength) + " values");
+    spend(node, length);
   }
   ExpressionValue number(ExpressionValue v, const ExpressionNode& node, const char* op) const {
     if (v.kind != Kind::Int && v.kind != Kind::Float) fail(node, std::string("'") + op + "' of a " + kind_name(v));
@@ -94,12 +106,12 @@ class Evaluator {
     return true;
   }
   // a < b for two numbers or two strings (Python refuses to order other pairs).
-  bool less(const ExpressionValue& a, const ExpressionValue& b, const ExpressionNode& node) const {
+  bool less(const ExpressionValue& a, const ExpressionValue& b, const ExpressionNode& node) {
     if (a.kind == Kind::String && b.kind == Kind::String) return a.text < b.text;
     if (a.kind == Kind::Int && b.kind == Kind::Int) return a.integer < b.integer;
     return number(a, node, "<").number() < number(b, node, "<").number();
   }
-  bool holds(const std::string& op, const ExpressionValue& a, const ExpressionValue& b, const ExpressionNode& node) const {
+  bool holds(const std::string& op, const ExpressionValue& a, const ExpressionValue& b, const ExpressionNode& node) {
     if (op == "==") return equal(a, b);
     if (op == "!=") return !equal(a, b);
     if (op == "<") return less(a, b, node);
@@ -108,6 +120,7 @@ class Evaluator {
     if (op == ">=") return !less(a, b, node);
     bool found = false;
     if (b.kind == Kind::List) {
+      spend(node, b.items.size());
       for (const ExpressionValue& item : b.items) found = found || equal(a, item);
     } else if (b.kind == Kind::String && a.kind == Kind::String) {
       found = b.text.find(a.text) != std::string::npos;
@@ -130,8 +143,9 @@ class Evaluator {
     if (overflowed) fail(node, "an integer out of 64-bit range");
     return ExpressionValue::of_int(value);
   }
-  ExpressionValue arithmetic(const ExpressionNode& node, const ExpressionValue& a, const ExpressionValue& b) const {
+  ExpressionValue arithmetic(const ExpressionNode& node, const ExpressionValue& a, const ExpressionValue& b) {
     if (node.op == Op::Add && a.kind == b.kind && (a.kind == Kind::String || a.kind == Kind::List)) {
+      check_length(node, a.items.size() + b.items.size() + (a.text.size() + b.text.size()) / 64);
       ExpressionValue sum = a;
       sum.text += b.text;
       sum.items.insert(sum.items.end(), b.items.begin(), b.items.end());
@@ -166,19 +180,31 @@ class Evaluator {
       case Op::Div:
         return ExpressionValue::of_float(x / y);
       case Op::FloorDiv:
+      case Op::Mod: {
         if (integers) {
-          int64_t q = a.integer / b.integer;
-          if ((a.integer % b.integer != 0) && ((a.integer < 0) != (b.integer < 0))) --q;
-          return ExpressionValue::of_int(q);
+          if (b.integer == -1) {  // INT64_MIN / -1 traps: Python's answers, or out of range
+            if (node.op == Op::Mod) return ExpressionValue::of_int(0);
+            if (a.integer == std::numeric_limits<int64_t>::min()) fail(node, "an integer out of 64-bit range");
+            return ExpressionValue::of_int(-a.integer);
+          }
+          int64_t q = a.integer / b.integer, r = a.integer % b.integer;
+          if (r != 0 && ((r < 0) != (b.integer < 0))) --q, r += b.integer;  // floor, as Python
+          return ExpressionValue::of_int(node.op == Op::Mod ? r : q);
         }
-        return ExpressionValue::of_float(std::floor(x / y));
-      case Op::Mod:
-        if (integers) {
-          int64_t r = a.integer % b.integer;
-          if (r != 0 && ((r < 0) != (b.integer < 0))) r += b.integer;
-          return ExpressionValue::of_int(r);
+        // CPython's float_divmod: the remainder takes the divisor's sign, the quotient is floored.
+        double mod = std::fmod(x, y), div = (x - mod) / y;
+        if (mod != 0) {
+          if ((y < 0) != (mod < 0)) mod += y, div -= 1.0;
+        } else {
+          mod = std::copysign(0.0, y);
         }
-        return ExpressionValue::of_float(x - y * std::floor(x / y));
+        double floored = std::copysign(0.0, x / y);
+        if (div != 0) {
+          floored = std::floor(div);
+          if (div - floored > 0.5) floored += 1.0;
+        }
+        return ExpressionValue::of_float(node.op == Op::Mod ? mod : floored);
+      }
       case Op::Pow:
         if (integers && b.integer >= 0) {
           if (a.integer == 0 || a.integer == 1) return ExpressionValue::of_int(b.integer == 0 ? 1 : a.integer);
@@ -199,6 +225,7 @@ class Evaluator {
   const std::string& text_;
   const std::string& where_;
   const std::vector<ExpressionValue>& values_;
+  uint64_t steps_ = 0;
 };
 
 ExpressionValue Evaluator::call(const ExpressionNode& node) {
@@ -216,11 +243,19 @@ ExpressionValue Evaluator::call(const ExpressionNode& node) {
     const int64_t start = args.size() == 1 ? 0 : args[0].integer, stop = args.size() == 1 ? args[0].integer : args[1].integer;
     const int64_t step = args.size() == 3 ? args[2].integer : 1;
     if (step == 0) fail(node, "range() with step 0");
+    // Its length first (as unsigned: stop - start may pass int64's range), then start + i * step.
+    uint64_t length = 0;
+    if (step > 0 && start < stop)
+      length = (static_cast<uint64_t>(stop) - static_cast<uint64_t>(start) - 1) / static_cast<uint64_t>(step) + 1;
+    if (step < 0 && start > stop) {
+      length = (static_cast<uint64_t>(start) - static_cast<uint64_t>(stop) - 1) / (0 - static_cast<uint64_t>(step)) + 1;
+    }
+    if (length > kMaxListLength) fail(node, "a range of more than " + std::to_string(kMaxListLength) + " values");
+    check_length(node, static_cast<size_t>(length));
     ExpressionValue list;
     list.kind = Kind::List;
-    for (int64_t v = start; step > 0 ? v < stop : v > stop; v += step) {
-      if (list.items.size() >= kMaxListLength) fail(node, "a range of more than " + std::to_string(kMaxListLength) + " values");
-      list.items.push_back(ExpressionValue::of_int(v));
+    for (uint64_t i = 0; i < length; ++i) {
+      list.items.push_back(ExpressionValue::of_int(static_cast<int64_t>(static_cast<uint64_t>(start) + i * static_cast<uint64_t>(step))));
     }
     return list;
   }
@@ -260,9 +295,11 @@ ExpressionValue Evaluator::call(const ExpressionNode& node) {
 
 }  // namespace
 
-ExpressionValue RestrictionExpression::evaluate(const std::vector<ExpressionValue>& values) const {
+ExpressionValue RestrictionExpression::evaluate(const std::vector<ExpressionValue>& values, uint64_t* steps) const {
   Evaluator evaluator(text_, where_, values);
-  return evaluator.eval(*root_);
+  ExpressionValue value = evaluator.eval(*root_);
+  if (steps != nullptr) *steps += evaluator.steps();
+  return value;
 }
 
 }  // namespace graphcost

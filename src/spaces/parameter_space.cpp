@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/input_error.h"
+#include "common/memory_limit.h"
 #include "common/units.h"
 #include "io/byte_source.h"
 #include "io/text_file.h"
@@ -35,9 +36,9 @@ bool ParameterSpace::measured() const {
 double ParameterSpace::numeric_value(int32_t config, int parameter) const {
   const SpaceParameter& p = parameters[static_cast<size_t>(parameter)];
   const int32_t index = configs[static_cast<size_t>(config)].value_index[static_cast<size_t>(parameter)];
+  if (!p.numeric()) return static_cast<double>(index);  // a parameter with any string value: every value by its position
   const nlohmann::json& value = p.values[static_cast<size_t>(index)];
-  if (value.is_boolean()) return value.get<bool>() ? 1 : 0;
-  return value.is_number() ? value.get<double>() : static_cast<double>(index);
+  return value.is_boolean() ? (value.get<bool>() ? 1 : 0) : value.get<double>();
 }
 
 nlohmann::ordered_json ParameterSpace::config_json(int32_t config) const {
@@ -67,20 +68,31 @@ bool is_parameter_space_file(const std::string& path) {
 ParameterSpace load_parameter_space(const std::string& path) { return parameter_space_from_text(read_text_file(path), path); }
 
 ParameterSpace parameter_space_from_text(std::string text, const std::string& path) {
-  nlohmann::ordered_json root;
-  try {
-    root = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    // Kernel Tuner leaves its cache open while it runs; closed as its read_cache closes it.
-    const std::string closed = text.find("\"tune_params_keys\"") != std::string::npos ? closed_kernel_tuner_cache(text) : text;
-    root = nlohmann::ordered_json::parse(closed, nullptr, false);
-    if (root.is_discarded()) throw InputError(path, "JSON", "a JSON document", "invalid at byte " + std::to_string(error.byte));
+  // A parsed JSON document takes up to about 20 times its text (a node per value): the text may
+  // be a twentieth of the input memory limit (common/memory_limit.h).
+  constexpr uint64_t kParsedFactor = 20;
+  if (static_cast<uint64_t>(text.size()) * kParsedFactor > input_memory_limit()) {
+    throw InputError(path, "size",
+                     "JSON text of at most " + format_byte_size(input_memory_limit() / kParsedFactor) +
+                         " (a twentieth of the input memory limit, GRAPHCOST_MEMORY_LIMIT: parsed, it takes up to 20 times more)",
+                     format_byte_size(text.size()));
   }
-  text.clear();
-  text.shrink_to_fit();
+  nlohmann::json root;  // (sorted objects: an ordered one costs a linear scan per key, quadratic on a big cache)
+  try {
+    try {
+      root = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& error) {
+      // Kernel Tuner leaves its cache open while it runs; closed as its read_cache closes it.
+      const std::string closed = text.find("\"tune_params_keys\"") != std::string::npos ? closed_kernel_tuner_cache(text) : text;
+      root = nlohmann::json::parse(closed, nullptr, false);
+      if (root.is_discarded()) throw InputError(path, "JSON", "a JSON document", "invalid at byte " + std::to_string(error.byte));
+    }
+  } catch (const nlohmann::json::exception& error) {  // a number out of range, an invalid code point
+    throw InputError(path, "JSON", "a JSON document graphcost can hold", excerpt(error.what(), 200));
+  }
   ParameterSpace space;
   if (root.is_object() && root.contains("results")) {
-    space = read_t4_results(root, path);
+    space = read_t4_results(root, text, path);
   } else if (root.is_object() && root.contains("cache") && root.contains("tune_params_keys")) {
     space = read_kernel_tuner_cache(root, path);
   } else if (root.is_object() && root.contains("ConfigurationSpace")) {
@@ -181,18 +193,19 @@ nlohmann::json summarize_parameter_space(const ParameterSpace& space) {
 }
 
 std::string parameter_space_text(const nlohmann::json& s) {
-  std::string out = s["file"].get<std::string>() + ": a parameter space (" + s["format"].get<std::string>() + ")";
-  if (!s["device"].get<std::string>().empty()) out += ", device " + s["device"].get<std::string>();
-  if (!s["kernel"].get<std::string>().empty()) out += ", kernel " + s["kernel"].get<std::string>();
+  // Names and values come from the file: printed escaped (common/input_error.h's printable).
+  std::string out = printable(s["file"].get<std::string>()) + ": a parameter space (" + printable(s["format"].get<std::string>()) + ")";
+  if (!s["device"].get<std::string>().empty()) out += ", device " + printable(s["device"].get<std::string>());
+  if (!s["kernel"].get<std::string>().empty()) out += ", kernel " + printable(s["kernel"].get<std::string>());
   out += "\n  " + std::to_string(s["parameters"].size()) + " parameters, " + std::to_string(s["configs"].get<size_t>()) + " configs:";
   for (const auto& [outcome, count] : s["outcomes"].items()) out += " " + outcome + " " + std::to_string(count.get<int64_t>());
   out += "\n";
   for (const nlohmann::json& p : s["parameters"]) {
     std::string values;
     for (const nlohmann::json& v : p["values"]) values += (values.empty() ? "" : ", ") + v.dump();
-    out += "  " + p["name"].get<std::string>() + " (" + std::to_string(p["values"].size()) + "): " + values.substr(0, 120) + "\n";
+    out += "  " + printable(p["name"].get<std::string>()) + " (" + std::to_string(p["values"].size()) + "): " + excerpt(values, 120) + "\n";
   }
-  for (const nlohmann::json& r : s["restrictions"]) out += "  restriction: " + r.get<std::string>() + "\n";
+  for (const nlohmann::json& r : s["restrictions"]) out += "  restriction: " + excerpt(r.get<std::string>(), 200) + "\n";
   if (s.contains("seconds")) {
     char line[256];
     const nlohmann::json& t = s["seconds"];
@@ -210,7 +223,7 @@ std::string parameter_space_text(const nlohmann::json& s) {
     std::string values;
     for (const nlohmann::json& p : s["parameters"]) {
       const std::string& name = p["name"].get_ref<const std::string&>();
-      values += (values.empty() ? "" : ", ") + name + "=" + s["best_config"]["values"][name].dump();
+      values += (values.empty() ? "" : ", ") + printable(name) + "=" + printable(s["best_config"]["values"][name].dump());
     }
     out += "  best config " + s["best_config"]["config"].dump() + ": " + values + "\n";
   }

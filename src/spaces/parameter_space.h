@@ -74,7 +74,7 @@ bool is_parameter_space_file(const std::string& path);
 
 // The space as a T4 results document (schema 1.0.0, milliseconds; a failed config's time is Kernel
 // Tuner's error name): what `tune --out` writes for a space, and what load_parameter_space reads
-// back to the same configs, outcomes, times and repeats. `note` goes to metadata.graphcost.
+// back to the same configs and outcomes, times and repeats to float rounding (seconds written in ms). `note` goes to metadata.graphcost.
 nlohmann::ordered_json t4_results_document(const ParameterSpace& space, const std::string& note);
 
 // What `graphcost info` prints of a space: parameters and values, configs, outcomes, spread, the

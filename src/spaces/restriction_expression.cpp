@@ -63,7 +63,7 @@ std::vector<Token> tokenize(const std::string& text, const std::string& where) {
   size_t i = 0;
   const auto fail = [&](const std::string& why) {
     throw InputError(where, "expression", "a Python expression over the parameters",
-                     why + " at column " + std::to_string(i + 1) + " of '" + text + "'");
+                     why + " at column " + std::to_string(i + 1) + " of " + excerpt(text));
   };
   while (i < text.size()) {
     const char c = text[i];
@@ -130,7 +130,7 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(where_, "expression", "a Python expression over the parameters",
-                     why + " at column " + std::to_string(peek().column) + " of '" + text_ + "'");
+                     why + " at column " + std::to_string(peek().column) + " of " + excerpt(text_));
   }
   const Token& peek() const { return tokens_[position_]; }
   bool accept_op(const char* op) {
@@ -269,10 +269,14 @@ NodePtr Parser::number(const Token& token) {
   const bool real = token.text.find_first_of(".eE") != std::string::npos && token.text.rfind("0x", 0) != 0;
   try {
     size_t used = 0;
+    const bool hex = token.text.size() > 2 && token.text[0] == '0' && (token.text[1] == 'x' || token.text[1] == 'X');
+    if (!real && !hex && token.text.size() > 1 && token.text[0] == '0' && token.text.find_first_not_of('0') != std::string::npos) {
+      fail("a decimal with a leading zero " + excerpt(token.text, 60) + " (Python refuses it)");
+    }
     if (real) {
       node->literal = ExpressionValue::of_float(std::stod(token.text, &used));
     } else {
-      node->literal = ExpressionValue::of_int(std::stoll(token.text, &used, 0));
+      node->literal = ExpressionValue::of_int(std::stoll(token.text, &used, hex ? 16 : 10));
     }
     if (used != token.text.size()) fail("a malformed number '" + token.text + "'");
   } catch (const std::logic_error&) {  // invalid_argument, out_of_range
@@ -326,7 +330,7 @@ NodePtr Parser::atom() {
     static const char* const kFunctions[] = {"range", "list", "len", "min", "max", "abs", "int", "float"};
     bool known = false;
     for (const char* f : kFunctions) known = known || token.text == f;
-    if (!known) fail("a call of '" + token.text + "' (graphcost reads range, list, len, min, max, abs, int, float)");
+    if (!known) fail("a call of " + excerpt(token.text, 60) + " (graphcost reads range, list, len, min, max, abs, int, float)");
     NodePtr node = make(Node::Op::Call, token.column);
     node->function = token.text;
     while (!accept_op(")")) {
@@ -342,7 +346,7 @@ NodePtr Parser::atom() {
       return node;
     }
   }
-  fail("the unknown name '" + token.text + "' (not a parameter of the space)");
+  fail("the unknown name " + excerpt(token.text, 60) + " (not a parameter of the space)");
 }
 
 }  // namespace

@@ -40,8 +40,9 @@ class RestrictionExpression {
   RestrictionExpression& operator=(RestrictionExpression&&) noexcept;
 
   // The value with each named parameter bound to `values[i]`. InputError naming `where` on a type
-  // error or a division by zero, as Python would raise.
-  ExpressionValue evaluate(const std::vector<ExpressionValue>& values) const;
+  // error or a division by zero, as Python would raise, and on an evaluation past a budget (lists of
+  // more than a million values, ten million steps). `steps`, when given, is increased by the work done.
+  ExpressionValue evaluate(const std::vector<ExpressionValue>& values, uint64_t* steps = nullptr) const;
   const std::string& text() const { return text_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "tune/space_target.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/input_error.h"
@@ -62,8 +63,24 @@ std::vector<float> warm_start_costs(const ParameterSpace& here, const ParameterS
     order_other.push_back(static_cast<int>(q));
   }
   std::vector<float> features, targets;
-  const std::vector<float> all_other = value_rows(other, order_other);
+  std::vector<float> all_other = value_rows(other, order_other);
   const size_t width = order_other.size();
+  // A parameter with string values is a position in its list: the other file's values placed by
+  // this one's positions (by value; -1 for a value this space does not have).
+  for (size_t k = 0; k < width; ++k) {
+    const SpaceParameter& mine = here.parameters[static_cast<size_t>(order_here[k])];
+    const SpaceParameter& theirs = other.parameters[static_cast<size_t>(order_other[k])];
+    if (mine.numeric() && theirs.numeric()) continue;
+    for (size_t c = 0; c < other.configs.size(); ++c) {
+      const nlohmann::json& value = theirs.values[static_cast<size_t>(other.configs[c].value_index[static_cast<size_t>(order_other[k])])];
+      if (mine.numeric()) {  // numbers here: the other's numbers as they are, its strings as none of them
+        all_other[c * width + k] = value.is_number() ? value.get<float>() : value.is_boolean() ? (value.get<bool>() ? 1.0f : 0.0f) : -1.0f;
+        continue;
+      }
+      const auto at = std::find(mine.values.begin(), mine.values.end(), value);
+      all_other[c * width + k] = at == mine.values.end() ? -1.0f : static_cast<float>(at - mine.values.begin());
+    }
+  }
   for (size_t c = 0; c < other.configs.size(); ++c) {
     if (other.configs[c].outcome != ConfigOutcome::Ok) continue;
     features.insert(features.end(), all_other.begin() + static_cast<std::ptrdiff_t>(c * width),

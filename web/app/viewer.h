@@ -122,8 +122,8 @@ class Viewer {
   void panel_space();
   nlohmann::json space_state() const;
   const TpuGraph* tune_graph() const { return graph_ ? graph_ : space_ ? &space_->graph : nullptr; }  // what Tune replays
-  std::vector<std::string> ranking_columns() const;  // the ranking table's, as shown
-  ScatterAxes scatter() const;                       // the plot's points, axes and title
+  std::vector<std::string> ranking_columns() const;                                                   // the ranking table's, as shown
+  ScatterAxes scatter() const;                                                                        // the plot's points, axes and title
   void banner_error();
   void explain_selected(bool compare = false);  // the selected config, or its gap to the compared one
   void centre_on(int32_t node);                 // selects it and centres the view on it
@@ -142,7 +142,9 @@ class Viewer {
   std::unique_ptr<RankingSession> session_;
   std::unique_ptr<TuningTarget> space_;  // a parameter space shown instead of a graph
   std::string space_name_;
-  const TpuGraph* graph_ = nullptr;  // session_'s
+  nlohmann::json space_summary_;                // summarize_parameter_space, once (not per frame)
+  std::vector<std::string> space_value_texts_;  // each parameter's values as shown (cut)
+  const TpuGraph* graph_ = nullptr;             // session_'s
   std::vector<NodeInstance> node_instances_;
   std::vector<EdgeInstance> edge_instances_;
   // The nested view (GraphHierarchy, the default): open boxes' frames drawn under the edges, closed

@@ -23,11 +23,21 @@ bool Viewer::open_space(const std::string& path, const std::string& display_name
     tune_.reset();
     space_ = std::move(target);
     space_name_ = display_name.empty() ? path : display_name;
+    space_summary_ = summarize_parameter_space(*space_->space);
+    space_value_texts_.clear();
+    for (const SpaceParameter& p : space_->space->parameters) {
+      std::string values;
+      for (size_t v = 0; v < p.values.size() && values.size() < 400; ++v) values += (v ? ", " : "") + p.values[v].dump();
+      if (values.size() >= 400) values = values.substr(0, 400) + "... (" + std::to_string(p.values.size()) + " values)";
+      space_value_texts_.push_back(values);
+    }
   } catch (const std::exception& e) {
     error_ = error_message(e);
     for (size_t at; !display_name.empty() && path != display_name && (at = error_.find(path)) != std::string::npos;) {
       error_.replace(at, path.size(), display_name);
     }
+    constexpr size_t kMaxShown = 4000;  // as Viewer::open: messages quote bounded excerpts; this bounds the rest
+    if (error_.size() > kMaxShown) error_ = error_.substr(0, kMaxShown) + "... (" + std::to_string(error_.size()) + " bytes)";
     return false;
   }
   error_.clear();
@@ -35,7 +45,7 @@ bool Viewer::open_space(const std::string& path, const std::string& display_name
 }
 
 nlohmann::json Viewer::space_state() const {
-  nlohmann::json summary = summarize_parameter_space(*space_->space);
+  nlohmann::json summary = space_summary_;
   summary["file"] = space_name_;
   return summary;
 }
@@ -43,7 +53,7 @@ nlohmann::json Viewer::space_state() const {
 void Viewer::panel_space() {
   if (!begin_docked("Parameter space", true, 0.17f, 0.83f)) return;
   const ParameterSpace& space = *space_->space;
-  const nlohmann::json summary = summarize_parameter_space(space);
+  const nlohmann::json& summary = space_summary_;
   ImGui::TextWrapped("%s: %zu configs of %zu parameters (%s)", space_name_.c_str(), space.configs.size(), space.parameters.size(),
                      space.format.c_str());
   std::string outcomes;
@@ -58,14 +68,12 @@ void Viewer::panel_space() {
     ImGui::TableSetupColumn("parameter");
     ImGui::TableSetupColumn("values");
     ImGui::TableHeadersRow();
-    for (const SpaceParameter& p : space.parameters) {
-      std::string values;
-      for (const nlohmann::json& v : p.values) values += (values.empty() ? "" : ", ") + v.dump();
+    for (size_t p = 0; p < space.parameters.size(); ++p) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(p.name.c_str());
+      ImGui::TextUnformatted(space.parameters[p].name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextWrapped("%s", values.c_str());
+      ImGui::TextWrapped("%s", space_value_texts_[p].c_str());
     }
     ImGui::EndTable();
   }
@@ -77,12 +85,14 @@ void Viewer::panel_space() {
       return a->ok() != b->ok() ? a->ok() : a->ok() && a->seconds < b->seconds;
     });
     ImGui::Text("measured so far (%zu), fastest first", measured.size());
-    const int columns = static_cast<int>(space.parameters.size()) + 2;
-    if (ImGui::BeginTable("measured", columns, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY,
+    const size_t shown = std::min<size_t>(space.parameters.size(), 60);  // ImGui tables hold 64 columns
+    const int columns = static_cast<int>(shown) + 2;
+    if (ImGui::BeginTable("measured", columns,
+                          ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY,
                           ImVec2(0, 14 * ImGui::GetTextLineHeightWithSpacing()))) {
       ImGui::TableSetupColumn("config");
       ImGui::TableSetupColumn("runtime");
-      for (const SpaceParameter& p : space.parameters) ImGui::TableSetupColumn(p.name.c_str());
+      for (size_t p = 0; p < shown; ++p) ImGui::TableSetupColumn(space.parameters[p].name.c_str());
       ImGui::TableSetupScrollFreeze(2, 1);
       ImGui::TableHeadersRow();
       for (const Measurement* m : measured) {
@@ -92,7 +102,7 @@ void Viewer::panel_space() {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(m->ok() ? format_duration(m->seconds).c_str() : "failed");
         const SpaceConfig& config = space.configs[static_cast<size_t>(m->config)];
-        for (size_t p = 0; p < space.parameters.size(); ++p) {
+        for (size_t p = 0; p < shown; ++p) {
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(space.parameters[p].values[static_cast<size_t>(config.value_index[p])].dump().c_str());
         }
