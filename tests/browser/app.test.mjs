@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { artifact, launchBrowser, repoRoot, serveStatic } from "./browser_support.mjs";
+import { artifact, dropUrl as drop, launchBrowser, openAppPage, repoRoot, serveStatic } from "./browser_support.mjs";
 
 const appDir = process.env.GRAPHCOST_APP_DIR || join(repoRoot, "build/web/web");
 const graphcost = process.env.GRAPHCOST_BIN || join(repoRoot, "build/native-release/src/graphcost");
@@ -46,7 +46,7 @@ before(async () => {
   nativeOrder = row.split(",")[1].split(";").map(Number);
   nativeNodes = JSON.parse(execFileSync(graphcost, ["info", "--json", join(data, "tpugraphs", LAYOUT_FILE)])).nodes;
   server = await serveStatic({ "/": appDir, "/files/": join(data, "tpugraphs"), "/bad/": join(data, "nonconforming"),
-                               "/hlo/": join(data, "hlo"), "/raw/": join(data, "tpugraphs-raw"), "/spaces/": join(data, "kernel-tuner") });
+                               "/hlo/": join(data, "hlo"), "/raw/": join(data, "tpugraphs-raw") });
   browser = await launchBrowser();
 });
 
@@ -57,25 +57,7 @@ after(async () => {
 });
 
 async function openApp() {
-  const page = await browser.newPage({ width: 1400, height: 900 });
-  const problems = [];
-  page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
-  page.on("pageerror", (error) => problems.push(String(error)));
-  await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => window.graphcost && window.graphcost.ready, null, { timeout: 60000 });
-  return { page, problems };
-}
-
-// Drops `url` (fetched by the page) on the canvas as a file called `name`, like a user would.
-async function drop(page, url, name) {
-  await page.evaluate(async ([fileUrl, fileName]) => {
-    const bytes = await (await fetch(fileUrl)).arrayBuffer();
-    const transfer = new DataTransfer();
-    transfer.items.add(new File([bytes], fileName));
-    const canvas = document.getElementById("canvas");
-    canvas.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-    canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-  }, [url, name]);
+  return openAppPage(browser, server.url);
 }
 
 // Drops a file built in the page: `text` repeated as `parts` says ([[text, times], ...]).
@@ -393,30 +375,6 @@ test("dropped binary protos: XLA's HloProto, and the dataset's raw tuning record
   s = await state(page);
   assert.equal(s.nodes, 1);
   assert.equal(s.error, "");
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test("a kernel's parameter space: its parameters in a table, the Tune panel on its measurements", async () => {
-  const { page, problems } = await openApp();
-  await drop(page, "/spaces/convolution/A100_T4.json.gz", "A100_T4.json.gz");
-  await page.waitForFunction(() => window.graphcost.state().space, null, { timeout: 60000 });
-  let s = await state(page);
-  assert.equal(s.loaded, false, "no graph is shown for a space");
-  assert.equal(s.space.configs, 4362);
-  assert.equal(s.space.parameters.length, 10);
-  assert.equal(s.space.outcomes.ok, 4201);
-  await page.evaluate(() => window.graphcost.tune(30, 10));
-  await page.waitForFunction(() => window.graphcost.state().tune && !window.graphcost.state().tune.running, null, { timeout: 120000 });
-  s = await state(page);
-  assert.equal(s.tune.measured.length, 30);
-  assert.equal(s.tune.rounds.length, 3);
-  assert.ok(s.tune.rounds[2].best_over_pool_best >= 1);
-  assert.ok(["xgboost", "ridge"].includes(s.tune.learner.chosen), JSON.stringify(s.tune.learner));
-  assert.ok(s.panels.some((p) => p.name === "Parameter space") && s.panels.some((p) => p.name === "Tune"), JSON.stringify(s.panels));
-  console.log(`Tune panel on the A100 space: best measured / space's best ${s.tune.rounds[2].best_over_pool_best.toFixed(3)} after 30, ` +
-              `${s.tune.learn_ms_per_round.toFixed(0)} ms fitting a round`);
-  await page.screenshot({ path: artifact("app-space") });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -136,3 +136,27 @@ function playwrightShaped(page, deviceScaleFactor) {
     },
   });
 }
+
+// A page of the app at `baseUrl`, ready (window.graphcost.ready), with the console errors and page
+// errors it shows collected in `problems`.
+export async function openAppPage(browser, baseUrl) {
+  const page = await browser.newPage({ width: 1400, height: 900 });
+  const problems = [];
+  page.on("console", (message) => { if (message.type() === "error") problems.push(message.text()); });
+  page.on("pageerror", (error) => problems.push(String(error)));
+  await page.goto(`${baseUrl}/index.html`);
+  await page.waitForFunction(() => window.graphcost && window.graphcost.ready, null, { timeout: 60000 });
+  return { page, problems };
+}
+
+// Drops `url` (fetched by the page) on the canvas as a file called `name`, like a user would.
+export async function dropUrl(page, url, name) {
+  await page.evaluate(async ([fileUrl, fileName]) => {
+    const bytes = await (await fetch(fileUrl)).arrayBuffer();
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], fileName));
+    const canvas = document.getElementById("canvas");
+    canvas.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, [url, name]);
+}
