@@ -370,7 +370,8 @@ void Viewer::work(double budget_ms) {
     if (pending_->drawing().done()) show_loaded();
   }
   if (session_) session_->step(budget_ms);
-  if (tune_ && tune_->running() && session_ && session_->done()) tune_->step();  // one round: a fit of the model in the page
+  // One tune round a slice (a fit of the model in the page): after the graph's own work, or at once on a space.
+  if (tune_ && tune_->running() && (space_ || (session_ && session_->done()))) tune_->step();
   after_work();
 }
 
@@ -506,6 +507,7 @@ nlohmann::json Viewer::state() const {
   if (space_) {
     state["space"] = space_state();
     if (tune_) state["tune"] = tune_->state();
+    state["panels"] = panel_rects_;
   }
   if (!graph_) return state;
   state.update(session_->state());

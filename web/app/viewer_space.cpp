@@ -51,7 +51,7 @@ nlohmann::json Viewer::space_state() const {
 }
 
 void Viewer::panel_space() {
-  if (!begin_docked("Parameter space", true, 0.17f, 0.83f)) return;
+  if (!begin_docked("Parameter space", true, 0.17f, 0.59f)) return;  // above the Tune panel (0.76)
   const ParameterSpace& space = *space_->space;
   const nlohmann::json& summary = space_summary_;
   ImGui::TextWrapped("%s: %zu configs of %zu parameters (%s)", space_name_.c_str(), space.configs.size(), space.parameters.size(),

@@ -93,7 +93,8 @@ void Viewer::panel_tune() {
     ImGui::PlotLines("##best", best.data(), static_cast<int>(best.size()), 0, best_label, 1.0f, std::max(1.01f, best.front()),
                      ImVec2(width, 3 * ImGui::GetTextLineHeight()));
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("x: rounds of %d measurements; the configs measured are ringed in the plot of predicted vs measured",
+    ImGui::TextWrapped(graph_ ? "x: rounds of %d measurements; the configs measured are ringed in the plot of predicted vs measured"
+                              : "x: rounds of %d measurements; the configs measured are listed above, fastest first",
                        tune_->tuner().options().per_round);
     ImGui::PopStyleColor();
   }
