@@ -1,9 +1,9 @@
 #include "hlo/module_file.h"
 
 #include "common/input_error.h"
-#include "common/memory_limit.h"
 #include "io/byte_source.h"
 #include "io/proto_wire.h"
+#include "io/text_file.h"
 
 namespace graphcost {
 namespace {
@@ -133,16 +133,7 @@ ModuleFileFormat detect_module_file_format(std::string_view bytes, const std::st
   return tuning_records(first.bytes) ? ModuleFileFormat::TuningData : ModuleFileFormat::HloProto;
 }
 
-std::string read_module_file(const std::string& path) {
-  const ByteSource file = ByteSource::open_file(path);
-  if (file.size() > input_memory_limit()) {
-    throw InputError(path, "size", "at most the input memory limit " + format_byte_size(input_memory_limit()) + " (GRAPHCOST_MEMORY_LIMIT)",
-                     format_byte_size(file.size()));
-  }
-  std::string bytes(static_cast<size_t>(file.size()), '\0');
-  if (!bytes.empty()) file.read(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data()), "module");
-  return bytes;
-}
+std::string read_module_file(const std::string& path) { return read_whole_file(path, "module"); }
 
 bool is_npz_file(const std::string& path) {
   if (ends_with(path, ".npz")) return true;

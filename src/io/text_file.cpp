@@ -57,14 +57,19 @@ std::string gunzip(const std::string& compressed, const std::string& path) {
 
 }  // namespace
 
-std::string read_text_file(const std::string& path) {
+std::string read_whole_file(const std::string& path, const char* field) {
   const ByteSource file = ByteSource::open_file(path);
   if (file.size() > input_memory_limit()) {
     throw InputError(path, "size", "at most the input memory limit " + format_byte_size(input_memory_limit()) + " (GRAPHCOST_MEMORY_LIMIT)",
                      format_byte_size(file.size()));
   }
   std::string bytes(static_cast<size_t>(file.size()), '\0');
-  if (!bytes.empty()) file.read(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data()), "text");
+  if (!bytes.empty()) file.read(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data()), field);
+  return bytes;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::string bytes = read_whole_file(path, "text");
   if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f && static_cast<uint8_t>(bytes[1]) == 0x8b) return gunzip(bytes, path);
   return bytes;
 }

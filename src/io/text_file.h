@@ -11,4 +11,8 @@ namespace graphcost {
 // truncated or corrupt gzip stream.
 std::string read_text_file(const std::string& path);
 
+// A whole file's bytes as they are (no gunzipping), within the input memory limit: what
+// read_text_file and the HLO module reader (hlo/module_file.h) read first.
+std::string read_whole_file(const std::string& path, const char* field);
+
 }  // namespace graphcost
