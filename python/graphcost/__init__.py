@@ -26,120 +26,94 @@ Errors
 
 docs/python.md walks through each with real files.
 """
-import math
-import threading
-
-from ._graphcost import (  # noqa: F401
-    Graph,
-    InputError,
-    InternalError,
-    IoError,
-    Model,
-    gemm_seconds,
-    generate,
-    import_module,
-    import_records,
-    import_tile_kernels,
-    kendall_tau,
-    load,
-    score,
-    simulate,
-    slowdown_at_k,
-    tile_score,
-    train,
-)
-from ._graphcost import _tune
+from . import _graphcost as _core
+from ._arguments import folder_path, input_path, output_path, path_text
+from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
+from .tuning import TuneError, TuneResult, tune  # noqa: F401
 
 __all__ = [
-    "Graph", "InputError", "InternalError", "IoError", "Model", "TuneResult", "gemm_seconds", "generate", "import_module",
+    "Graph", "InputError", "InternalError", "IoError", "Model", "TuneError", "TuneResult", "gemm_seconds", "generate", "import_module",
     "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune",
 ]
 
 
-class TuneResult(dict):
-    """What tune() returns, a dict with attribute access:
-
-    measurements  [{'config', 'status' ('ok', 'failed', 'timeout', 'garbage'), 'seconds', 'message',
-                   'round', 'predicted'}] in the order they were made
-    rounds        per round: measured, best_seconds, out_of_sample_tau (the model's tau on the
-                  round's new measurements predicted before they were made), unmeasured_tau (replay),
-                  learner (what learned: {'learner', and for auto 'chosen' and 'cross_validated_tau',
-                  for weighed 'gnn_weight'}), seconds, learn_seconds
-    costs         float32 array: the final model's cost of every candidate (lower = predicted faster)
-    measured      a Graph of the configs measured without failure, with their runtimes
-    best          {'config', 'seconds'}: the fastest measured, or None
-    interrupted   True when Ctrl-C stopped it (what was measured is kept)
-    target, candidates, oracle, options, learner: as `graphcost tune --json` reports them (the
-                  same serializer): the program, the configs to choose among, the oracle ('replay'
-                  or 'python'), every option, the last fitted learner
-    """
-
-    __getattr__ = dict.__getitem__
+def _documented(function, core):
+    """`function` with the core's docstring (without pybind11's signature line): Python functions,
+    so inspect.signature, help() and editors see the real parameters."""
+    text = core.__doc__ or ""
+    function.__doc__ = text.split("\n\n", 1)[1] if text.startswith(core.__name__ + "(") and "\n\n" in text else text
+    return function
 
 
-def _measure_with_timeout(measure, config, timeout):
-    """Runs measure(config) on a daemon thread so a call that hangs past `timeout` seconds can be
-    given up on (its thread is left to finish; its answer is ignored). Returns (status, seconds,
-    message) as the C++ loop reads it."""
-    box = {}
-
-    def call():
-        try:
-            box["value"] = measure(config)
-        except BaseException as error:  # noqa: B902: reported as a failed measurement
-            box["error"] = error
-
-    worker = threading.Thread(target=call, daemon=True)
-    worker.start()
-    try:
-        worker.join(timeout)
-    except KeyboardInterrupt:
-        return ("stopped", 0.0, "stopped")
-    if worker.is_alive():
-        return ("timeout", 0.0, f"no answer within {timeout:g} s")
-    if "error" in box:
-        if isinstance(box["error"], KeyboardInterrupt):
-            return ("stopped", 0.0, "stopped")
-        return ("failed", 0.0, f"{type(box['error']).__name__}: {box['error']}")
-    try:
-        seconds = float(box["value"])
-    except (TypeError, ValueError):
-        return ("garbage", 0.0, f"not a number of seconds: {box['value']!r}"[:200])
-    if not math.isfinite(seconds) or seconds <= 0:
-        return ("garbage", 0.0, f"not a positive finite number of seconds: {seconds!r}")
-    return ("ok", seconds, "")
+def load(path):
+    return _core.load(input_path(path, "path"))
 
 
-def tune(target, measure=None, budget=100, per_round=10, strategy="online", model=None, seed=0, timeout=None, candidates=1000,
-         explore=None, init="previous", learner="auto", progress=None):
-    """Tunes a program from a few of its measurements (docs/tuning.md).
+def import_module(path, configs=100, seed=0):
+    return _core.import_module(input_path(path, "path"), configs, seed)
 
-    target     a path (a labelled or hidden .npz, tuning records, a module: HLO text or proto,
-               whose candidates are config 0 and `candidates` random layouts, or a kernel's
-               parameter space: T4 results, a Kernel Tuner cache or a T1 definition) or a Graph
-    measure    measure(config) -> seconds, called for each config to measure, in this process;
-               config is a dict: {'config': index, 'nodes': [{'node', 'name', 'opcode', 'output',
-               'input', 'kernel'}...]} (layout), {'config_feat': [...]} (tile) or {'parameters':
-               {name: value}} (a space). An exception, a
-               value that is not a positive finite number, or no answer within `timeout` seconds
-               is a failed measurement: kept, and tuning goes on. None: replay the file's recorded
-               runtimes.
-    strategy   'online' (learn after each round), 'zero-shot' (model as is), 'random', 'fewest-changes',
-               'genetic' (a space: Kernel Tuner's genetic algorithm)
-    explore    the share of each online batch drawn at random; None: the target's default (0.3 for
-               graphs, 0.1 for parameter spaces)
-    model      a Model: zero-shot's, or the warm start with init='model'
-    init       the GNN: where each fit starts: 'previous' (the one before; the first from scratch),
-               'scratch' (a fresh model every round), 'model' (`model`'s weights)
-    learner    'auto' (of 'xgboost' and 'ridge', the one that ranks the measured configs best in
-               cross-validation, chosen at every round: docs/tuning.md), 'xgboost', 'ridge', 'gnn',
-               'weighed' (GNN and ridge weighed by how each ranked the new measurements), 'blend'
-    progress   progress(round_report) after each round
-    Returns a TuneResult. Ctrl-C stops after the measurement in hand (result.interrupted).
-    """
-    wrapper = None
-    if measure is not None:
-        def wrapper(config):
-            return _measure_with_timeout(measure, config, timeout)
-    explore = float("nan") if explore is None else explore
-    return TuneResult(_tune(target, wrapper, budget, per_round, strategy, init, learner, model, seed, candidates, explore, progress))
+
+def import_tile_kernels(path, configs=1000, seed=0):
+    return _core.import_tile_kernels(input_path(path, "path"), configs, seed)
+
+
+def import_records(path):
+    return _core.import_records(input_path(path, "path"))
+
+
+def kendall_tau(x, y):
+    return _core.kendall_tau(x, y)
+
+
+def slowdown_at_k(runtimes, order, k=5):
+    return _core.slowdown_at_k(runtimes, order, k)
+
+
+def tile_score(runtimes, order):
+    return _core.tile_score(runtimes, order)
+
+
+def score(solution, submission, split="valid", seed=0, public_fraction=0.5):
+    return _core.score(input_path(solution, "solution", folder=True), input_path(submission, "submission"), split, seed,
+                       public_fraction)
+
+
+def simulate(graph, hardware="nominal"):
+    return _core.simulate(graph, hardware)
+
+
+def gemm_seconds(m, n, k, dtype="bf16", hardware="tpu-v5e"):
+    return _core.gemm_seconds(m, n, k, dtype, hardware)
+
+
+def generate(out, graphs=10, seed=0, collections=(), threads=1):
+    return _core.generate(output_path(out, "out"), graphs, seed, list(collections), threads)
+
+
+def train(data, collection, out, epochs=10, steps_per_epoch=100, configs_per_step=16, hidden=64, layers=2, hops=1, loss="listmle",
+          learning_rate=2e-3, seed=0, resume=False, init="", relative_configs=False, progress=None):
+    init = "" if init in ("", None) else input_path(init, "init")
+    return _core.train(folder_path(data, "data"), collection, output_path(out, "out"), epochs, steps_per_epoch, configs_per_step,
+                       hidden, layers, hops, loss, learning_rate, seed, resume, init, relative_configs, progress)
+
+
+for _name in ("load", "import_module", "import_tile_kernels", "import_records", "kendall_tau", "slowdown_at_k", "tile_score", "score",
+              "simulate", "gemm_seconds", "generate", "train"):
+    _documented(globals()[_name], getattr(_core, _name))
+
+_core_model_load = Model.load
+_core_graph_save = Graph.save
+
+
+def _model_load(path):
+    """Reads a model file (docs/model-format.md); InputError on a bad one, FileNotFoundError when there is none."""
+    return _core_model_load(input_path(path, "path"))
+
+
+def _graph_save(self, path):
+    return _core_graph_save(self, output_path(path, "path"))
+
+
+_graph_save.__doc__ = _core_graph_save.__doc__
+Model.load = staticmethod(_model_load)
+Graph.save = _graph_save

@@ -24,13 +24,19 @@ std::vector<double> doubles(const py::array_t<double, py::array::c_style | py::a
   return std::vector<double>(values.data(), values.data() + values.size());
 }
 
-std::vector<int32_t> order_of(const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order, size_t configs) {
+// A sequence of config indices: integers only (a float is a TypeError: truncating 0.7 to 0 would
+// score another ranking than the one given); the range is checked by the metric itself.
+std::vector<int32_t> order_of(const py::object& order) {
+  const py::array array = py::array::ensure(order);
+  if (!array) throw py::type_error("order: expected a sequence of config indices (integers)");
+  if (array.ndim() != 1) throw InputError("", "order", "a 1-D sequence of config indices", std::to_string(array.ndim()) + " dimensions");
+  if (array.size() > 0 && array.dtype().kind() != 'i' && array.dtype().kind() != 'u')
+    throw py::type_error("order: expected integer config indices, got dtype " + py::str(array.dtype()).cast<std::string>());
+  const auto indices = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
   std::vector<int32_t> out;
-  for (py::ssize_t i = 0; i < order.size(); ++i) {
-    const int64_t c = order.data()[i];
-    if (c < 0 || static_cast<size_t>(c) >= configs)
-      throw InputError("", "order", "config indices below " + std::to_string(configs), std::to_string(c));
-    out.push_back(static_cast<int32_t>(c));
+  for (py::ssize_t i = 0; i < indices.size(); ++i) {
+    const int64_t c = indices.data()[i];
+    out.push_back(c < 0 || c > INT32_MAX ? -1 : static_cast<int32_t>(c));  // out of range either way: the metric says so
   }
   return out;
 }
@@ -52,18 +58,18 @@ void bind_metrics(py::module_& m) {
   m.def(
       "slowdown_at_k",
       [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes,
-         const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order, int k) {
+         const py::object& order, int k) {
         const std::vector<double> r = doubles(runtimes, "runtimes");
-        return slowdown_at_k(r, order_of(order, r.size()), k);
+        return slowdown_at_k(r, order_of(order), k);
       },
       py::arg("runtimes"), py::arg("order"), py::arg("k") = 5,
       "The best runtime among the first k configs of `order` over the best runtime of all (1 is perfect).");
   m.def(
       "tile_score",
       [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes,
-         const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& order) {
+         const py::object& order) {
         const std::vector<double> r = doubles(runtimes, "runtimes");
-        return tile_score(r, order_of(order, r.size()));
+        return tile_score(r, order_of(order), 5);
       },
       py::arg("runtimes"), py::arg("order"), "The Kaggle tile score: 2 - slowdown_at_k(k=5); 1 is perfect.");
   m.def(

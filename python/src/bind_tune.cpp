@@ -7,6 +7,8 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <filesystem>
+#include <memory>
 
 #include "bindings.h"
 #include "common/input_error.h"
@@ -30,7 +32,7 @@ py::object measurement_dict(const Measurement& m) {
 
 py::dict tune(const py::object& target_or_path, const py::object& measure, int budget, int per_round, const std::string& strategy,
               const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
-              double explore, const py::object& progress) {
+              double explore, const py::object& progress, const std::string& journal_path) {
   TuningTarget target;
   if (py::isinstance<TpuGraph>(target_or_path)) {
     target = tuning_target_from_graph(target_or_path.cast<const TpuGraph&>(), target_or_path.cast<const TpuGraph&>().source);
@@ -73,13 +75,29 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
       return m;
     };
   }
+  if (std::isnan(options.explore)) options.explore = default_explore(target);  // the header holds the share the run uses
   Tuner tuner(target, oracle, model.get(), options);
+  // The journal: the CLI's format (tune/tuning_journal.h); an existing one is resumed.
+  std::unique_ptr<TuningJournalWriter> journal;
+  if (!journal_path.empty()) {
+    JournalRun run;
+    run.oracle = oracle.name;
+    run.candidates = candidates;
+    const nlohmann::json header = tuning_journal_header(target, options, run);
+    const bool resume = std::filesystem::exists(journal_path);
+    if (resume) {
+      const TuningJournal earlier = read_tuning_journal(journal_path);
+      check_same_run(journal_path, earlier.header, header);
+      tuner.restore(earlier.measurements);
+    }
+    journal = std::make_unique<TuningJournalWriter>(journal_path, header, resume);
+  }
   std::vector<RoundReport> rounds;
   while (!tuner.done() && !interrupted) {
     RoundReport report;
     {
       py::gil_scoped_release release;
-      report = tuner.run_round({}, [&] {
+      report = tuner.run_round([&](const Measurement& m) { if (journal) journal->append(m); }, [&] {
         py::gil_scoped_acquire acquire;
         if (PyErr_CheckSignals() != 0) {
           PyErr_Clear();
@@ -89,7 +107,10 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
       });
     }
     rounds.push_back(report);
-    if (!progress.is_none()) progress(json_to_python(round_report_json(report)));
+    if (!progress.is_none()) {  // False stops the run (the package's wrapper returns it when the callback raised)
+      const py::object go_on = progress(json_to_python(round_report_json(report)));
+      if (!go_on.is_none() && !go_on.cast<bool>()) interrupted = true;
+    }
   }
   // The run as `tune --json` reports it (tune/tune_report.h), plus what only Python holds.
   py::dict result = json_to_python(tune_summary_json(tuner, oracle.name, rounds, interrupted));
@@ -106,7 +127,7 @@ py::dict tune(const py::object& target_or_path, const py::object& measure, int b
 void bind_tune(py::module_& m) {
   m.def("_tune", &tune, py::arg("target"), py::arg("measure"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"),
         py::arg("init"), py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"),
-        py::arg("progress"), "The tuning loop; use graphcost.tune(), which wraps the measure function.");
+        py::arg("progress"), py::arg("journal"), "The tuning loop; use graphcost.tune(), which wraps the measure function.");
 }
 
 }  // namespace graphcost::python

@@ -230,6 +230,7 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
 }
 
 CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
+  // The options' ranges are TrainOptions::check's (the library's, shared with Python), not CLI11 checks.
   CLI::App* train_command = app.add_subcommand("train", "Train a GNN cost model on one collection's labelled files");
   train_command->add_option("--data", train.train.data, "npz tree")->required();
   train_command
@@ -241,28 +242,23 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
                           "continue from the checkpoint in --out (model, optimizer, sampler, epoch); e.g. after Ctrl-C");
   train_command->add_option("--train-split", train.train.train_split, "split(s) to train on")->capture_default_str();
   train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on")->capture_default_str();
-  train_command->add_option("--epochs", train.train.epochs, "epochs")->capture_default_str()->check(CLI::PositiveNumber);
-  train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  train_command->add_option("--epochs", train.train.epochs, "epochs")->capture_default_str();
+  train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch")->capture_default_str();
   train_command
       ->add_option("--graphs-per-step", train.train.graphs_per_step,
-                   "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)")
-      ->check(CLI::Range(1, 4096));
+                   "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)");
   train_command->add_flag(
       "--independent-graphs", [&train](int64_t) { train.train.balance_graph_sizes = false; },
       "with several graphs per step, each draws its graph on its own (default: all draw graphs of the same size rank among their own, "
       "so no process's step waits long for another's)");
-  train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step")
-      ->capture_default_str()
-      ->check(CLI::Range(2, 4096));
+  train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step")->capture_default_str();
   add_named_option(train_command, "--aggregation", train.train.model.aggregation, aggregation_names(),
                    "how a node combines its neighbours in each message layer: mean, max or sum");
   add_named_option(train_command, "--loss", train.train.loss, ranking_loss_names(),
                    "listmle, hinge, gap-margin (hinge with the log-runtime gap as margin) or mse");
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate")->capture_default_str();
-  train_command->add_option("--hidden", train.train.model.hidden, "hidden width")->capture_default_str()->check(CLI::Range(1, 4096));
-  train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers")->capture_default_str()->check(CLI::Range(0, 64));
+  train_command->add_option("--hidden", train.train.model.hidden, "hidden width")->capture_default_str();
+  train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers")->capture_default_str();
   train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none")
       ->capture_default_str();
   add_seed_option(train_command, train.train.model.seed, "seed: same seed, same model");
@@ -277,26 +273,21 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
   train_command
       ->add_option("--segment-nodes", train.train.segments.segment_nodes,
                    "Graph Segment Training: segments of about N nodes (0: whole graphs)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 100000000));
+      ->capture_default_str();
   add_named_option(train_command, "--partition", train.train.segments.partition, partition_method_names(),
                    "GST segments: metis or contiguous");
   train_command->add_option("--segments-per-step", train.train.segments.segments_per_step, "GST: segments backpropagated per step")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->capture_default_str();
   train_command
       ->add_option("--stale-dropout", train.train.segments.stale_dropout, "GST: probability of dropping each historical segment embedding")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.99));
+      ->capture_default_str();
   train_command
       ->add_option("--max-staleness", train.train.segments.max_staleness,
                    "GST: recompute historical embeddings older than N steps (0: always; -1: never)")
-      ->capture_default_str()
-      ->check(CLI::Range(-1, 100000000));
+      ->capture_default_str();
   train_command
       ->add_option("--finetune-steps", train.train.segments.finetune_steps,
-                   "GST: head finetuning steps after the last epoch (default: steps per epoch)")
-      ->check(CLI::Range(0, 10000000));
+                   "GST: head finetuning steps after the last epoch (default: steps per epoch)");
   train_command
       ->add_option("--stop-after-epoch", train.stop_after_epoch,
                    "stop once this epoch's checkpoint is written (a batch job's time slice); --resume continues")

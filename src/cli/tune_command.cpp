@@ -37,65 +37,17 @@ extern "C" void on_interrupt(int) {
 
 std::string journal_path(const std::string& out) { return out + ".journal"; }
 
-// A file's bytes hashed (FNV-1a): a journal names the model its run started from.
-std::string file_hash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  uint64_t hash = 14695981039346656037ull;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
-  }
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
-
-// Everything that shapes the run. A resume compares all of it but the budget (a run may be given
-// more measurements) and the measure command (a path in it may move): another value is another run.
+// Everything that shapes the run (tune/tuning_journal.h).
 nlohmann::json journal_header(const TuneCommandOptions& options, const TuningTarget& target) {
-  nlohmann::json options_json = options.tune.to_json();
-  options_json.erase("budget");
-  return {{"graphcost_tune", 2},
-          {"target", target.path},
-          {"fingerprint", target.fingerprint},
-          {"oracle", name_of(oracle_kind_names(), options.oracle)},
-          {"hardware", options.oracle == OracleKind::Simulate ? nlohmann::json(options.hardware) : nlohmann::json(nullptr)},
-          {"repeats", options.oracle == OracleKind::Command ? nlohmann::json(options.repeats) : nlohmann::json(nullptr)},
-          {"candidates", options.candidates},
-          {"model", options.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(options.model))},
-          {"warm_start", options.warm_start.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(options.warm_start))},
-          {"options", options_json},
-          {"budget", options.tune.budget},
-          {"measure", options.measure}};
-}
-
-// InputError naming the first field of `earlier` (a journal's header) that differs from this run's.
-void check_same_run(const std::string& journal, const nlohmann::json& earlier, const nlohmann::json& now) {
-  if (!earlier.contains("options")) {
-    std::fprintf(stderr,
-                 "warning: %s was written by an older graphcost: only its target and oracle are checked against this run's options\n",
-                 journal.c_str());
-    for (const char* key : {"fingerprint", "oracle"}) {
-      if (earlier.value(key, nlohmann::json()) != now[key]) {
-        throw InputError(journal, std::string("header ") + key, now[key].dump() + " (this run's)",
-                         earlier.value(key, nlohmann::json()).dump());
-      }
-    }
-    return;
-  }
-  nlohmann::json a = earlier, b = now;
-  for (const char* free : {"budget", "measure", "graphcost_tune", "target"}) a.erase(free), b.erase(free);
-  const nlohmann::json was = a.flatten(), is = b.flatten();
-  for (const auto& [key, value] : is.items()) {
-    const nlohmann::json before = was.value(key, nlohmann::json());
-    if (before != value) {
-      throw InputError(journal, "header " + key.substr(1), value.dump() + " (this run's: resume with the options the run started with)",
-                       before.dump());
-    }
-  }
-  for (const auto& [key, value] : was.items()) {
-    if (!is.contains(key)) throw InputError(journal, "header " + key.substr(1), "absent (this run's)", value.dump());
-  }
+  JournalRun run;
+  run.oracle = name_of(oracle_kind_names(), options.oracle);
+  if (options.oracle == OracleKind::Simulate) run.hardware = options.hardware;
+  if (options.oracle == OracleKind::Command) run.repeats = options.repeats;
+  run.candidates = options.candidates;
+  run.model = options.model;
+  run.warm_start = options.warm_start;
+  run.measure = options.measure;
+  return tuning_journal_header(target, options.tune, run);
 }
 
 Oracle make_oracle(const TuneCommandOptions& options, const TuningTarget& target) {

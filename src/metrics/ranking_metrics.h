@@ -14,6 +14,8 @@ std::vector<int32_t> order_by_cost(const std::vector<float>& costs);
 std::vector<int32_t> order_by_cost(const std::vector<double>& costs);
 
 // min(runtimes[first k predicted]) / min(runtimes): 1 when the best config is among the first k.
+// InputError for no runtimes, one not positive and finite, an empty order, an index out of range
+// or k < 1 (the Python package passes a user's values straight in).
 double slowdown_at_k(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k);
 // The paper's top-K error: slowdown_at_k - 1.
 double top_k_error(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order, int k);
@@ -22,11 +24,11 @@ double tile_score(const std::vector<double>& runtimes, const std::vector<int32_t
 
 // The Kaggle layout score: Kendall tau-b between each config's predicted position and its runtime,
 // oriented so that 1 means the predicted order sorts the runtimes ascending. `predicted_order` must
-// be a permutation of [0, n). NaN for n < 2 or constant runtimes.
+// be a permutation of [0, n) (InputError otherwise). NaN for n < 2 or constant runtimes.
 double layout_kendall_tau(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order);
 
 // Of the config pairs with different runtimes, the fraction the predicted order puts faster-first.
-// `predicted_order` must be a permutation. NaN when no pair differs.
+// `predicted_order` must be a permutation (InputError otherwise). NaN when no pair differs.
 double ordered_pair_accuracy(const std::vector<double>& runtimes, const std::vector<int32_t>& predicted_order);
 
 }  // namespace graphcost

@@ -77,6 +77,18 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json) {
   return config;
 }
 
+void ModelConfig::check(const std::string& where) const {
+  const auto in_range = [&](const char* field, int value, int low, int high) {
+    if (value < low || value > high)
+      throw InputError(where, field, "an integer in [" + std::to_string(low) + ", " + std::to_string(high) + "]", std::to_string(value));
+  };
+  in_range("opcode_embedding", opcode_embedding, 1, 1024);
+  in_range("config_embedding", config_embedding, 1, 64);
+  in_range("hidden", hidden, 1, 4096);
+  in_range("layers", layers, 0, 64);
+  in_range("hops", hops, -1, 64);
+}
+
 bool Architecture::couples_configs() const {
   return std::any_of(layers.begin(), layers.end(), [](const MessageLayerSpec& layer) { return layer.attention; });
 }

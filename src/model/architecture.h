@@ -54,6 +54,8 @@ struct ModelConfig {
 
   nlohmann::json to_json() const;
   static ModelConfig from_json(const nlohmann::json& json);  // InputError on bad fields
+  // The sizes' ranges (the same as from_json's): InputError naming the field and `where`.
+  void check(const std::string& where) const;
 };
 
 // Rows of the layout value embedding: the 7 values (-1..5), and the "changed" row (id 7) for

@@ -62,22 +62,40 @@ double step_size_rank(uint64_t seed, int step) {
   return static_cast<double>(x >> 11) * 0x1.0p-53;
 }
 
-namespace {
-
-// Options that cannot combine, refused before any file is read.
-void check_combinations(const TrainOptions& options, bool use_cache) {
-  if (use_cache && options.segments.segment_nodes > 0) {
-    throw InputError(options.cache, "graph segment training", "configs held in memory", "a config store (its configs are read per step)");
+void TrainOptions::check() const {
+  const auto in_range = [](const char* field, int64_t value, int64_t low, int64_t high) {
+    if (value < low || value > high)
+      throw InputError("", field, "an integer in [" + std::to_string(low) + ", " + std::to_string(high) + "]", std::to_string(value));
+  };
+  in_range("epochs", epochs, 1, 1000000000);
+  in_range("steps_per_epoch", steps_per_epoch, 1, 1000000000);
+  in_range("configs_per_step", configs_per_step, 2, 4096);
+  in_range("graphs_per_step", graphs_per_step, 0, 4096);
+  in_range("valid_configs", valid_configs, 0, 1000000000);
+  in_range("segment_nodes", segments.segment_nodes, 0, 100000000);
+  in_range("segments_per_step", segments.segments_per_step, 1, 100000);
+  in_range("max_staleness", segments.max_staleness, -1, 100000000);
+  in_range("finetune_steps", segments.finetune_steps, -1, 10000000);
+  if (!(segments.stale_dropout >= 0 && segments.stale_dropout <= 0.99))
+    throw InputError("", "stale_dropout", "a probability in [0, 0.99]", std::to_string(segments.stale_dropout));
+  if (!(std::isfinite(learning_rate) && learning_rate > 0 && learning_rate <= 1))
+    throw InputError("", "learning_rate", "a finite number in (0, 1]", std::to_string(learning_rate));
+  model.check("");
+  const bool use_cache = !cache.empty() && collection_kind(collection) == GraphKind::Layout;
+  if (use_cache && segments.segment_nodes > 0) {
+    throw InputError(cache, "segment_nodes", "0 with a config store (graph segment training holds the configs in memory)",
+                     std::to_string(segments.segment_nodes));
   }
-  if (options.model.relative_configs && collection_kind(options.collection) != GraphKind::Layout) {
-    throw InputError("", "--relative-configs", "a layout collection", "'" + options.collection + "'");
+  if (model.relative_configs && collection_kind(collection) != GraphKind::Layout) {
+    throw InputError("", "relative_configs", "a layout collection", "'" + collection + "'");
   }
-  if (use_cache && options.model.relative_configs) {
-    throw InputError(options.cache, "--relative-configs",
-                     "configs held in memory (each file's most common config is found over all of them)",
+  if (use_cache && model.relative_configs) {
+    throw InputError(cache, "relative_configs", "configs held in memory (each file's most common config is found over all of them)",
                      "a config store (not supported yet)");
   }
 }
+
+namespace {
 
 struct DealtFiles {
   std::vector<std::string> files;  // this rank's training files
@@ -123,11 +141,11 @@ DealtFiles deal_training_files(const TrainOptions& options, int shards) {
 }  // namespace
 
 TrainResult train_model(const TrainOptions& requested, const TrainProgress& progress) {
+  requested.check();
   TrainOptions options = requested;  // --fit-configs-per-step may lower configs_per_step
   const DataParallel& world = DataParallel::world();
   const int shards = training_shards(options);
   const bool use_cache = !options.cache.empty() && collection_kind(options.collection) == GraphKind::Layout;
-  check_combinations(options, use_cache);
   const DealtFiles dealt = deal_training_files(options, shards);
   const std::vector<std::string>& train_files = dealt.files;
   const std::vector<int>& train_shard = dealt.shards;

@@ -65,6 +65,10 @@ struct TrainOptions {
   bool fit_configs_per_step = false;
   // Called as each file is prepared into the cache (or found current there).
   std::function<void(size_t done, size_t total, const std::string& file, int64_t configs, int64_t distinct, bool reused)> on_prepare;
+
+  // Every option's range and the combinations that cannot be, checked once here for the CLI and
+  // Python alike: InputError naming the option by its field name ("steps_per_epoch").
+  void check() const;
 };
 
 // Balanced draws: the size rank in [0, 1) at which every shard draws its graph in global step

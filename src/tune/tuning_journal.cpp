@@ -104,4 +104,66 @@ void TuningJournalWriter::write_line(const nlohmann::json& line) {
 
 void TuningJournalWriter::append(const Measurement& measurement) { write_line(measurement_json(measurement)); }
 
+namespace {
+
+// A file's bytes hashed (FNV-1a): a journal names the model its run started from.
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t hash = 14695981039346656037ull;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+  }
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json tuning_journal_header(const TuningTarget& target, const TuneOptions& options, const JournalRun& run) {
+  nlohmann::json options_json = options.to_json();
+  options_json.erase("budget");
+  return {{"graphcost_tune", 2},
+          {"target", target.path},
+          {"fingerprint", target.fingerprint},
+          {"oracle", run.oracle},
+          {"hardware", run.hardware},
+          {"repeats", run.repeats},
+          {"candidates", run.candidates},
+          {"model", run.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(run.model))},
+          {"warm_start", run.warm_start.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(run.warm_start))},
+          {"options", options_json},
+          {"budget", options.budget},
+          {"measure", run.measure}};
+}
+
+void check_same_run(const std::string& journal, const nlohmann::json& earlier, const nlohmann::json& now) {
+  if (!earlier.contains("options")) {
+    std::fprintf(stderr,
+                 "warning: %s was written by an older graphcost: only its target and oracle are checked against this run's options\n",
+                 journal.c_str());
+    for (const char* key : {"fingerprint", "oracle"}) {
+      if (earlier.value(key, nlohmann::json()) != now[key]) {
+        throw InputError(journal, std::string("header ") + key, now[key].dump() + " (this run's)",
+                         earlier.value(key, nlohmann::json()).dump());
+      }
+    }
+    return;
+  }
+  nlohmann::json a = earlier, b = now;
+  for (const char* free : {"budget", "measure", "graphcost_tune", "target"}) a.erase(free), b.erase(free);
+  const nlohmann::json was = a.flatten(), is = b.flatten();
+  for (const auto& [key, value] : is.items()) {
+    const nlohmann::json before = was.value(key, nlohmann::json());
+    if (before != value) {
+      throw InputError(journal, "header " + key.substr(1), value.dump() + " (this run's: resume with the options the run started with)",
+                       before.dump());
+    }
+  }
+  for (const auto& [key, value] : was.items()) {
+    if (!is.contains(key)) throw InputError(journal, "header " + key.substr(1), "absent (this run's)", value.dump());
+  }
+}
+
 }  // namespace graphcost

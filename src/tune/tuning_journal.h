@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tune/oracles.h"
+#include "tune/tuner.h"
 
 namespace graphcost {
 
@@ -46,6 +47,22 @@ class TuningJournalWriter {
   std::string path_;
   std::FILE* file_ = nullptr;
 };
+
+// What a journal's header says of the run besides the target and the options: the oracle's name
+// and settings, and the files it started from (named in the header by a hash of their bytes).
+struct JournalRun {
+  std::string oracle;                 // "replay", "simulate", "command", "python"
+  nlohmann::json hardware, repeats;   // simulate's hardware, command's repeats (null otherwise)
+  int candidates = 1000;              // a module target's candidates
+  std::string model, warm_start;      // paths, or empty
+  std::string measure;                // the measure command (not compared on resume: a path in it may move)
+};
+
+// The header of a run's journal: everything that shapes the run. A resume compares all of it but
+// the budget (a run may be given more measurements) and the measure command.
+nlohmann::json tuning_journal_header(const TuningTarget& target, const TuneOptions& options, const JournalRun& run);
+// InputError naming the first field of `earlier` (a journal's header) that differs from `now`'s.
+void check_same_run(const std::string& journal, const nlohmann::json& earlier, const nlohmann::json& now);
 
 nlohmann::json measurement_json(const Measurement& measurement);
 Measurement measurement_from_json(const nlohmann::json& line, const std::string& where);

@@ -34,7 +34,7 @@ check "a collection without a model is an error naming it" bash -c "test $status
 # (--resume without the flag).
 "$graphcost" train --data "$out/data" --collection tile:xla --out "$out/relative_tile.npz" --epochs 1 --steps-per-epoch 2 \
   --relative-configs >/dev/null 2>"$out/relative_tile.txt"; status=$?
-check "train --relative-configs on tile is refused" bash -c "test $status -eq 1 && grep -q 'relative-configs' '$out/relative_tile.txt'"
+check "train --relative-configs on tile is refused" bash -c "test $status -eq 1 && grep -q 'relative_configs' '$out/relative_tile.txt'"
 "$graphcost" train --data "$out/data" --collection layout:nlp:default --out "$out/relative.npz" --epochs 1 --steps-per-epoch 2 \
   --hidden 8 --layers 1 --relative-configs >/dev/null 2>&1; status=$?
 check "train --relative-configs on layout exits 0" test $status -eq 0
