@@ -27,7 +27,7 @@ Errors
 docs/python.md walks through each with real files.
 """
 from . import _graphcost as _core
-from ._arguments import folder_path, input_path, output_path, path_text
+from ._arguments import folder_path as _folder_path, input_path as _input_path, output_path as _output_path
 from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
 from .tuning import TuneError, TuneResult, tune  # noqa: F401
 
@@ -46,19 +46,19 @@ def _documented(function, core):
 
 
 def load(path):
-    return _core.load(input_path(path, "path"))
+    return _core.load(_input_path(path, "path"))
 
 
 def import_module(path, configs=100, seed=0):
-    return _core.import_module(input_path(path, "path"), configs, seed)
+    return _core.import_module(_input_path(path, "path"), configs, seed)
 
 
 def import_tile_kernels(path, configs=1000, seed=0):
-    return _core.import_tile_kernels(input_path(path, "path"), configs, seed)
+    return _core.import_tile_kernels(_input_path(path, "path"), configs, seed)
 
 
 def import_records(path):
-    return _core.import_records(input_path(path, "path"))
+    return _core.import_records(_input_path(path, "path"))
 
 
 def kendall_tau(x, y):
@@ -74,7 +74,7 @@ def tile_score(runtimes, order):
 
 
 def score(solution, submission, split="valid", seed=0, public_fraction=0.5):
-    return _core.score(input_path(solution, "solution", folder=True), input_path(submission, "submission"), split, seed,
+    return _core.score(_input_path(solution, "solution", folder=True), _input_path(submission, "submission"), split, seed,
                        public_fraction)
 
 
@@ -87,13 +87,13 @@ def gemm_seconds(m, n, k, dtype="bf16", hardware="tpu-v5e"):
 
 
 def generate(out, graphs=10, seed=0, collections=(), threads=1):
-    return _core.generate(output_path(out, "out"), graphs, seed, list(collections), threads)
+    return _core.generate(_output_path(out, "out"), graphs, seed, list(collections), threads)
 
 
 def train(data, collection, out, epochs=10, steps_per_epoch=100, configs_per_step=16, hidden=64, layers=2, hops=1, loss="listmle",
           learning_rate=2e-3, seed=0, resume=False, init="", relative_configs=False, progress=None):
-    init = "" if init in ("", None) else input_path(init, "init")
-    return _core.train(folder_path(data, "data"), collection, output_path(out, "out"), epochs, steps_per_epoch, configs_per_step,
+    init = "" if init in ("", None) else _input_path(init, "init")
+    return _core.train(_folder_path(data, "data"), collection, _output_path(out, "out"), epochs, steps_per_epoch, configs_per_step,
                        hidden, layers, hops, loss, learning_rate, seed, resume, init, relative_configs, progress)
 
 
@@ -107,11 +107,11 @@ _core_graph_save = Graph.save
 
 def _model_load(path):
     """Reads a model file (docs/model-format.md); InputError on a bad one, FileNotFoundError when there is none."""
-    return _core_model_load(input_path(path, "path"))
+    return _core_model_load(_input_path(path, "path"))
 
 
 def _graph_save(self, path):
-    return _core_graph_save(self, output_path(path, "path"))
+    return _core_graph_save(self, _output_path(path, "path"))
 
 
 _graph_save.__doc__ = _core_graph_save.__doc__
