@@ -21,18 +21,20 @@ Simulator and generator
     simulate(graph, hardware), gemm_seconds(m, n, k, dtype, hardware), generate(out, graphs, seed)
 Tuning
     tune(target, measure=fn, budget=...)   the model learns the program from your measurements
+    Tuner(target, journal=...): ask(n), tell(config, seconds), best, model, result(); Tuner.resume(journal)
 Errors
-    InputError (ValueError: .file .field .expected .actual), IoError (OSError), InternalError
+    InputError (ValueError: .file .field .expected .actual), IoError (OSError), InternalError,
+    TuneError (RuntimeError: .result); files that cannot be read: FileNotFoundError, PermissionError
 
 docs/python.md walks through each with real files.
 """
 from . import _graphcost as _core
 from ._arguments import folder_path as _folder_path, input_path as _input_path, output_path as _output_path
 from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
-from .tuning import TuneError, TuneResult, tune  # noqa: F401
+from .tuning import LearnedModel, TuneError, TuneResult, Tuner, tune  # noqa: F401
 
 __all__ = [
-    "Graph", "InputError", "InternalError", "IoError", "Model", "TuneError", "TuneResult", "gemm_seconds", "generate", "import_module",
+    "Graph", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
     "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune",
 ]
 

@@ -87,3 +87,33 @@ def tune(target: Union[Path, Graph], measure: Optional[Callable[[Dict[str, Any]]
          explore: Optional[float] = None, init: str = "previous", learner: str = "auto",
          progress: Optional[Callable[[Dict[str, Any]], Optional[bool]]] = None, journal: Optional[Path] = None,
          on_error: str = "record") -> TuneResult: ...
+
+class LearnedModel:
+    costs: npt.NDArray[np.float32]
+    describe: Optional[Dict[str, Any]]
+    def save(self, path: Path) -> None: ...
+
+class Tuner:
+    budget: int
+    per_round: int
+    def __init__(self, target: Union[Path, Graph], budget: int = 100, per_round: int = 10, strategy: str = "online",
+                 learner: str = "auto", model: Optional[Model] = None, seed: int = 0, candidates: int = 1000,
+                 explore: Optional[float] = None, init: str = "previous", journal: Optional[Path] = None,
+                 oracle: str = "python") -> None: ...
+    @classmethod
+    def resume(cls, journal: Path, target: Optional[Union[Path, Graph]] = None, budget: Optional[int] = None,
+               model: Optional[Model] = None) -> "Tuner": ...
+    def ask(self, n: int = 1) -> List[Dict[str, Any]]: ...
+    def tell(self, config: Union[Dict[str, Any], int], seconds: Optional[float] = None, failure: Optional[str] = None,
+             status: Optional[str] = None) -> Dict[str, Any]: ...
+    def release(self, config: Union[Dict[str, Any], int]) -> None: ...
+    def write_config(self, config: Union[Dict[str, Any], int], path: Path) -> None: ...
+    done: bool
+    asked: List[int]
+    measurements: List[Dict[str, Any]]
+    rounds: List[Dict[str, Any]]
+    best: Optional[Dict[str, Any]]
+    model: Optional[LearnedModel]
+    journal: Optional[str]
+    candidates: int
+    def result(self, interrupted: bool = False) -> TuneResult: ...

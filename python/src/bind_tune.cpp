@@ -1,7 +1,7 @@
-// graphcost._tune: the tuning loop (tune/tuner.h) with a Python function as the oracle. The package's
-// tune() (python/graphcost/__init__.py) wraps the user's measure(config) -> seconds with the
-// timeout and turns exceptions and non-finite values into failed measurements; here the loop runs
-// with the GIL released and takes it only to call that wrapper.
+// graphcost._Tuner: the tuning loop (tune/tuner.h) asked and told from Python (graphcost.Tuner and
+// graphcost.tune in python/graphcost/tuning.py drive it). ask() learns and chooses with the GIL
+// released; every measurement told is journaled (tune/tuning_journal.h, the CLI's format) before
+// tell returns, so a run killed at any point resumes with nothing measured twice.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -11,7 +11,9 @@
 #include <memory>
 
 #include "bindings.h"
+#include "common/atomic_file.h"
 #include "common/input_error.h"
+#include "hlo/hlo_layout_writer.h"
 #include "tune/tune_report.h"
 #include "tune/tuner.h"
 #include "tune/tuning_journal.h"
@@ -30,104 +32,188 @@ py::object measurement_dict(const Measurement& m) {
   return json_to_python(line);
 }
 
-py::dict tune(const py::object& target_or_path, const py::object& measure, int budget, int per_round, const std::string& strategy,
+// One run: its target (owned: the Tuner holds a reference), the tuner, its journal and the rounds
+// it reported.
+class PythonTuner {
+ public:
+  PythonTuner(const py::object& target_or_path, const std::string& oracle, int budget, int per_round, const std::string& strategy,
               const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
-              double explore, const py::object& progress, const std::string& journal_path) {
-  TuningTarget target;
-  if (py::isinstance<TpuGraph>(target_or_path)) {
-    target = tuning_target_from_graph(target_or_path.cast<const TpuGraph&>(), target_or_path.cast<const TpuGraph&>().source);
-  } else {
-    const std::string path = target_or_path.cast<std::string>();
-    py::gil_scoped_release release;
-    target = load_tuning_target(path, candidates, seed);
-  }
-  TuneOptions options;
-  options.strategy = value_named(tune_strategy_names(), strategy, "strategy");
-  options.learner.init = value_named(gnn_init_names(), init, "init");
-  options.learner.kind = value_named(learner_names(), learner, "learner");
-  options.budget = budget;
-  options.per_round = per_round;
-  options.seed = seed;
-  options.explore = explore;
-  bool interrupted = false;
-  Oracle oracle;
-  if (measure.is_none()) {
-    oracle = replay_oracle(target);
-  } else {
-    oracle.name = "python";
-    oracle.measure = [&](int32_t config) {
-      py::gil_scoped_acquire acquire;
-      Measurement m;
-      m.config = config;
-      const py::tuple answer = measure(json_to_python(describe_config(target, config)));  // (status, seconds, message)
-      const std::string status = answer[0].cast<std::string>();
-      m.message = answer[2].cast<std::string>();
-      if (status == "stopped") {
-        interrupted = true;
-        m.status = MeasurementStatus::Stopped;
-        return m;
-      }
-      m.status = value_named(measurement_status_names(), status, "status");
-      if (m.ok()) {
-        m.seconds = answer[1].cast<double>();
-        m.runs = {m.seconds};
-      }
-      return m;
-    };
-  }
-  if (std::isnan(options.explore)) options.explore = default_explore(target);  // the header holds the share the run uses
-  Tuner tuner(target, oracle, model.get(), options);
-  // The journal: the CLI's format (tune/tuning_journal.h); an existing one is resumed.
-  std::unique_ptr<TuningJournalWriter> journal;
-  if (!journal_path.empty()) {
-    JournalRun run;
-    run.oracle = oracle.name;
-    run.candidates = candidates;
-    const nlohmann::json header = tuning_journal_header(target, options, run);
-    const bool resume = std::filesystem::exists(journal_path);
-    if (resume) {
-      const TuningJournal earlier = read_tuning_journal(journal_path);
-      check_same_run(journal_path, earlier.header, header);
-      tuner.restore(earlier.measurements);
+              double explore, const std::string& journal_path)
+      : model_(model), oracle_name_(oracle) {
+    if (py::isinstance<TpuGraph>(target_or_path)) {
+      const TpuGraph& graph = target_or_path.cast<const TpuGraph&>();
+      target_ = std::make_unique<TuningTarget>(tuning_target_from_graph(graph, graph.source));
+    } else {
+      const std::string path = target_or_path.cast<std::string>();
+      py::gil_scoped_release release;
+      target_ = std::make_unique<TuningTarget>(load_tuning_target(path, candidates, seed));
     }
-    journal = std::make_unique<TuningJournalWriter>(journal_path, header, resume);
+    TuneOptions options;
+    options.strategy = value_named(tune_strategy_names(), strategy, "strategy");
+    options.learner.init = value_named(gnn_init_names(), init, "init");
+    options.learner.kind = value_named(learner_names(), learner, "learner");
+    options.budget = budget;
+    options.per_round = per_round;
+    options.seed = seed;
+    options.explore = std::isnan(explore) ? default_explore(*target_) : explore;  // the header holds the share the run uses
+    Oracle replay;
+    if (oracle == "replay") replay = replay_oracle(*target_);
+    replay.name = oracle;
+    tuner_ = std::make_unique<Tuner>(*target_, replay, model_.get(), options);
+    if (!journal_path.empty()) {
+      JournalRun run;
+      run.oracle = oracle;
+      run.candidates = candidates;
+      const nlohmann::json header = tuning_journal_header(*target_, tuner_->options(), run);
+      const bool resume = std::filesystem::exists(journal_path);
+      if (resume) {
+        const TuningJournal earlier = read_tuning_journal(journal_path);
+        check_same_run(journal_path, earlier.header, header);
+        tuner_->restore(earlier.measurements);
+      }
+      journal_ = std::make_unique<TuningJournalWriter>(journal_path, header, resume);
+    }
+    replay_ = oracle == "replay" ? replay_oracle(*target_) : Oracle{};
   }
-  std::vector<RoundReport> rounds;
-  while (!tuner.done() && !interrupted) {
-    RoundReport report;
+
+  py::list ask(int n) {
+    if (n < 0) throw InputError("", "n", "0 or more configs", std::to_string(n));
+    std::vector<int32_t> configs;
     {
       py::gil_scoped_release release;
-      report = tuner.run_round([&](const Measurement& m) { if (journal) journal->append(m); }, [&] {
-        py::gil_scoped_acquire acquire;
-        if (PyErr_CheckSignals() != 0) {
-          PyErr_Clear();
-          interrupted = true;
-        }
-        return interrupted;
-      });
+      configs = tuner_->ask(static_cast<size_t>(n));
     }
-    rounds.push_back(report);
-    if (!progress.is_none()) {  // False stops the run (the package's wrapper returns it when the callback raised)
-      const py::object go_on = progress(json_to_python(round_report_json(report)));
-      if (!go_on.is_none() && !go_on.cast<bool>()) interrupted = true;
-    }
+    collect_reports();
+    py::list out;
+    for (const int32_t c : configs) out.append(json_to_python(describe_config(*target_, c)));
+    return out;
   }
+
+  py::object tell(int32_t config, const std::string& status, double seconds, const std::string& message) {
+    Measurement m;
+    m.config = config;
+    m.status = value_named(measurement_status_names(), status, "status");
+    m.message = message;
+    if (m.ok()) {
+      if (!(std::isfinite(seconds) && seconds > 0))
+        throw InputError("", "seconds", "a positive finite number of seconds", std::to_string(seconds));
+      m.seconds = seconds;
+      m.runs = {seconds};
+    }
+    const Measurement& recorded = tuner_->tell(std::move(m));
+    if (journal_) journal_->append(recorded);  // on disk (fsync) before tell returns
+    return measurement_dict(recorded);
+  }
+
+  // The file's recorded runtime of `config` (replay): (status, seconds, message).
+  py::tuple replay(int32_t config) {
+    if (!replay_.measure) throw InputError(target_->path, "oracle", "replay (a file with recorded runtimes)", oracle_name_);
+    const Measurement m = replay_.measure(config);
+    return py::make_tuple(name_of(measurement_status_names(), m.status), m.ok() ? m.seconds : 0.0, m.message);
+  }
+
+  bool settle() {
+    bool ended = false;
+    {
+      py::gil_scoped_release release;
+      ended = tuner_->settle();
+    }
+    collect_reports();
+    return ended;
+  }
+
   // The run as `tune --json` reports it (tune/tune_report.h), plus what only Python holds.
-  py::dict result = json_to_python(tune_summary_json(tuner, oracle.name, rounds, interrupted));
-  py::list measurements;
-  for (const Measurement& m : tuner.measurements()) measurements.append(measurement_dict(m));
-  result["measurements"] = measurements;
-  result["costs"] = py::array_t<float>(static_cast<py::ssize_t>(tuner.costs().size()), tuner.costs().data());
-  result["measured"] = std::make_shared<TpuGraph>(tuner.measured_graph());
-  return result;
-}
+  py::dict result(bool interrupted) const {
+    py::dict out = json_to_python(tune_summary_json(*tuner_, oracle_name_, rounds_, interrupted));
+    py::list measurements;
+    for (const Measurement& m : tuner_->measurements()) measurements.append(measurement_dict(m));
+    out["measurements"] = measurements;
+    out["costs"] = costs();
+    out["measured"] = std::make_shared<TpuGraph>(tuner_->measured_graph());
+    return out;
+  }
+
+  py::array_t<float> costs() const {
+    const std::vector<float>& costs = tuner_->costs();
+    return py::array_t<float>(static_cast<py::ssize_t>(costs.size()), costs.data());
+  }
+
+  py::list rounds() const {
+    py::list out;
+    for (const RoundReport& r : rounds_) out.append(json_to_python(round_report_json(r)));
+    return out;
+  }
+
+  py::list measurements() const {
+    py::list out;
+    for (const Measurement& m : tuner_->measurements()) out.append(measurement_dict(m));
+    return out;
+  }
+
+  void save_learner(const std::string& path) const {
+    if (tuner_->learner() == nullptr || !tuner_->learner()->fitted())
+      throw InputError(path, "learner", "a fitted learner (online, after two ok measurements)", "none");
+    tuner_->learner()->save(path, {target_->path});
+  }
+
+  // The module's text with `config`'s layouts (module targets read from HLO text).
+  void write_config(int32_t config, const std::string& path) const {
+    if (!writes_modules())
+      throw InputError(target_->path, "target", "a module read from HLO text (its configs are layouts written into it)", "another target");
+    if (config < 0 || config >= target_->graph.config_count)
+      throw InputError(target_->path, "config", "an index below " + std::to_string(target_->graph.config_count), std::to_string(config));
+    write_file_atomically(path, module_text_with_layouts(*target_->module, target_->computation_first, target_->graph, config));
+  }
+
+  bool writes_modules() const { return target_->module && target_->module->from_text && target_->graph.kind == GraphKind::Layout; }
+  Tuner& tuner() { return *tuner_; }
+  const std::string& journal() const {
+    static const std::string none;
+    return journal_ ? journal_->path() : none;
+  }
+
+ private:
+  void collect_reports() {
+    for (RoundReport& r : tuner_->take_reports()) rounds_.push_back(std::move(r));
+  }
+
+  std::shared_ptr<CostModel> model_;
+  std::string oracle_name_;
+  std::unique_ptr<TuningTarget> target_;
+  std::unique_ptr<Tuner> tuner_;
+  std::unique_ptr<TuningJournalWriter> journal_;
+  Oracle replay_;
+  std::vector<RoundReport> rounds_;
+};
 
 }  // namespace
 
 void bind_tune(py::module_& m) {
-  m.def("_tune", &tune, py::arg("target"), py::arg("measure"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"),
-        py::arg("init"), py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"),
-        py::arg("progress"), py::arg("journal"), "The tuning loop; use graphcost.tune(), which wraps the measure function.");
+  py::class_<PythonTuner>(m, "_Tuner", "The tuning loop asked and told; use graphcost.Tuner.")
+      .def(py::init<const py::object&, const std::string&, int, int, const std::string&, const std::string&, const std::string&,
+                    const std::shared_ptr<CostModel>&, uint64_t, int, double, const std::string&>(),
+           py::arg("target"), py::arg("oracle"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"), py::arg("init"),
+           py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("journal"))
+      .def("ask", &PythonTuner::ask, py::arg("n"))
+      .def("tell", &PythonTuner::tell, py::arg("config"), py::arg("status"), py::arg("seconds"), py::arg("message"))
+      .def("release", [](PythonTuner& t, int32_t config) { t.tuner().release(config); }, py::arg("config"))
+      .def("replay", &PythonTuner::replay, py::arg("config"))
+      .def("settle", &PythonTuner::settle)
+      .def("result", &PythonTuner::result, py::arg("interrupted"))
+      .def("save_learner", &PythonTuner::save_learner, py::arg("path"))
+      .def("write_config", &PythonTuner::write_config, py::arg("config"), py::arg("path"))
+      .def_property_readonly("done", [](PythonTuner& t) { return t.tuner().done(); })
+      .def_property_readonly("writes_modules", &PythonTuner::writes_modules)
+      .def_property_readonly("asked", [](PythonTuner& t) { return t.tuner().asked(); })
+      .def_property_readonly("costs", &PythonTuner::costs)
+      .def_property_readonly("rounds", &PythonTuner::rounds)
+      .def_property_readonly("measurements", &PythonTuner::measurements)
+      .def_property_readonly("candidates", [](PythonTuner& t) { return t.tuner().target().graph.config_count; })
+      .def_property_readonly("journal", &PythonTuner::journal)
+      .def_property_readonly("learner", [](PythonTuner& t) {
+        const Learner* learner = t.tuner().learner();
+        return learner != nullptr && learner->fitted() ? json_to_python(learner->describe()) : py::object(py::none());
+      });
 }
 
 }  // namespace graphcost::python

@@ -140,7 +140,7 @@ void Tuner::restore(const std::vector<Measurement>& measurements) {
 bool Tuner::resume_refits() const { return learner_ != nullptr && learner_->fits_from_previous() && round_ > 1; }
 
 bool Tuner::done() const {
-  return static_cast<int>(measurements_.size()) >= options_.budget ||
+  return static_cast<int>(measurements_.size() + asked_.size()) >= options_.budget ||
          std::all_of(measured_.begin(), measured_.end(), [](bool measured) { return measured; });
 }
 
@@ -154,7 +154,7 @@ std::vector<int32_t> Tuner::choose_batch() {
     if (!measured_[static_cast<size_t>(c)]) unmeasured.push_back(c);
   }
   const size_t size = std::min({static_cast<size_t>(options_.per_round), unmeasured.size(),
-                                static_cast<size_t>(std::max(0, options_.budget - static_cast<int>(measurements_.size())))});
+                                static_cast<size_t>(std::max(0, options_.budget - static_cast<int>(measurements_.size() + asked_.size())))});
   std::vector<int32_t> batch;
   std::vector<bool> taken(count, false), row_seen(count, false);
   for (const Measurement& m : measurements_) row_seen[static_cast<size_t>(row_of_[static_cast<size_t>(m.config)])] = true;
@@ -339,10 +339,8 @@ void Tuner::score(RoundReport& report) const {
   }
 }
 
-RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_measured, const std::function<bool()>& stop) {
-  const auto start = Clock::now();
-  RoundReport report;
-  report.round = round_;
+void Tuner::begin_round() {
+  round_start_ = Clock::now();
   if (learned_ < measurements_.size() && learner_ != nullptr) {  // resumed: learn what the journal holds
     if (resume_refits()) {
       // The fits the run made at the end of each of its rounds, again: each goes on from the one before.
@@ -355,39 +353,130 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     }
     learn();
   }
-  const std::vector<int32_t> batch = choose_batch();
-  const std::vector<float> predicted_before = costs_;
-  const std::map<std::string, std::vector<float>> members_before =
-      learner_ ? learner_->member_costs() : std::map<std::string, std::vector<float>>{};
-  std::vector<double> batch_predicted, batch_measured;
-  const auto measure_start = Clock::now();
-  for (const int32_t config : batch) {
-    if (stop && stop()) break;
-    Measurement m = oracle_.measure(config);
-    if (m.status == MeasurementStatus::Stopped) break;  // interrupted: not a measurement, measured again on resume
-    m.config = config;
-    m.round = round_;
-    m.predicted = predicted_before.empty() ? NAN : predicted_before[static_cast<size_t>(config)];
-    for (const auto& [name, costs] : members_before) m.predicted_by[name] = costs[static_cast<size_t>(config)];
-    measured_[static_cast<size_t>(config)] = true;
-    if (m.ok() && !predicted_before.empty()) {
-      batch_predicted.push_back(m.predicted);
-      batch_measured.push_back(m.seconds);
-    }
-    measurements_.push_back(m);
-    if (on_measured) on_measured(m);
-  }
-  report.measure_seconds = seconds_since(measure_start);
-  if (batch_predicted.size() >= 2)
-    report.out_of_sample_tau = kendall_tau_b(batch_predicted.data(), batch_measured.data(), batch_predicted.size());
+  pending_ = choose_batch();
+  round_untold_ = pending_.size();
+  round_costs_ = costs_;
+  round_members_ = learner_ ? learner_->member_costs() : std::map<std::string, std::vector<float>>{};
+  round_predicted_.clear();
+  round_measured_.clear();
+  measure_start_ = last_told_ = Clock::now();
+  round_open_ = true;
+}
+
+void Tuner::end_round() {
+  RoundReport report;
+  report.round = round_;
+  report.measure_seconds = std::chrono::duration<double>(last_told_ - measure_start_).count();
+  if (round_predicted_.size() >= 2)
+    report.out_of_sample_tau = kendall_tau_b(round_predicted_.data(), round_measured_.data(), round_predicted_.size());
   const auto learn_start = Clock::now();
   learn();
   report.learn_seconds = seconds_since(learn_start);
   if (learner_ != nullptr && learner_->fitted()) report.learner = learner_->describe();
   score(report);
-  report.seconds = seconds_since(start);
+  report.seconds = seconds_since(round_start_);
   ++round_;
-  return report;
+  round_open_ = false;
+  pending_.clear();
+  round_untold_ = 0;
+  reports_.push_back(std::move(report));
+}
+
+std::vector<int32_t> Tuner::ask(size_t n) {
+  std::vector<int32_t> handed;
+  while (handed.size() < n) {
+    if (round_open_ && pending_.empty()) end_round();  // the batch is out: learn from what is told, go on
+    if (!round_open_) {
+      if (done()) break;
+      begin_round();
+      if (pending_.empty()) {  // nothing left to choose (every candidate asked or measured)
+        end_round();
+        break;
+      }
+    }
+    const int32_t config = pending_.front();
+    pending_.erase(pending_.begin());
+    Asked& asked = asked_[config];
+    asked.round = round_;
+    asked.predicted = round_costs_.empty() ? NAN : round_costs_[static_cast<size_t>(config)];
+    for (const auto& [name, costs] : round_members_) asked.predicted_by[name] = costs[static_cast<size_t>(config)];
+    measured_[static_cast<size_t>(config)] = true;  // taken: no batch chooses it again
+    handed.push_back(config);
+  }
+  return handed;
+}
+
+const Measurement& Tuner::tell(Measurement m) {
+  const auto at = asked_.find(m.config);
+  if (at == asked_.end()) {
+    throw InputError(target_.path, "config", "a config asked and not told yet",
+                     std::to_string(m.config) + (m.config >= 0 && m.config < target_.graph.config_count &&
+                                                         measured_[static_cast<size_t>(m.config)]
+                                                     ? " (told already)"
+                                                     : " (not asked)"));
+  }
+  if (m.status == MeasurementStatus::Stopped) throw InputError(target_.path, "status", "a measurement's outcome", "stopped");
+  m.round = at->second.round;
+  m.predicted = at->second.predicted;
+  m.predicted_by = at->second.predicted_by;
+  const bool this_round = round_open_ && at->second.round == round_;
+  asked_.erase(at);
+  if (m.ok() && std::isfinite(m.predicted) && this_round) {
+    round_predicted_.push_back(m.predicted);
+    round_measured_.push_back(m.seconds);
+  }
+  if (this_round) --round_untold_;
+  measurements_.push_back(std::move(m));
+  last_told_ = Clock::now();
+  return measurements_.back();
+}
+
+void Tuner::release(int32_t config) {
+  const auto at = asked_.find(config);
+  if (at == asked_.end()) throw InputError(target_.path, "config", "a config asked and not told yet", std::to_string(config));
+  const bool this_round = round_open_ && at->second.round == round_;
+  asked_.erase(at);
+  measured_[static_cast<size_t>(config)] = false;
+  if (this_round) --round_untold_;
+}
+
+bool Tuner::settle() {
+  if (!round_open_ || !pending_.empty() || round_untold_ > 0) return false;
+  end_round();
+  return true;
+}
+
+std::vector<int32_t> Tuner::asked() const {
+  std::vector<int32_t> configs;
+  for (const auto& [config, asked] : asked_) configs.push_back(config);
+  return configs;
+}
+
+std::vector<RoundReport> Tuner::take_reports() {
+  std::vector<RoundReport> reports;
+  reports.swap(reports_);
+  return reports;
+}
+
+RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_measured, const std::function<bool()>& stop) {
+  if (round_open_ || !asked_.empty()) throw InternalError("Tuner::run_round: configs asked and not told");
+  take_reports();
+  begin_round();  // a round even when done: it learns (and reports) what is measured, as a resumed run's first round does
+  const std::vector<int32_t> batch = ask(pending_.size());
+  size_t made = 0;
+  for (; made < batch.size(); ++made) {
+    if (stop && stop()) break;
+    Measurement m = oracle_.measure(batch[made]);
+    if (m.status == MeasurementStatus::Stopped) break;  // interrupted: not a measurement, measured again on resume
+    m.config = batch[made];
+    const Measurement& recorded = tell(std::move(m));
+    if (on_measured) on_measured(recorded);
+  }
+  for (size_t i = made; i < batch.size(); ++i) release(batch[i]);
+  if (round_open_) end_round();  // an empty batch, or a stop before any config
+  std::vector<RoundReport> reports = take_reports();
+  if (reports.size() != 1) throw InternalError("Tuner::run_round: " + std::to_string(reports.size()) + " rounds ended");
+  return reports.front();
 }
 
 TpuGraph Tuner::measured_graph() const {

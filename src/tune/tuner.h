@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -112,7 +113,24 @@ class Tuner {
   // before each: true ends the round early, the measurement in hand kept unless the oracle said it
   // was stopped), learn from everything measured, rank again. Returns the round's report.
   RoundReport run_round(const std::function<void(const Measurement&)>& on_measured, const std::function<bool()>& stop = {});
+  // Nothing left to ask: the budget is measured or asked, or every candidate is.
   bool done() const;
+
+  // Ask/tell: the caller measures (in parallel, on other machines, in batches; Python's
+  // graphcost.Tuner), run_round is the same made in one call. ask(n) hands out up to n configs of
+  // the round's batch; when the batch is all handed out, the next ask ends the round (learning from
+  // everything told so far) and begins the next. An asked config stays taken until it is told.
+  // tell(m) records the measurement of an asked config (m.config; its round and the learner's cost
+  // when it was asked are filled in) and returns it as recorded (nothing is learned in tell: the
+  // caller journals it first). InputError for a config not asked or told already. settle() ends
+  // the round when its whole batch is told (learned from, reported); ask does it too.
+  std::vector<int32_t> ask(size_t n);
+  const Measurement& tell(Measurement m);
+  bool settle();
+  // Gives an asked config back untold (a measurement stopped before it was made): it may be asked again.
+  void release(int32_t config);
+  std::vector<int32_t> asked() const;     // asked and not told, in config order
+  std::vector<RoundReport> take_reports();  // the rounds ended since the last call, in order
 
   const std::vector<Measurement>& measurements() const { return measurements_; }
   // The current cost of every candidate (lower = predicted faster): the learner's after its last
@@ -132,7 +150,15 @@ class Tuner {
   TpuGraph measured_graph() const;
 
  private:
+  // A config handed out by ask: its round and the costs it was chosen with.
+  struct Asked {
+    int round = 0;
+    float predicted = NAN;
+    std::map<std::string, float> predicted_by;
+  };
   std::vector<int32_t> choose_batch();
+  void begin_round();  // learn what a resumed journal holds, choose the batch, keep the costs it was chosen by
+  void end_round();    // learn from everything told, score, report; the next round's number
   void check_space_options(const CostModel* model) const;  // InputError for what a parameter space cannot do
   Observations observations(size_t count) const;           // the ok measurements among the first `count`
   void learn();
@@ -156,6 +182,18 @@ class Tuner {
   size_t baseline_next_ = 0;
   int round_ = 0;
   size_t learned_ = 0;  // measurements the learner has been fitted on
+  // The open round (ask/tell): its batch not handed out yet, how many of its configs are untold,
+  // the costs its batch was chosen by, its new measurements' costs before they were made (the
+  // out-of-sample tau), and when it began and when its last measurement came.
+  bool round_open_ = false;
+  std::vector<int32_t> pending_;
+  size_t round_untold_ = 0;
+  std::vector<float> round_costs_;
+  std::map<std::string, std::vector<float>> round_members_;
+  std::vector<double> round_predicted_, round_measured_;
+  std::chrono::steady_clock::time_point round_start_, measure_start_, last_told_;
+  std::map<int32_t, Asked> asked_;
+  std::vector<RoundReport> reports_;
 };
 
 }  // namespace graphcost

@@ -153,6 +153,14 @@ void check_same_run(const std::string& journal, const nlohmann::json& earlier, c
   }
   nlohmann::json a = earlier, b = now;
   for (const char* free : {"budget", "measure", "graphcost_tune", "target"}) a.erase(free), b.erase(free);
+  // A run measured by the user's code continues in either front end: Python's measure() or Tuner
+  // ("python") and the CLI's --oracle command ("command", whose repeats are its own business).
+  for (nlohmann::json* header : {&a, &b}) {
+    if (header->value("oracle", "") == "python" || header->value("oracle", "") == "command") {
+      (*header)["oracle"] = "measured by the user";
+      header->erase("repeats");
+    }
+  }
   const nlohmann::json was = a.flatten(), is = b.flatten();
   for (const auto& [key, value] : is.items()) {
     const nlohmann::json before = was.value(key, nlohmann::json());
