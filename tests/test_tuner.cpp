@@ -187,3 +187,45 @@ TEST_CASE("a run killed between rounds and resumed measures what the uninterrupt
     CHECK(resumed.costs() == whole.costs());
   }
 }
+
+TEST_CASE("ask and tell, a batch at a time, is the run run_round makes", "[tune]") {
+  const std::string file = find_npz_files(testing::generate_tree("tuner_ask_tell", "layout:xla:random", 1, 7, 30, 40)).front();
+  const auto configs = [](const std::vector<Measurement>& measurements) {
+    std::vector<int32_t> out;
+    for (const Measurement& m : measurements) out.push_back(m.config);
+    return out;
+  };
+  const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
+  TuneOptions options;
+  options.learner.kind = LearnerKind::Ridge;
+  options.budget = 14;
+  options.per_round = 4;
+  options.seed = 7;
+  Tuner whole(target, replay_oracle(target), nullptr, options);
+  while (!whole.done()) whole.run_round({});
+  const Oracle replay = replay_oracle(target);
+  Tuner asked(target, replay_oracle(target), nullptr, options);
+  while (!asked.done()) {
+    const std::vector<int32_t> batch = asked.ask(2);  // half a round at a time: the round is the same
+    for (const int32_t c : batch) {
+      Measurement m = replay.measure(c);
+      m.config = c;
+      asked.tell(m);
+    }
+  }
+  asked.settle();
+  CHECK(configs(asked.measurements()) == configs(whole.measurements()));
+  CHECK(asked.costs() == whole.costs());
+  CHECK(asked.take_reports().size() == 4);  // rounds of 4, 4, 4 and 2
+  // A config not asked, or told twice, is refused; a released one is asked again.
+  Tuner strict(target, replay_oracle(target), nullptr, options);
+  const std::vector<int32_t> two = strict.ask(2);
+  Measurement m = replay.measure(two[0]);
+  m.config = two[0];
+  strict.tell(m);
+  CHECK_THROWS_AS(strict.tell(m), InputError);
+  strict.release(two[1]);
+  CHECK(strict.asked().empty());
+  const std::vector<int32_t> again = strict.ask(1);
+  CHECK(again == std::vector<int32_t>{two[1]});
+}

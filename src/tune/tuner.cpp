@@ -436,8 +436,11 @@ void Tuner::release(int32_t config) {
   if (at == asked_.end()) throw InputError(target_.path, "config", "a config asked and not told yet", std::to_string(config));
   const bool this_round = round_open_ && at->second.round == round_;
   asked_.erase(at);
-  measured_[static_cast<size_t>(config)] = false;
-  if (this_round) --round_untold_;
+  if (this_round) {
+    pending_.insert(pending_.begin(), config);  // the next ask hands it out first
+  } else {
+    measured_[static_cast<size_t>(config)] = false;  // its round is over: a later batch may choose it
+  }
 }
 
 bool Tuner::settle() {
@@ -472,8 +475,11 @@ RoundReport Tuner::run_round(const std::function<void(const Measurement&)>& on_m
     const Measurement& recorded = tell(std::move(m));
     if (on_measured) on_measured(recorded);
   }
-  for (size_t i = made; i < batch.size(); ++i) release(batch[i]);
-  if (round_open_) end_round();  // an empty batch, or a stop before any config
+  for (size_t i = made; i < batch.size(); ++i) {  // stopped: not measured, free for a later round
+    release(batch[i]);
+    measured_[static_cast<size_t>(batch[i])] = false;
+  }
+  if (round_open_) end_round();
   std::vector<RoundReport> reports = take_reports();
   if (reports.size() != 1) throw InternalError("Tuner::run_round: " + std::to_string(reports.size()) + " rounds ended");
   return reports.front();

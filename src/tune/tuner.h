@@ -127,7 +127,8 @@ class Tuner {
   std::vector<int32_t> ask(size_t n);
   const Measurement& tell(Measurement m);
   bool settle();
-  // Gives an asked config back untold (a measurement stopped before it was made): it may be asked again.
+  // Gives an asked config back untold (a measurement abandoned): the next ask hands it out first
+  // while its round is open; after, a later batch may choose it.
   void release(int32_t config);
   std::vector<int32_t> asked() const;     // asked and not told, in config order
   std::vector<RoundReport> take_reports();  // the rounds ended since the last call, in order
