@@ -92,16 +92,24 @@ def generate(out, graphs=10, seed=0, collections=(), threads=1):
     return _core.generate(_output_path(out, "out"), graphs, seed, list(collections), threads)
 
 
-def train(data, collection, out, epochs=10, steps_per_epoch=100, configs_per_step=16, hidden=64, layers=2, hops=1, loss="listmle",
-          learning_rate=2e-3, seed=0, resume=False, init="", relative_configs=False, progress=None):
+def train(data, collection, out, epochs=10, steps_per_epoch=100, configs_per_step=16, hidden=None, layers=None, hops=None,
+          loss="listmle", learning_rate=2e-3, seed=0, resume=False, init="", relative_configs=None, progress=None, overwrite=False):
+    architecture = {"hidden": (hidden, 64), "layers": (layers, 2), "hops": (hops, 1), "relative_configs": (relative_configs, False)}
+    given = [name for name, (value, _) in architecture.items() if value is not None]
+    value = {name: default if given_value is None else given_value for name, (given_value, default) in architecture.items()}
     init = "" if init in ("", None) else _input_path(init, "init")
     return _core.train(_folder_path(data, "data"), collection, _output_path(out, "out"), epochs, steps_per_epoch, configs_per_step,
-                       hidden, layers, hops, loss, learning_rate, seed, resume, init, relative_configs, progress)
+                       value["hidden"], value["layers"], value["hops"], loss, learning_rate, seed, resume, init,
+                       value["relative_configs"], progress, given, overwrite)
 
 
 for _name in ("load", "import_module", "import_tile_kernels", "import_records", "kendall_tau", "slowdown_at_k", "tile_score", "score",
               "simulate", "gemm_seconds", "generate", "train"):
     _documented(globals()[_name], getattr(_core, _name))
+train.__doc__ += """
+hidden, layers, hops, relative_configs: None is the default (64, 2, 1, False) for a new model and
+the checkpoint's with resume=True (a value that differs from the checkpoint's is an InputError).
+An existing `out` is refused unless resume=True or overwrite=True."""
 
 _core_model_load = Model.load
 _core_graph_save = Graph.save

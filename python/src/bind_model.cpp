@@ -79,7 +79,8 @@ py::dict explain(CostModel& model, const TpuGraph& graph, int32_t config) {
 // stops after the epoch in hand (the checkpoint in `out` is kept), then KeyboardInterrupt rises.
 py::dict train(const std::string& data, const std::string& collection, const std::string& out, int epochs, int steps_per_epoch,
                int configs_per_step, int hidden, int layers, int hops, const std::string& loss, float learning_rate, uint64_t seed,
-               bool resume, const std::string& init, bool relative_configs, const py::object& progress) {
+               bool resume, const std::string& init, bool relative_configs, const py::object& progress,
+               const std::vector<std::string>& architecture_given, bool overwrite) {
   TrainOptions options;
   options.data = data;
   options.collection = collection;
@@ -96,6 +97,8 @@ py::dict train(const std::string& data, const std::string& collection, const std
   options.learning_rate = learning_rate;
   options.resume = resume;
   options.init = init;
+  options.architecture_given = architecture_given;
+  options.overwrite = overwrite;
   bool interrupted = false;
   py::object error;  // an exception the callback raised, re-raised once training has stopped
   py::list reports;
@@ -174,7 +177,8 @@ void bind_model(py::module_& m) {
   m.def("train", &train, py::arg("data"), py::arg("collection"), py::arg("out"), py::arg("epochs") = 10, py::arg("steps_per_epoch") = 100,
         py::arg("configs_per_step") = 16, py::arg("hidden") = 64, py::arg("layers") = 2, py::arg("hops") = 1, py::arg("loss") = "listmle",
         py::arg("learning_rate") = 2e-3f, py::arg("seed") = 0, py::arg("resume") = false, py::arg("init") = "",
-        py::arg("relative_configs") = false, py::arg("progress") = py::none(),
+        py::arg("relative_configs") = false, py::arg("progress") = py::none(), py::arg("architecture_given") = std::vector<std::string>{},
+        py::arg("overwrite") = true,
         R"doc(Trains a model on a collection of an npz tree, as `graphcost train` does (a checkpoint each epoch
 in `out`). progress(report) is called after each epoch with {'epoch', 'epochs', 'loss',
 'valid_metric', 'seconds'}; returning False stops. Ctrl-C stops after the epoch in hand, keeping the

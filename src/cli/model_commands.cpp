@@ -252,24 +252,33 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
       "with several graphs per step, each draws its graph on its own (default: all draw graphs of the same size rank among their own, "
       "so no process's step waits long for another's)");
   train_command->add_option("--configs-per-step", train.train.configs_per_step, "configs per step")->capture_default_str();
+  // An architecture flag given with --resume must agree with the checkpoint (TrainOptions::architecture_given).
+  const auto given = [&train](const char* field) {
+    return [&train, field](const std::string&) { train.train.architecture_given.push_back(field); };
+  };
   add_named_option(train_command, "--aggregation", train.train.model.aggregation, aggregation_names(),
-                   "how a node combines its neighbours in each message layer: mean, max or sum");
+                   "how a node combines its neighbours in each message layer: mean, max or sum")
+      ->each(given("aggregation"));
   add_named_option(train_command, "--loss", train.train.loss, ranking_loss_names(),
                    "listmle, hinge, gap-margin (hinge with the log-runtime gap as margin) or mse");
   train_command->add_option("--learning-rate", train.train.learning_rate, "Adam learning rate")->capture_default_str();
-  train_command->add_option("--hidden", train.train.model.hidden, "hidden width")->capture_default_str();
-  train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers")->capture_default_str();
+  train_command->add_option("--hidden", train.train.model.hidden, "hidden width")->capture_default_str()->each(given("hidden"));
+  train_command->add_option("--layers", train.train.model.layers, "GraphSAGE layers")->capture_default_str()->each(given("layers"));
   train_command->add_option("--hops", train.train.model.hops, "layout pruning: k hops around configurable nodes, -1 for none")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each(given("hops"));
   add_seed_option(train_command, train.train.model.seed, "seed: same seed, same model");
   train_command->add_option("--init", train.train.init,
                             "start from this model's weights (its architecture and feature statistics; fresh optimizer): a warm start, "
                             "as tune --init model does");
-  train_command->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
-                          "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)");
-  train_command->add_flag(
-      "--relative-configs", train.train.model.relative_configs,
-      "layout: read each node's values relative to its most common row in the file (a second embedding for changed nodes)");
+  train_command
+      ->add_flag("--cross-config-attention", train.train.model.cross_config_attention,
+                 "attention across a batch's configs in every layer (predictions then rank in chunks of 128 configs)")
+      ->each(given("cross_config_attention"));
+  train_command
+      ->add_flag("--relative-configs", train.train.model.relative_configs,
+                 "layout: read each node's values relative to its most common row in the file (a second embedding for changed nodes)")
+      ->each(given("relative_configs"));
   train_command
       ->add_option("--segment-nodes", train.train.segments.segment_nodes,
                    "Graph Segment Training: segments of about N nodes (0: whole graphs)")

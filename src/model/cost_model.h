@@ -102,6 +102,8 @@ class CostModel {
   CostModel clone() const;
 
   const ModelConfig& config() const { return config_; }
+  // The collection the model is trained on (a warm start fine-tuned on another names the new one).
+  void set_collection(const std::string& collection) { config_.collection = collection; }
   const FeatureStatistics& statistics() const { return statistics_; }
   std::vector<nn::Parameter*> parameters();
   // The parameter called `name` (names as in parameter_shapes); std::logic_error if absent.

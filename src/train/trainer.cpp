@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -97,6 +98,26 @@ void TrainOptions::check() const {
 
 namespace {
 
+// A resumed run trains the checkpoint's model: an architecture option the caller set to another
+// value would be silently ignored, so it is refused.
+void check_resumed_architecture(const TrainOptions& options, const ModelConfig& checkpoint) {
+  const ModelConfig& asked = options.model;
+  for (const std::string& field : options.architecture_given) {
+    std::string given, kept;
+    if (field == "hidden") given = std::to_string(asked.hidden), kept = std::to_string(checkpoint.hidden);
+    if (field == "layers") given = std::to_string(asked.layers), kept = std::to_string(checkpoint.layers);
+    if (field == "hops") given = std::to_string(asked.hops), kept = std::to_string(checkpoint.hops);
+    if (field == "aggregation")
+      given = name_of(aggregation_names(), asked.aggregation), kept = name_of(aggregation_names(), checkpoint.aggregation);
+    if (field == "relative_configs") given = asked.relative_configs ? "true" : "false", kept = checkpoint.relative_configs ? "true" : "false";
+    if (field == "cross_config_attention")
+      given = asked.cross_config_attention ? "true" : "false", kept = checkpoint.cross_config_attention ? "true" : "false";
+    if (given != kept) {
+      throw InputError(options.out, field, kept + " (the checkpoint's: resume continues its architecture; train anew to change it)", given);
+    }
+  }
+}
+
 struct DealtFiles {
   std::vector<std::string> files;  // this rank's training files
   std::vector<int> shards;         // the shard of each
@@ -142,6 +163,9 @@ DealtFiles deal_training_files(const TrainOptions& options, int shards) {
 
 TrainResult train_model(const TrainOptions& requested, const TrainProgress& progress) {
   requested.check();
+  if (!requested.overwrite && !requested.resume && std::filesystem::exists(requested.out)) {
+    throw InputError(requested.out, "out", "a new model file (resume continues this one; overwrite replaces it)", "an existing file");
+  }
   TrainOptions options = requested;  // --fit-configs-per-step may lower configs_per_step
   const DataParallel& world = DataParallel::world();
   const int shards = training_shards(options);
@@ -205,6 +229,7 @@ TrainResult train_model(const TrainOptions& requested, const TrainProgress& prog
     if (model.config().collection != config.collection) {
       throw InputError(options.out, "model config.collection", config.collection, model.config().collection);
     }
+    check_resumed_architecture(options, model.config());
     TrainResult result = fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
     result.configs_per_step = options.configs_per_step;
     return result;
@@ -215,6 +240,7 @@ TrainResult train_model(const TrainOptions& requested, const TrainProgress& prog
       throw InputError(options.init, "model config.kind", std::string(graph_kind_name(config.kind)) + " (the collection's)",
                        graph_kind_name(model.config().kind));
     }
+    model.set_collection(config.collection);  // it is trained on this collection now
     TrainResult result = fit_sharded(model, train_items, train_item_shards, valid_items, options, progress);
     result.configs_per_step = options.configs_per_step;
     return result;

@@ -66,6 +66,13 @@ struct TrainOptions {
   // Called as each file is prepared into the cache (or found current there).
   std::function<void(size_t done, size_t total, const std::string& file, int64_t configs, int64_t distinct, bool reused)> on_prepare;
 
+  // The architecture fields (of `model`) the caller set: "hidden", "layers", "hops", "aggregation",
+  // "relative_configs", "cross_config_attention". A resumed run continues the checkpoint's
+  // architecture; one of these set to another value than the checkpoint's is an InputError.
+  std::vector<std::string> architecture_given;
+  // false: an existing `out` is refused unless resuming (Python's default; the CLI rewrites it).
+  bool overwrite = true;
+
   // Every option's range and the combinations that cannot be, checked once here for the CLI and
   // Python alike: InputError naming the option by its field name ("steps_per_epoch").
   void check() const;

@@ -30,6 +30,13 @@ check "calibrate in place keeps a checkpoint's training state" bash -c "test $st
 check "calibrate on unlabelled graphs writes nothing and says so" bash -c "test $status -eq 1 && grep -q 'nothing written' '$out/unlabelled.txt' && test ! -e '$out/unlabelled.npz'"
 "$graphcost" predict --model "$out/tile_xla.npz" --data "$out/data" --split test --out "$out/partial.csv" >/dev/null 2>"$out/missing.txt"; status=$?
 check "a collection without a model is an error naming it" bash -c "test $status -eq 1 && grep -q 'layout:nlp:default' '$out/missing.txt'"
+# --resume continues the checkpoint's architecture: a flag that says otherwise is refused, not ignored.
+"$graphcost" train --data "$out/data" --collection tile:xla --out "$out/tile_xla.npz" --epochs 3 --steps-per-epoch 2 --resume \
+  --hidden 32 >/dev/null 2>"$out/resume_hidden.txt"; status=$?
+check "train --resume --hidden other than the checkpoint's is refused" bash -c "test $status -eq 1 && grep -q 'hidden' '$out/resume_hidden.txt' && grep -q '16' '$out/resume_hidden.txt'"
+"$graphcost" train --data "$out/data" --collection tile:xla --out "$out/tile_xla.npz" --epochs 3 --steps-per-epoch 2 --resume \
+  --hidden 16 --layers 1 >/dev/null 2>&1; status=$?
+check "  ...and the same flags continue it" test $status -eq 0
 # --relative-configs: layout only, and not over a config store, also when a checkpoint brings it back
 # (--resume without the flag).
 "$graphcost" train --data "$out/data" --collection tile:xla --out "$out/relative_tile.npz" --epochs 1 --steps-per-epoch 2 \

@@ -179,3 +179,26 @@ def test_a_journal_continues_in_python_and_in_the_cli(tmp_path):
     assert resumed == whole and len(set(resumed)) == 40
     with pytest.raises(ValueError, match="header"):
         gc.tune(target, budget=50, seed=4, journal=journal)  # another run's journal is refused
+
+
+def test_train_neither_ignores_options_on_resume_nor_overwrites(tmp_path):
+    data = str(tmp_path / "gen")
+    gc.generate(data, graphs=6, seed=2, collections=["tile:xla", "layout:xla:random", "layout:xla:default"])
+    out = tmp_path / "tile.npz"
+    gc.train(data, "tile:xla", out, epochs=1, steps_per_epoch=2, hidden=8)
+    with pytest.raises(ValueError, match="resume") as error:
+        gc.train(data, "tile:xla", out, epochs=2, steps_per_epoch=2, hidden=8)  # was rewritten without a word
+    assert error.value.field == "out"
+    with pytest.raises(ValueError) as error:
+        gc.train(data, "tile:xla", out, epochs=2, steps_per_epoch=2, hidden=64, resume=True)  # hidden=64 stayed 8, no word
+    assert error.value.field == "hidden" and "8" in error.value.expected
+    gc.train(data, "tile:xla", out, epochs=2, steps_per_epoch=2, resume=True)  # None: the checkpoint's architecture
+    assert gc.Model.load(out).config["hidden"] == 8
+    gc.train(data, "tile:xla", out, epochs=1, steps_per_epoch=2, hidden=4, overwrite=True)
+    assert gc.Model.load(out).config["hidden"] == 4
+    # A model fine-tuned on another collection names the one it is trained on now.
+    layout = tmp_path / "layout.npz"
+    gc.train(data, "layout:xla:random", layout, epochs=1, steps_per_epoch=2, hidden=8)
+    tuned = tmp_path / "tuned.npz"
+    gc.train(data, "layout:xla:default", tuned, epochs=1, steps_per_epoch=2, init=layout)
+    assert gc.Model.load(tuned).config["collection"] == "layout:xla:default"  # was layout:xla:random
