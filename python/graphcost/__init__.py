@@ -28,6 +28,12 @@ Errors
 
 docs/python.md walks through each with real files.
 """
+import io
+import os
+import tempfile
+
+import numpy as np
+
 from . import _graphcost as _core
 from ._arguments import folder_path as _folder_path, input_path as _input_path, output_path as _output_path
 from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
@@ -127,3 +133,67 @@ def _graph_save(self, path):
 _graph_save.__doc__ = _core_graph_save.__doc__
 Model.load = staticmethod(_model_load)
 Graph.save = _graph_save
+_core_model_save = Model.save
+
+
+def _model_save(self, path):
+    return _core_model_save(self, _output_path(path, "path"))
+
+
+_model_save.__doc__ = _core_model_save.__doc__
+Model.save = _model_save
+
+
+def _file_bytes(save, obj):
+    """What save(obj, path) writes, as bytes (a pickle holds a graph or a model as its own file format)."""
+    with tempfile.TemporaryDirectory(prefix="graphcost-pickle-") as folder:
+        path = os.path.join(folder, "object.npz")
+        save(obj, path)
+        with open(path, "rb") as file:
+            return file.read()
+
+
+def _graph_from_state(data, source):
+    return _core._graph_from_bytes(data, source)
+
+
+def _model_from_state(data):
+    return Model._from_bytes(data)
+
+
+_FILE_DTYPES = {"node_feat": np.float32, "node_opcode": np.uint8, "edge_index": np.int64, "config_feat": np.float32,
+                "node_config_feat": np.float32, "node_config_ids": np.int64, "config_runtime_normalizers": np.int64,
+                "node_splits": np.int64, "config_runtime": np.int64}
+
+
+def _graph_from_arrays(node_feat, node_opcode, edge_index, config_runtime=None, config_feat=None, node_config_feat=None,
+                       node_config_ids=None, config_runtime_normalizers=None, node_splits=None, source="arrays"):
+    """A Graph from numpy arrays with the TpuGraphs files' names and meanings (docs/tpugraphs.md):
+    a tile graph with config_feat (c, 24) and config_runtime_normalizers, a layout graph with
+    node_config_feat (c, k, 18) and node_config_ids (k,). config_runtime None: unlabelled (zeros, as
+    the test split); node_splits None: one segment, [[0, n]]. The arrays are checked by the same reader as a file (an InputError names the
+    array, the expected and the actual shape or value) and copied into the Graph."""
+    arrays = {"node_feat": node_feat, "node_opcode": node_opcode, "edge_index": edge_index, "config_feat": config_feat,
+              "node_config_feat": node_config_feat, "node_config_ids": node_config_ids,
+              "config_runtime_normalizers": config_runtime_normalizers, "node_splits": node_splits}
+    arrays = {name: np.asarray(value) for name, value in arrays.items() if value is not None}
+    configs = len(arrays["config_feat"] if "config_feat" in arrays else arrays.get("node_config_feat", []))
+    arrays["config_runtime"] = np.zeros(configs, np.int64) if config_runtime is None else np.asarray(config_runtime)
+    if "node_config_feat" in arrays and "node_splits" not in arrays:  # one segment: the whole graph
+        arrays["node_splits"] = np.array([[0, len(arrays["node_feat"])]], np.int64)
+    for name, array in arrays.items():  # the files' dtypes; an integer array must be given as integers (never truncated)
+        dtype = _FILE_DTYPES[name]
+        if np.issubdtype(dtype, np.integer) and array.size and array.dtype.kind not in "iu":
+            raise TypeError(f"{name}: expected integers, got dtype {array.dtype}")
+        arrays[name] = array.astype(dtype, copy=False)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return _core._graph_from_bytes(buffer.getvalue(), source)
+
+
+Graph.from_arrays = staticmethod(_graph_from_arrays)
+
+# Pickling and copying (joblib, DataLoader workers, copy.deepcopy): a Graph or a Model travels as
+# the bytes of its own file (Graph.save, Model.save) and is read back by the same checked reader.
+Graph.__reduce__ = lambda self: (_graph_from_state, (_file_bytes(_core_graph_save, self), self.source))
+Model.__reduce__ = lambda self: (_model_from_state, (_file_bytes(_core_model_save, self),))

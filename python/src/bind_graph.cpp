@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "bindings.h"
+#include "io/byte_source.h"
+#include "io/npz_file.h"
 #include "data/graph_summary.h"
 #include "hlo/graph_file.h"
 #include "hlo/hlo_graph.h"
@@ -65,8 +67,9 @@ void bind_graph_arrays(py::class_<TpuGraph, GraphPtr>& graph) {
   graph
       .def_property_readonly(
           "kind", [](const TpuGraph& g) { return std::string(graph_kind_name(g.kind)); }, "'layout' or 'tile'")
-      .def_property_readonly(
-          "source", [](const TpuGraph& g) { return g.source; }, "the path it was read from")
+      .def_property(
+          "source", [](const TpuGraph& g) { return g.source; }, [](TpuGraph& g, const std::string& source) { g.source = source; },
+          "the path it was read from")
       .def_property_readonly(
           "provenance", [](const TpuGraph& g) { return g.provenance; }, "where the contents come from ('' when unknown)")
       .def_property_readonly("node_count", [](const TpuGraph& g) { return g.node_count; })
@@ -142,7 +145,7 @@ void bind_graph_configs(py::class_<TpuGraph, GraphPtr>& graph) {
           "node_splits",
           [](py::object self) {
             const auto& g = self.cast<const TpuGraph&>();
-            return view(self, g.node_splits.data(), {static_cast<py::ssize_t>(g.node_splits.size())});
+            return view(self, g.node_splits.data(), {1, static_cast<py::ssize_t>(g.node_splits.size())});  // np.load's shape
           },
           "int64: computation starts, 0 first and nodes last (layout)")
       .def_property_readonly(
@@ -184,6 +187,15 @@ edge_index is int32 [consumer, producer] rows (files store int64); values equal 
   bind_graph_arrays(graph);
   bind_graph_configs(graph);
 
+  m.def(
+      "_graph_from_bytes",
+      [](const py::bytes& bytes, const std::string& source) {
+        const std::string data = bytes;
+        py::gil_scoped_release release;
+        const NpzFile npz = read_npz(ByteSource::own_memory(source, std::vector<uint8_t>(data.begin(), data.end())));
+        return std::make_shared<TpuGraph>(tpu_graph_from_npz(npz, source));
+      },
+      py::arg("data"), py::arg("source"), "A graph from a TpuGraphs .npz file's bytes (unpickling).");
   m.def(
       "load",
       [](const std::string& path) {

@@ -10,6 +10,7 @@
 #include "common/input_error.h"
 #include "metrics/ranking_metrics.h"
 #include "model/config_explainer.h"
+#include "io/byte_source.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
 #include "train/trainer.h"
@@ -157,6 +158,22 @@ void bind_model(py::module_& m) {
             return std::make_shared<CostModel>(CostModel::load(path));
           },
           py::arg("path"), "Reads a model file (docs/model-format.md); InputError on a bad one.")
+      .def(
+          "save",
+          [](const CostModel& model, const std::string& path) {
+            py::gil_scoped_release release;
+            model.save(path);
+          },
+          py::arg("path"), "Writes the model file (docs/model-format.md), atomically: Model.load reads it back.")
+      .def_static(
+          "_from_bytes",
+          [](const py::bytes& bytes) {
+            const std::string data = bytes;
+            py::gil_scoped_release release;
+            return std::make_shared<CostModel>(
+                CostModel::load(ByteSource::own_memory("a pickled model", std::vector<uint8_t>(data.begin(), data.end()))));
+          },
+          py::arg("data"), "A model from a model file's bytes (unpickling).")
       .def_property_readonly("kind", [](const CostModel& model) { return std::string(graph_kind_name(model.config().kind)); })
       .def_property_readonly(
           "config", [](const CostModel& model) { return json_to_python(model.config().to_json()); }, "the hyperparameters")

@@ -285,6 +285,8 @@ TpuGraph load_tpu_graph(const std::string& path) {
 
 void save_tpu_graph(const TpuGraph& graph, const std::string& path) {
   const int64_t n = graph.node_count, c = graph.config_count;
+  // A file without configs is not a TpuGraphs example: load_tpu_graph would refuse what was written.
+  if (c < 1) throw InputError(path, "config_count", "1 or more configs (a TpuGraphs file holds its configs)", "0");
   std::vector<int64_t> edge_values(graph.edges.size() * 2);
   const bool layout = graph.kind == GraphKind::Layout;
   // Layout files store edge_index in Fortran order (all consumers, then all producers).

@@ -91,7 +91,7 @@ TpuGraph tpu_graph_from_npz(const NpzFile& npz, const std::string& source, Layou
 TpuGraph load_tpu_graph(const std::string& path);
 
 // Writes `graph` with the real files' keys, dtypes and orders (edge_index Fortran-order for layout),
-// compressed like np.savez_compressed.
+// compressed like np.savez_compressed. InputError for a graph without configs (nothing is written).
 void save_tpu_graph(const TpuGraph& graph, const std::string& path);
 
 }  // namespace graphcost

@@ -202,3 +202,39 @@ def test_train_neither_ignores_options_on_resume_nor_overwrites(tmp_path):
     tuned = tmp_path / "tuned.npz"
     gc.train(data, "layout:xla:default", tuned, epochs=1, steps_per_epoch=2, init=layout)
     assert gc.Model.load(tuned).config["collection"] == "layout:xla:default"  # was layout:xla:random
+
+
+def test_graphs_models_and_results_pickle_copy_and_save(tmp_path):
+    import copy
+    import pickle
+
+    import numpy as np
+
+    graph = gc.load(real(LAYOUT))
+    again = pickle.loads(pickle.dumps(graph))  # was: cannot pickle (no joblib, no DataLoader workers)
+    assert again.source == graph.source and again.node_splits.shape == (1, 3)  # np.load's shape (was (3,))
+    for name in ("node_feat", "edge_index", "node_config_feat", "node_config_ids", "config_runtime"):
+        assert np.array_equal(getattr(again, name), getattr(graph, name))
+    model = gc.Model.load(os.path.join(os.path.dirname(__file__), "..", "..", "models", "layout_xla.npz"))
+    assert np.array_equal(copy.deepcopy(model).predict(graph), model.predict(graph))
+    model.save(tmp_path / "copy.npz")  # Model.save
+    assert np.array_equal(gc.Model.load(tmp_path / "copy.npz").predict(graph), model.predict(graph))
+    result = gc.tune(graph, budget=10, seed=1)
+    assert pickle.loads(pickle.dumps(result)).best == result.best
+    built = gc.Graph.from_arrays(graph.node_feat, graph.node_opcode, graph.edge_index, graph.config_runtime,
+                                 node_config_feat=graph.node_config_feat, node_config_ids=graph.node_config_ids)
+    assert np.array_equal(built.node_config_feat, graph.node_config_feat) and built.labelled
+    with pytest.raises(gc.InputError) as error:
+        gc.Graph.from_arrays(graph.node_feat[:, :70], graph.node_opcode, graph.edge_index, node_config_feat=graph.node_config_feat,
+                             node_config_ids=graph.node_config_ids)
+    assert error.value.field == "node_feat"
+    with pytest.raises(TypeError, match="integers"):
+        gc.Graph.from_arrays(graph.node_feat, graph.node_opcode, graph.edge_index + 0.5, node_config_feat=graph.node_config_feat,
+                             node_config_ids=graph.node_config_ids)
+    # Every measurement failed: nothing to save, said before a file load would refuse is written.
+    tuner = gc.Tuner(graph, budget=3)
+    for config in tuner.ask(3):
+        tuner.tell(config, failure="did not compile")
+    with pytest.raises(gc.InputError, match="config_count"):
+        tuner.result().measured.save(tmp_path / "none.npz")
+    assert not (tmp_path / "none.npz").exists()

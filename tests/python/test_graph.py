@@ -24,7 +24,7 @@ def test_loading_equals_np_load():
         if graph.kind == "layout":
             np.testing.assert_array_equal(graph.node_config_feat, arrays["node_config_feat"])
             np.testing.assert_array_equal(graph.node_config_ids, arrays["node_config_ids"])
-            np.testing.assert_array_equal(graph.node_splits, arrays["node_splits"].ravel())
+            np.testing.assert_array_equal(graph.node_splits, arrays["node_splits"])  # the same shape: (1, 3)
         else:
             np.testing.assert_array_equal(graph.config_feat, arrays["config_feat"])
             np.testing.assert_array_equal(graph.config_runtime_normalizers, arrays["config_runtime_normalizers"])
