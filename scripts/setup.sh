@@ -4,10 +4,10 @@
 # third_party/, git-ignored), and the npm packages of the browser tests. A second run only checks
 # and returns in seconds, but it notices change: a package-lock.json that pins other versions than
 # node_modules holds, or an installed -dev package whose version differs from its fetched source.
-#   --bench  also installs the benchmark peers' packages: python3-torch (bench/model_vs_pytorch.py),
-#            python3-threadpoolctl (which BLAS kernel the peer ran)
-#            and libopenblas0-pthread (Debian's torch uses the system BLAS; without OpenBLAS it would
-#            run on the slow reference one). The tests never need them.
+#   --bench  also installs the benchmark peers' packages: python3-threadpoolctl (which BLAS kernel
+#            the peer ran) and libopenblas0-pthread (Debian's python3-torch, which the tests install
+#            for Graph.to_torch, uses the system BLAS; without OpenBLAS bench/model_vs_pytorch.py's
+#            peer would run on the slow reference one). The tests never need them.
 # Prints the time of each stage it had to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,7 @@ apt_packages=(
   emscripten                                                                # WebAssembly build
   python3 python3-numpy python3-scipy                                       # test oracles, benchmarks
   python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel  # the Python package (python/)
+  python3-torch                                                             # ... its Graph.to_torch (tests/python/test_interop.py)
   chromium                                                                  # browser tests
   firefox-esr xvfb libgl1-mesa-dri libglx-mesa0 libegl-mesa0                # ... in Firefox (llvmpipe WebGL2)
   dpkg-dev                                                                  # apt-get source
@@ -44,7 +45,7 @@ apt_packages=(
 command -v node >/dev/null || apt_packages+=(nodejs)
 command -v npm >/dev/null || apt_packages+=(npm)
 if [ "$bench" = 1 ]; then
-  apt_packages+=(python3-torch libopenblas0-pthread python3-threadpoolctl)
+  apt_packages+=(libopenblas0-pthread python3-threadpoolctl)
 fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

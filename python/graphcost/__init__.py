@@ -11,11 +11,14 @@ Data
     import_records(path) -> [Graph]                      TpuGraphs raw tuning records, labelled
     Graph: node_feat, node_opcode, edge_index, config_feat / node_config_feat, node_config_ids,
            config_runtime, ... (read-only numpy views, no copies), node_names, save(path)
+    Dataset(root, collection, split): len, ds[i], ds.ids (Kaggle IDs); graph.to_torch(): PyG's tensors
 Metrics and scoring
     kendall_tau(x, y), slowdown_at_k(runtimes, order, k), tile_score(runtimes, order),
     score(solution, submission) -> the report of `graphcost-eval score --json`
+    write_submission(path, {id: order}): the Kaggle CSV
 Models
-    Model.load(path); model.predict(graph), model.rank(graph), model.explain(graph, config)
+    Model.load(path), model.save(path); model.predict(graph), model.rank(graph), model.explain(graph, config),
+    model.embed(graph, config) (node embeddings)
     train(data, collection, out, ..., progress=callback)   Ctrl-C stops after the epoch, checkpoint kept
 Simulator and generator
     simulate(graph, hardware), gemm_seconds(m, n, k, dtype, hardware), generate(out, graphs, seed)
@@ -37,11 +40,12 @@ import numpy as np
 from . import _graphcost as _core
 from ._arguments import folder_path as _folder_path, input_path as _input_path, output_path as _output_path
 from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
+from .dataset import Dataset, graph_tensors as _graph_tensors, write_submission  # noqa: F401
 from .tuning import LearnedModel, TuneError, TuneResult, Tuner, tune  # noqa: F401
 
 __all__ = [
-    "Graph", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
-    "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune",
+    "Dataset", "Graph", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
+    "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune", "write_submission",
 ]
 
 
@@ -192,6 +196,7 @@ def _graph_from_arrays(node_feat, node_opcode, edge_index, config_runtime=None, 
 
 
 Graph.from_arrays = staticmethod(_graph_from_arrays)
+Graph.to_torch = _graph_tensors
 
 # Pickling and copying (joblib, DataLoader workers, copy.deepcopy): a Graph or a Model travels as
 # the bytes of its own file (Graph.save, Model.save) and is read back by the same checked reader.

@@ -13,6 +13,8 @@
 #include "scoring/scorer.h"
 #include "scoring/solution.h"
 #include "scoring/submission.h"
+#include "data/collection_files.h"
+#include "data/dataset_path.h"
 
 namespace py = pybind11;
 
@@ -72,6 +74,32 @@ void bind_metrics(py::module_& m) {
         return tile_score(r, order_of(order), 5);
       },
       py::arg("runtimes"), py::arg("order"), "The Kaggle tile score: 2 - slowdown_at_k(k=5); 1 is perfect.");
+  m.def(
+      "_collection_files",
+      [](const std::string& data, const std::string& collection, const std::string& split) {
+        py::gil_scoped_release release;
+        return collection_files(data, collection, split);
+      },
+      py::arg("data"), py::arg("collection"), py::arg("split"), "The .npz files of a collection and split of a TpuGraphs tree.");
+  m.def(
+      "_kaggle_id", [](const std::string& path) { return parse_dataset_path(path).kaggle_id(); }, py::arg("path"),
+      "The Kaggle submission ID of a file in a TpuGraphs tree (\"\" outside one).");
+  m.def(
+      "_write_submission",
+      [](const std::string& path, const std::vector<std::pair<std::string, py::object>>& rankings) {
+        std::vector<SubmissionRow> rows;
+        for (const auto& [id, order] : rankings) rows.push_back({id, order_of(order)});
+        for (const SubmissionRow& row : rows) {
+          if (row.id.empty() || row.id.find_first_of(",\"\n\r") != std::string::npos)
+            throw InputError(path, "ID", "a Kaggle ID without commas, quotes or line breaks", "'" + row.id + "'");
+          for (const int32_t c : row.predicted_order) {
+            if (c < 0) throw InputError(path, "TopConfigs of " + row.id, "config indices >= 0", std::to_string(c));
+          }
+        }
+        py::gil_scoped_release release;
+        write_submission_file(path, std::move(rows));
+      },
+      py::arg("path"), py::arg("rankings"), "Writes ID,TopConfigs rows (a Kaggle submission), atomically.");
   m.def(
       "score",
       [](const std::string& solution_path, const std::string& submission, const std::string& split, uint64_t seed, double public_fraction) {

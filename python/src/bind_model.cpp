@@ -9,8 +9,8 @@
 #include "bindings.h"
 #include "common/input_error.h"
 #include "metrics/ranking_metrics.h"
-#include "model/config_explainer.h"
 #include "io/byte_source.h"
+#include "model/config_explainer.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"
 #include "train/trainer.h"
@@ -46,6 +46,26 @@ py::array_t<float> predict(CostModel& model, const TpuGraph& graph, const std::o
     }
   }
   return py::array_t<float>(static_cast<py::ssize_t>(costs.size()), costs.data());
+}
+
+// The node states after the model's message layers for one config: (the original node ids of the
+// model's view of the graph, nodes x hidden float32).
+py::tuple embed(CostModel& model, const TpuGraph& graph, int32_t config) {
+  check_kind(model, graph);
+  if (config < 0 || config >= graph.config_count)
+    throw InputError(graph.source, "config", "an index below " + std::to_string(graph.config_count), std::to_string(config));
+  std::vector<int32_t> nodes;
+  nn::Matrix states;
+  {
+    py::gil_scoped_release release;
+    const PreparedGraph prepared = model.prepare(graph);
+    nn::Tape tape;
+    states = model.node_states(tape, prepared, {config}).value();
+    nodes = prepared.view.nodes;
+  }
+  py::array_t<float> out({static_cast<py::ssize_t>(states.rows()), static_cast<py::ssize_t>(states.cols())});
+  std::copy(states.data(), states.data() + states.size(), out.mutable_data());
+  return py::make_tuple(py::array_t<int32_t>(static_cast<py::ssize_t>(nodes.size()), nodes.data()), out);
 }
 
 py::dict explain(CostModel& model, const TpuGraph& graph, int32_t config) {
@@ -188,6 +208,10 @@ void bind_model(py::module_& m) {
             return py::array_t<int32_t>(static_cast<py::ssize_t>(order.size()), order.data());
           },
           py::arg("graph"), py::arg("threads") = 1, "Config indices, predicted fastest first (ties in index order).")
+      .def("embed", &embed, py::arg("graph"), py::arg("config") = 0,
+           "Node embeddings: the node states after the message layers for one config, as (nodes, states): the original "
+           "node ids the model sees (a layout model keeps the configurable nodes and their neighbourhood: hops), and a "
+           "float32 (len(nodes), hidden) array, row i the state of node nodes[i].")
       .def("explain", &explain, py::arg("graph"), py::arg("config"),
            "Layout: each configurable node's share of the config's predicted cost against the base config (occlusion): "
            "{'nodes', 'contribution' (cost units, positive is slower), 'cost', 'base_cost'}.");
