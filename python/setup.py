@@ -1,7 +1,14 @@
-"""Packages graphcost's Python module: the extension is built by the project's own CMake (the
-native-release preset's build tree, so an earlier `cmake --build --preset native-release` makes
-this a copy), not by setuptools compiling the sources a second way. Works offline with
---no-build-isolation (setuptools and wheel from Debian)."""
+"""Packages graphcost for Python: the extension, the `graphcost` and `graphcost-eval` executables and
+the shipped models, built by the project's own CMake (not by setuptools compiling the sources a
+second way). Works offline with --no-build-isolation (setuptools and wheel from Debian).
+
+Which build: GRAPHCOST_BUILD_DIR when set (the tests install from build/native-release: this
+machine's CPU, MPI and METIS); otherwise build/python-wheel, configured by the python-wheel preset:
+x86-64-v2 (any x86-64 CPU of the last 15 years), no MPI, no METIS, and the shared libraries the
+extension needs beyond glibc, libstdc++ and zlib (XGBoost, dmlc-core, libgomp) bundled in
+graphcost/.libs and found there first (RPATH $ORIGIN). What setuptools writes while building goes
+under that build folder, not into the source tree."""
+import glob
 import os
 import shutil
 import subprocess
@@ -12,23 +19,52 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BUILD = os.environ.get("GRAPHCOST_BUILD_DIR", os.path.join(ROOT, "build", "native-release"))
+GIVEN = os.environ.get("GRAPHCOST_BUILD_DIR")
+BUILD = GIVEN or os.path.join(ROOT, "build", "python-wheel")
+STAGING = os.path.join(BUILD, "setuptools")  # setuptools' own build and egg-info folders
+BUNDLED = ("libxgboost.so", "libdmlc.so", "libgomp.so")  # sonames beyond glibc, libstdc++ and zlib
+
+
+def bundled_libraries(extension):
+    """The extension's shared libraries to ship beside it: those `ldd` resolves whose names start
+    with one of BUNDLED."""
+    found = []
+    for line in subprocess.run(["ldd", extension], capture_output=True, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] == "=>" and parts[0].startswith(BUNDLED):
+            found.append(parts[2])
+    return found
 
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         if not os.path.exists(os.path.join(BUILD, "CMakeCache.txt")):
-            subprocess.check_call(["cmake", "--preset", "native-release"], cwd=ROOT)
-        subprocess.check_call(["cmake", "--build", BUILD, "--target", "_graphcost"], cwd=ROOT)
+            if GIVEN:
+                sys.exit(f"setup.py: GRAPHCOST_BUILD_DIR={GIVEN} is not a configured CMake build folder")
+            subprocess.check_call(["cmake", "--preset", "python-wheel"], cwd=ROOT)
+        subprocess.check_call(["cmake", "--build", BUILD, "--target", "_graphcost", "graphcost", "graphcost-eval"], cwd=ROOT)
         built = os.path.join(BUILD, "python", "graphcost")
         names = [n for n in os.listdir(built) if n.startswith("_graphcost") and n.endswith(".so")]
         if not names:
             sys.exit(f"setup.py: no _graphcost*.so in {built}")
         target = self.get_ext_fullpath(ext.name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        package = os.path.dirname(target)
+        os.makedirs(package, exist_ok=True)
         shutil.copyfile(os.path.join(built, names[0]), target)
+        # The executables (graphcost/bin, run by the console scripts) and the shipped models.
+        os.makedirs(os.path.join(package, "bin"), exist_ok=True)
+        for program in (os.path.join(BUILD, "src", "graphcost"), os.path.join(BUILD, "evaluation", "graphcost-eval")):
+            shutil.copy2(program, os.path.join(package, "bin"))
+        os.makedirs(os.path.join(package, "models"), exist_ok=True)
+        for model in glob.glob(os.path.join(ROOT, "models", "*.npz")) + glob.glob(os.path.join(ROOT, "models", "*.md")):
+            shutil.copy2(model, os.path.join(package, "models"))
+        if not GIVEN:  # the portable build: its libraries travel with it
+            os.makedirs(os.path.join(package, ".libs"), exist_ok=True)
+            for library in bundled_libraries(target):
+                shutil.copy2(library, os.path.join(package, ".libs"))
 
 
+os.makedirs(STAGING, exist_ok=True)
 setup(
     name="graphcost",
     version="0.1.0",
@@ -37,6 +73,8 @@ setup(
     package_data={"graphcost": ["__init__.pyi", "py.typed"]},
     ext_modules=[Extension("graphcost._graphcost", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
+    entry_points={"console_scripts": ["graphcost = graphcost._commands:graphcost", "graphcost-eval = graphcost._commands:graphcost_eval"]},
+    options={"build": {"build_base": os.path.join(STAGING, "build")}, "egg_info": {"egg_base": STAGING}},
     python_requires=">=3.11",
     install_requires=["numpy"],
     zip_safe=False,

@@ -42,6 +42,11 @@ cmake --build --preset native-release
 stage "native release tests (all but the slow label)"
 ctest --preset native-release -j2 -LE slow
 
+stage "the Python wheel (portable build, installed in a fresh venv, walkthrough from /tmp)"
+cmake --preset python-wheel >/dev/null
+cmake --build --preset python-wheel
+bash scripts/wheel-check.sh
+
 stage "sanitizer build (ASan + UBSan)"
 cmake --preset native-debug-sanitize >/dev/null
 cmake --build --preset native-debug-sanitize

@@ -31,6 +31,7 @@ Errors
 
 docs/python.md walks through each with real files.
 """
+import errno
 import io
 import os
 import tempfile
@@ -146,6 +147,29 @@ def _model_save(self, path):
 
 _model_save.__doc__ = _core_model_save.__doc__
 Model.save = _model_save
+
+
+def _shipped_models_folder():
+    """The wheel's graphcost/models, or the repository's models/ above a build tree's package."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(here, "models")] + [os.path.join(here, *[".."] * up, "models") for up in range(1, 5)]
+    for folder in candidates:
+        if os.path.exists(os.path.join(folder, "layout_xla.npz")):
+            return os.path.normpath(folder)
+    raise FileNotFoundError(errno.ENOENT, "graphcost's shipped models are not in this installation", candidates[0])
+
+
+def _model_shipped(name):
+    """A model graphcost ships (models/: 'layout_xla', 'layout_nlp', 'tile_xla', ...; each has a
+    card, NAME.md, beside it): Model.shipped('layout_xla')."""
+    folder = _shipped_models_folder()
+    names = sorted(f[:-4] for f in os.listdir(folder) if f.endswith(".npz"))
+    if name not in names:
+        raise ValueError(f"name: expected one of {', '.join(names)}, got {name!r}")
+    return _model_load(os.path.join(folder, name + ".npz"))
+
+
+Model.shipped = staticmethod(_model_shipped)
 
 
 def _file_bytes(save, obj):

@@ -8,14 +8,14 @@
 #include <memory>
 
 #include "bindings.h"
-#include "io/byte_source.h"
-#include "io/npz_file.h"
 #include "data/graph_summary.h"
 #include "hlo/graph_file.h"
 #include "hlo/hlo_graph.h"
 #include "hlo/hlo_import.h"
 #include "hlo/module_file.h"
 #include "hlo/tuning_records.h"
+#include "io/byte_source.h"
+#include "io/npz_file.h"
 
 namespace py = pybind11;
 

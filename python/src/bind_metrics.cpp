@@ -8,13 +8,13 @@
 
 #include "bindings.h"
 #include "common/input_error.h"
+#include "data/collection_files.h"
+#include "data/dataset_path.h"
 #include "metrics/kendall_tau.h"
 #include "metrics/ranking_metrics.h"
 #include "scoring/scorer.h"
 #include "scoring/solution.h"
 #include "scoring/submission.h"
-#include "data/collection_files.h"
-#include "data/dataset_path.h"
 
 namespace py = pybind11;
 
@@ -59,8 +59,7 @@ void bind_metrics(py::module_& m) {
       "Kendall tau-b of x against y, exactly as scipy.stats.kendalltau computes it (O(n log n)); NaN when undefined.");
   m.def(
       "slowdown_at_k",
-      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes,
-         const py::object& order, int k) {
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes, const py::object& order, int k) {
         const std::vector<double> r = doubles(runtimes, "runtimes");
         return slowdown_at_k(r, order_of(order), k);
       },
@@ -68,8 +67,7 @@ void bind_metrics(py::module_& m) {
       "The best runtime among the first k configs of `order` over the best runtime of all (1 is perfect).");
   m.def(
       "tile_score",
-      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes,
-         const py::object& order) {
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& runtimes, const py::object& order) {
         const std::vector<double> r = doubles(runtimes, "runtimes");
         return tile_score(r, order_of(order), 5);
       },

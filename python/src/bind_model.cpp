@@ -8,8 +8,8 @@
 
 #include "bindings.h"
 #include "common/input_error.h"
-#include "metrics/ranking_metrics.h"
 #include "io/byte_source.h"
+#include "metrics/ranking_metrics.h"
 #include "model/config_explainer.h"
 #include "model/cost_model.h"
 #include "model/layout_inference.h"

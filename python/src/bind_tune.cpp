@@ -196,7 +196,8 @@ void bind_tune(py::module_& m) {
            py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("journal"))
       .def("ask", &PythonTuner::ask, py::arg("n"))
       .def("tell", &PythonTuner::tell, py::arg("config"), py::arg("status"), py::arg("seconds"), py::arg("message"))
-      .def("release", [](PythonTuner& t, int32_t config) { t.tuner().release(config); }, py::arg("config"))
+      .def(
+          "release", [](PythonTuner& t, int32_t config) { t.tuner().release(config); }, py::arg("config"))
       .def("replay", &PythonTuner::replay, py::arg("config"))
       .def("settle", &PythonTuner::settle)
       .def("result", &PythonTuner::result, py::arg("interrupted"))

@@ -244,9 +244,8 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
   train_command->add_option("--valid-split", train.train.valid_split, "split(s) to validate on")->capture_default_str();
   train_command->add_option("--epochs", train.train.epochs, "epochs")->capture_default_str();
   train_command->add_option("--steps-per-epoch", train.train.steps_per_epoch, "steps per epoch")->capture_default_str();
-  train_command
-      ->add_option("--graphs-per-step", train.train.graphs_per_step,
-                   "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)");
+  train_command->add_option("--graphs-per-step", train.train.graphs_per_step,
+                            "graphs per step, their gradients averaged (default: one per process; mpirun -np N: a multiple of N)");
   train_command->add_flag(
       "--independent-graphs", [&train](int64_t) { train.train.balance_graph_sizes = false; },
       "with several graphs per step, each draws its graph on its own (default: all draw graphs of the same size rank among their own, "
@@ -294,9 +293,8 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& train) {
       ->add_option("--max-staleness", train.train.segments.max_staleness,
                    "GST: recompute historical embeddings older than N steps (0: always; -1: never)")
       ->capture_default_str();
-  train_command
-      ->add_option("--finetune-steps", train.train.segments.finetune_steps,
-                   "GST: head finetuning steps after the last epoch (default: steps per epoch)");
+  train_command->add_option("--finetune-steps", train.train.segments.finetune_steps,
+                            "GST: head finetuning steps after the last epoch (default: steps per epoch)");
   train_command
       ->add_option("--stop-after-epoch", train.stop_after_epoch,
                    "stop once this epoch's checkpoint is written (a batch job's time slice); --resume continues")

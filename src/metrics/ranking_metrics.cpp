@@ -58,7 +58,8 @@ void check_whole_order(const std::vector<double>& runtimes, const std::vector<in
 // position[config] = index of `config` in predicted_order (as double, for kendall_counts).
 std::vector<double> predicted_positions(const std::vector<int32_t>& predicted_order) {
   std::vector<double> position(predicted_order.size());
-  for (size_t rank = 0; rank < predicted_order.size(); ++rank) position[static_cast<size_t>(predicted_order[rank])] = static_cast<double>(rank);
+  for (size_t rank = 0; rank < predicted_order.size(); ++rank)
+    position[static_cast<size_t>(predicted_order[rank])] = static_cast<double>(rank);
   return position;
 }
 

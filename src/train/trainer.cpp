@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
@@ -109,7 +109,8 @@ void check_resumed_architecture(const TrainOptions& options, const ModelConfig& 
     if (field == "hops") given = std::to_string(asked.hops), kept = std::to_string(checkpoint.hops);
     if (field == "aggregation")
       given = name_of(aggregation_names(), asked.aggregation), kept = name_of(aggregation_names(), checkpoint.aggregation);
-    if (field == "relative_configs") given = asked.relative_configs ? "true" : "false", kept = checkpoint.relative_configs ? "true" : "false";
+    if (field == "relative_configs")
+      given = asked.relative_configs ? "true" : "false", kept = checkpoint.relative_configs ? "true" : "false";
     if (field == "cross_config_attention")
       given = asked.cross_config_attention ? "true" : "false", kept = checkpoint.cross_config_attention ? "true" : "false";
     if (given != kept) {

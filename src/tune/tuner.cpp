@@ -153,8 +153,9 @@ std::vector<int32_t> Tuner::choose_batch() {
   for (int32_t c = 0; c < target_.graph.config_count; ++c) {
     if (!measured_[static_cast<size_t>(c)]) unmeasured.push_back(c);
   }
-  const size_t size = std::min({static_cast<size_t>(options_.per_round), unmeasured.size(),
-                                static_cast<size_t>(std::max(0, options_.budget - static_cast<int>(measurements_.size() + asked_.size())))});
+  const size_t size =
+      std::min({static_cast<size_t>(options_.per_round), unmeasured.size(),
+                static_cast<size_t>(std::max(0, options_.budget - static_cast<int>(measurements_.size() + asked_.size())))});
   std::vector<int32_t> batch;
   std::vector<bool> taken(count, false), row_seen(count, false);
   for (const Measurement& m : measurements_) row_seen[static_cast<size_t>(row_of_[static_cast<size_t>(m.config)])] = true;
@@ -409,11 +410,11 @@ std::vector<int32_t> Tuner::ask(size_t n) {
 const Measurement& Tuner::tell(Measurement m) {
   const auto at = asked_.find(m.config);
   if (at == asked_.end()) {
-    throw InputError(target_.path, "config", "a config asked and not told yet",
-                     std::to_string(m.config) + (m.config >= 0 && m.config < target_.graph.config_count &&
-                                                         measured_[static_cast<size_t>(m.config)]
-                                                     ? " (told already)"
-                                                     : " (not asked)"));
+    throw InputError(
+        target_.path, "config", "a config asked and not told yet",
+        std::to_string(m.config) + (m.config >= 0 && m.config < target_.graph.config_count && measured_[static_cast<size_t>(m.config)]
+                                        ? " (told already)"
+                                        : " (not asked)"));
   }
   if (m.status == MeasurementStatus::Stopped) throw InputError(target_.path, "status", "a measurement's outcome", "stopped");
   m.round = at->second.round;

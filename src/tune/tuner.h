@@ -130,7 +130,7 @@ class Tuner {
   // Gives an asked config back untold (a measurement abandoned): the next ask hands it out first
   // while its round is open; after, a later batch may choose it.
   void release(int32_t config);
-  std::vector<int32_t> asked() const;     // asked and not told, in config order
+  std::vector<int32_t> asked() const;       // asked and not told, in config order
   std::vector<RoundReport> take_reports();  // the rounds ended since the last call, in order
 
   const std::vector<Measurement>& measurements() const { return measurements_; }

@@ -51,11 +51,11 @@ class TuningJournalWriter {
 // What a journal's header says of the run besides the target and the options: the oracle's name
 // and settings, and the files it started from (named in the header by a hash of their bytes).
 struct JournalRun {
-  std::string oracle;                 // "replay", "simulate", "command", "python"
-  nlohmann::json hardware, repeats;   // simulate's hardware, command's repeats (null otherwise)
-  int candidates = 1000;              // a module target's candidates
-  std::string model, warm_start;      // paths, or empty
-  std::string measure;                // the measure command (not compared on resume: a path in it may move)
+  std::string oracle;                // "replay", "simulate", "command", "python"
+  nlohmann::json hardware, repeats;  // simulate's hardware, command's repeats (null otherwise)
+  int candidates = 1000;             // a module target's candidates
+  std::string model, warm_start;     // paths, or empty
+  std::string measure;               // the measure command (not compared on resume: a path in it may move)
 };
 
 // The header of a run's journal: everything that shapes the run. A resume compares all of it but
