@@ -69,6 +69,12 @@ TEST_CASE("each learner ranks the candidates, and reports what it is", "[tune]")
   const TuningTarget target = tuning_target_from_graph(load_tpu_graph(file), file);
   for (const auto& [name, kind] : learner_names()) {
     INFO("learner " << name);
+    if (kind == LearnerKind::Python) {  // a Python object's (tests/python): make_learner says so
+      LearnerOptions python;
+      python.kind = kind;
+      CHECK_THROWS_AS(make_learner(target.graph, nullptr, python), InputError);
+      continue;
+    }
     TuneOptions options;
     options.learner.kind = kind;
     options.budget = 12;

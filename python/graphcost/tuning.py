@@ -141,7 +141,11 @@ class Tuner:
     target's module with the config's layouts, for the script that times it.
     Arguments as tune()'s (target, budget, per_round, strategy, learner, model, seed, candidates,
     explore, init, journal); oracle names who measures in the journal ('python', or 'command' for
-    a run continued from the CLI's --oracle command, or 'replay')."""
+    a run continued from the CLI's --oracle command, or 'replay'). learner may also be an object with
+    scikit-learn's fit(X, y) and predict(X) (as TVM's PyCostModel): X the configs' varying values
+    (float32, a row per config: a layout config's configurable nodes' values, a tile config's
+    features, a space's parameters), y the measured runtimes' logs; its predictions rank the
+    candidates (lower = faster). Any scikit-learn regressor, xgboost.XGBRegressor, or your own."""
 
     def __init__(self, target, budget=100, per_round=10, strategy="online", learner="auto", model=None, seed=0, candidates=1000,
                  explore=None, init="previous", journal=None, oracle="python"):
@@ -153,7 +157,11 @@ class Tuner:
             raise ValueError(f"seed: expected an integer in [0, 2**64), got {seed}")
         journal = "" if journal is None else path_text(journal, "journal")
         explore = float("nan") if explore is None else float(explore)
-        self._core = _Tuner(target, oracle, budget, per_round, strategy, init, learner, model, seed, candidates, explore, journal)
+        estimator = None
+        if not isinstance(learner, str):  # a Python learner: scikit-learn's fit(X, y) / predict(X)
+            estimator, learner = learner, "python"
+        self._core = _Tuner(target, oracle, budget, per_round, strategy, init, learner, model, seed, candidates, explore, journal,
+                            estimator)
         self.budget, self.per_round = budget, per_round
 
     @classmethod
@@ -280,7 +288,8 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
                'scratch' (a fresh model every round), 'model' (`model`'s weights)
     learner    'auto' (of 'xgboost' and 'ridge', the one that ranks the measured configs best in
                cross-validation, chosen at every round: docs/tuning.md), 'xgboost', 'ridge', 'gnn',
-               'weighed' (GNN and ridge weighed by how each ranked the new measurements), 'blend'
+               'weighed' (GNN and ridge weighed by how each ranked the new measurements), 'blend',
+               or a Python object with fit(X, y) / predict(X) (Tuner says what X and y are)
     progress   progress(round_report) after each round; returning False stops the run
     Returns a TuneResult. Ctrl-C stops after the measurement in hand and raises KeyboardInterrupt
     with the partial result as `.tune_result`. TuneError (its `.result` the partial one) when every

@@ -14,6 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "hlo/hlo_layout_writer.h"
+#include "python_learner.h"
 #include "tune/tune_report.h"
 #include "tune/tuner.h"
 #include "tune/tuning_journal.h"
@@ -38,7 +39,7 @@ class PythonTuner {
  public:
   PythonTuner(const py::object& target_or_path, const std::string& oracle, int budget, int per_round, const std::string& strategy,
               const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
-              double explore, const std::string& journal_path)
+              double explore, const std::string& journal_path, const py::object& estimator)
       : model_(model), oracle_name_(oracle) {
     if (py::isinstance<TpuGraph>(target_or_path)) {
       const TpuGraph& graph = target_or_path.cast<const TpuGraph&>();
@@ -59,7 +60,12 @@ class PythonTuner {
     Oracle replay;
     if (oracle == "replay") replay = replay_oracle(*target_);
     replay.name = oracle;
-    tuner_ = std::make_unique<Tuner>(*target_, replay, model_.get(), options);
+    std::unique_ptr<Learner> custom;  // learner "python": the estimator (python_learner.h)
+    if (options.learner.kind == LearnerKind::Python) {
+      if (estimator.is_none()) throw InputError("", "learner", "an object with fit(X, y) and predict(X)", "the name python");
+      custom = std::make_unique<PythonLearner>(target_->graph, estimator);
+    }
+    tuner_ = std::make_unique<Tuner>(*target_, replay, model_.get(), options, std::move(custom));
     if (!journal_path.empty()) {
       JournalRun run;
       run.oracle = oracle;
@@ -191,9 +197,10 @@ class PythonTuner {
 void bind_tune(py::module_& m) {
   py::class_<PythonTuner>(m, "_Tuner", "The tuning loop asked and told; use graphcost.Tuner.")
       .def(py::init<const py::object&, const std::string&, int, int, const std::string&, const std::string&, const std::string&,
-                    const std::shared_ptr<CostModel>&, uint64_t, int, double, const std::string&>(),
+                    const std::shared_ptr<CostModel>&, uint64_t, int, double, const std::string&, const py::object&>(),
            py::arg("target"), py::arg("oracle"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"), py::arg("init"),
-           py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("journal"))
+           py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("journal"),
+           py::arg("estimator"))
       .def("ask", &PythonTuner::ask, py::arg("n"))
       .def("tell", &PythonTuner::tell, py::arg("config"), py::arg("status"), py::arg("seconds"), py::arg("message"))
       .def(

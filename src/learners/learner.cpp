@@ -12,9 +12,9 @@
 namespace graphcost {
 
 const NameTable<LearnerKind>& learner_names() {
-  static const NameTable<LearnerKind> names = {{"gnn", LearnerKind::Gnn},         {"ridge", LearnerKind::Ridge},
-                                               {"xgboost", LearnerKind::Xgboost}, {"blend", LearnerKind::Blend},
-                                               {"weighed", LearnerKind::Weighed}, {"auto", LearnerKind::Auto}};
+  static const NameTable<LearnerKind> names = {
+      {"gnn", LearnerKind::Gnn},         {"ridge", LearnerKind::Ridge}, {"xgboost", LearnerKind::Xgboost}, {"blend", LearnerKind::Blend},
+      {"weighed", LearnerKind::Weighed}, {"auto", LearnerKind::Auto},   {"python", LearnerKind::Python}};
   return names;
 }
 
@@ -81,6 +81,10 @@ std::unique_ptr<Learner> make_learner(const TpuGraph& graph, const CostModel* gi
       return std::make_unique<WeighedLearner>(graph, given, options);
     case LearnerKind::Auto:
       return std::make_unique<AutoLearner>(graph, options);
+    case LearnerKind::Python:
+      throw InputError(graph.source, "learner",
+                       "gnn, ridge, xgboost, blend, weighed or auto (a python learner is a Python object: graphcost.Tuner(learner=...))",
+                       "python");
   }
   throw InternalError("make_learner: a learner kind without a learner");
 }

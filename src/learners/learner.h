@@ -11,6 +11,9 @@
 //            before they were made; blend: the same two at equal shares
 //   auto     (the default) the learner among xgboost and ridge that ranked best the measurements it
 //            had not seen, by cross-validation on the measured configs, chosen again at every fit
+//   python   a Python object with scikit-learn's fit(X, y) / predict(X) (python/src/python_learner.h:
+//            X the configs' varying values, as xgboost's, y log seconds); given to the Tuner by the
+//            Python package, never made by make_learner
 // docs/tuning.md, "Which learner", says what each does on real measurements.
 #pragma once
 
@@ -30,8 +33,9 @@
 
 namespace graphcost {
 
-enum class LearnerKind { Gnn, Ridge, Xgboost, Blend, Weighed, Auto };
-const NameTable<LearnerKind>& learner_names();  // "gnn", "ridge", "xgboost", "blend", "weighed", "auto"
+enum class LearnerKind { Gnn, Ridge, Xgboost, Blend, Weighed, Auto, Python };
+// "gnn", "ridge", "xgboost", "blend", "weighed", "auto", "python"
+const NameTable<LearnerKind>& learner_names();
 
 // What each GNN fit starts from: a fresh model (scratch), the given model's weights (model: a warm
 // start from a model trained on other programs), or the model the fit before gave (previous; the

@@ -61,6 +61,7 @@ std::unique_ptr<Learner> load_learner_file(const std::string& path, const TpuGra
       return WeighedLearner::from_json(graph, json, path);
     case LearnerKind::Gnn:
     case LearnerKind::Auto:
+    case LearnerKind::Python:
       break;
   }
   throw InputError(path, "learner", "xgboost, ridge, blend or weighed (a GNN is a model file; auto writes the learner it chose)",

@@ -8,15 +8,14 @@
 #include "learners/learner_file.h"
 
 namespace graphcost {
-namespace {
 
-float value_at(const TpuGraph& graph, int32_t config, const XgboostLearner::Column& column) {
+float config_value_at(const TpuGraph& graph, int32_t config, const XgboostLearner::Column& column) {
   if (column.first < 0)
     return graph.tile_config_features[static_cast<size_t>(config) * kTileConfigFeatureCount + static_cast<size_t>(column.second)];
   return graph.layout_value(config, column.first, column.second);
 }
 
-// The columns whose value differs between some two candidates: the others tell configs nothing apart.
+// The others tell configs nothing apart.
 std::vector<XgboostLearner::Column> varying_columns(const TpuGraph& graph) {
   std::vector<XgboostLearner::Column> all;
   if (graph.kind == GraphKind::Tile) {
@@ -28,9 +27,9 @@ std::vector<XgboostLearner::Column> varying_columns(const TpuGraph& graph) {
   }
   std::vector<XgboostLearner::Column> varying;
   for (const auto& column : all) {
-    const float first = graph.config_count > 0 ? value_at(graph, 0, column) : 0.0f;
+    const float first = graph.config_count > 0 ? config_value_at(graph, 0, column) : 0.0f;
     for (int32_t c = 1; c < graph.config_count; ++c) {
-      if (value_at(graph, c, column) != first) {
+      if (config_value_at(graph, c, column) != first) {
         varying.push_back(column);
         break;
       }
@@ -38,8 +37,6 @@ std::vector<XgboostLearner::Column> varying_columns(const TpuGraph& graph) {
   }
   return varying;
 }
-
-}  // namespace
 
 XgboostLearner::XgboostLearner(const TpuGraph& graph, BoostedTreesOptions options)
     : XgboostLearner(graph, options, std::make_shared<const std::vector<Column>>(varying_columns(graph))) {}
@@ -55,7 +52,7 @@ std::vector<float> XgboostLearner::features(const int32_t* configs, size_t count
   const size_t width = std::max<size_t>(1, columns_->size());
   std::vector<float> x(count * width, 0.0f);
   for (size_t i = 0; i < count; ++i) {
-    for (size_t j = 0; j < columns_->size(); ++j) x[i * width + j] = value_at(graph_, configs[i], (*columns_)[j]);
+    for (size_t j = 0; j < columns_->size(); ++j) x[i * width + j] = config_value_at(graph_, configs[i], (*columns_)[j]);
   }
   return x;
 }

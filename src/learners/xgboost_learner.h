@@ -43,4 +43,9 @@ class XgboostLearner final : public Learner {
   BoostedTrees trees_;
 };
 
+// The columns whose value differs between some two of `graph`'s candidates, and a config's value in
+// one: the numbers XGBoost learns from (and a Python learner, python/src/python_learner.h).
+std::vector<XgboostLearner::Column> varying_columns(const TpuGraph& graph);
+float config_value_at(const TpuGraph& graph, int32_t config, const XgboostLearner::Column& column);
+
 }  // namespace graphcost

@@ -60,7 +60,7 @@ void TuneOptions::check(const std::string& where) const {
   learner.check(where);
 }
 
-Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options)
+Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options, std::unique_ptr<Learner> learner)
     : target_(target), oracle_(std::move(oracle)), given_(model), options_(std::move(options)) {
   const TpuGraph& graph = target_.graph;
   options_.learner.seed = options_.seed;
@@ -90,7 +90,7 @@ Tuner::Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, 
   }
   if (options_.strategy == TuneStrategy::FewestChanges)
     baseline_order_ = baseline_order(graph, BaselineStrategy::FewestChanges, options_.seed);
-  if (online) learner_ = make_learner(graph, model, options_.learner);
+  if (online) learner_ = learner ? std::move(learner) : make_learner(graph, model, options_.learner);
   if (model != nullptr && (online || options_.strategy == TuneStrategy::ZeroShot)) {
     CostModel copy = model->clone();
     costs_ = copy.predict(copy.prepare(graph), 64, options_.learner.threads);
@@ -111,8 +111,9 @@ void Tuner::check_space_options(const CostModel* model) const {
     refuse("strategy", "online, random or genetic", name_of(tune_strategy_names(), s));
   }
   const LearnerKind k = options_.learner.kind;
-  if (s == TuneStrategy::Online && k != LearnerKind::Auto && k != LearnerKind::Xgboost && k != LearnerKind::Ridge) {
-    refuse("learner", "auto, xgboost or ridge", name_of(learner_names(), k));
+  if (s == TuneStrategy::Online && k != LearnerKind::Auto && k != LearnerKind::Xgboost && k != LearnerKind::Ridge &&
+      k != LearnerKind::Python) {
+    refuse("learner", "auto, xgboost, ridge or a Python learner", name_of(learner_names(), k));
   }
 }
 

@@ -103,7 +103,9 @@ class Tuner {
  public:
   // `model`: the given model (zero-shot, the first ranking, the GNN's warm start with init model);
   // may be null for random, fewest-changes and online from scratch. Its kind must be the target's.
-  Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options);
+  // `learner`: the online strategy's learner when given (a Python object's, options.learner.kind
+  // python); otherwise made from options.learner.
+  Tuner(const TuningTarget& target, Oracle oracle, const CostModel* model, TuneOptions options, std::unique_ptr<Learner> learner = nullptr);
 
   // Measurements made before (a journal being resumed): taken as measured, and learned from at
   // the start of the next round.

@@ -136,3 +136,47 @@ def test_the_learned_model_is_returned_and_ranks_as_the_cli(tmp_path):
     top = json.loads(out.stdout)["top"]
     for entry in top:  # the CLI's costs of the saved learner are the Tuner's
         assert entry["cost"] == pytest.approx(float(model.costs[entry["config"]]), rel=1e-5, abs=1e-6)
+
+
+class NearestMean:
+    """A learner written in Python with scikit-learn's protocol: the mean log runtime of the k
+    measured configs nearest in X (a stand-in for any regressor)."""
+
+    def __init__(self, k=3):
+        self.k, self.calls = k, []
+
+    def fit(self, X, y):
+        import numpy as np
+
+        self.X, self.y = np.asarray(X, np.float64), np.asarray(y)
+        self.calls.append(("fit", X.shape, X.dtype.name))
+        return self
+
+    def predict(self, X):
+        import numpy as np
+
+        distance = ((np.asarray(X, np.float64)[:, None, :] - self.X[None, :, :]) ** 2).sum(-1)
+        nearest = np.argsort(distance, axis=1)[:, : self.k]
+        return self.y[nearest].mean(1)
+
+
+def test_a_learner_written_in_python_is_plugged_in():
+    graph = gc.load(real(LAYOUT))
+    learner = NearestMean()
+    tuner = gc.Tuner(graph, budget=30, per_round=10, seed=1, learner=learner)
+    replay = graph.config_runtime
+    while not tuner.done:
+        for config in tuner.ask(10):
+            tuner.tell(config, replay[config["config"]] * 1e-9)
+    model = tuner.model  # the last round learned: every measurement, a row each
+    fits = [call for call in learner.calls if call[0] == "fit"]
+    assert fits and all(dtype == "float32" for _, _, dtype in fits)
+    assert fits[-1][1][0] == 30
+    assert model.describe["learner"] == "python" and model.describe["estimator"].endswith("NearestMean")
+    assert model.costs.shape == (graph.config_count,)
+    result = gc.tune(graph, budget=20, learner=NearestMean(), seed=2)
+    assert result.rounds[-1]["unmeasured_tau"] > 0  # it ranks the unmeasured better than chance on unet3d
+    with pytest.raises(ValueError, match="fit"):
+        gc.Tuner(graph, learner=object())
+    with pytest.raises(ValueError, match="python"):  # the name alone is not a learner
+        gc.Tuner(graph, learner="python")

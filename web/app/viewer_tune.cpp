@@ -50,6 +50,7 @@ void Viewer::panel_tune() {
     ImGui::SetNextItemWidth(120);
     if (ImGui::BeginCombo("learner", name_of(learner_names(), tune_learner_).c_str())) {
       for (const auto& [name, learner] : learner_names()) {
+        if (learner == LearnerKind::Python) continue;  // a Python object's, from the Python package only
         if (ImGui::Selectable(name.c_str(), learner == tune_learner_)) tune_learner_ = learner;
       }
       ImGui::EndCombo();
