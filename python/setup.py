@@ -5,8 +5,8 @@ second way). Works offline with --no-build-isolation (setuptools and wheel from 
 Which build: GRAPHCOST_BUILD_DIR when set (the tests install from build/native-release: this
 machine's CPU, MPI and METIS); otherwise build/python-wheel, configured by the python-wheel preset:
 x86-64-v2 (any x86-64 CPU of the last 15 years), no MPI, no METIS, and the shared libraries the
-extension needs beyond glibc, libstdc++ and zlib (XGBoost, dmlc-core, libgomp) bundled in
-graphcost/.libs and found there first (RPATH $ORIGIN). What setuptools writes while building goes
+extension and the executables need beyond glibc, libstdc++ and zlib (XGBoost, dmlc-core, libgomp;
+the evaluator's SQLite, OpenSSL and ICU) bundled in graphcost/.libs and found there first (RPATH). What setuptools writes while building goes
 under that build folder, not into the source tree."""
 import glob
 import os
@@ -22,18 +22,21 @@ ROOT = os.path.dirname(HERE)
 GIVEN = os.environ.get("GRAPHCOST_BUILD_DIR")
 BUILD = GIVEN or os.path.join(ROOT, "build", "python-wheel")
 STAGING = os.path.join(BUILD, "setuptools")  # setuptools' own build and egg-info folders
-BUNDLED = ("libxgboost.so", "libdmlc.so", "libgomp.so")  # sonames beyond glibc, libstdc++ and zlib
+# What every Linux the wheel runs on has: glibc's libraries, GCC's C++ runtime and zlib.
+BASE = ("linux-vdso.so", "ld-linux", "libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "libstdc++.so", "libgcc_s.so",
+        "libz.so")
 
 
-def bundled_libraries(extension):
-    """The extension's shared libraries to ship beside it: those `ldd` resolves whose names start
-    with one of BUNDLED."""
-    found = []
-    for line in subprocess.run(["ldd", extension], capture_output=True, text=True, check=True).stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 3 and parts[1] == "=>" and parts[0].startswith(BUNDLED):
-            found.append(parts[2])
-    return found
+def bundled_libraries(binaries):
+    """The shared libraries `ldd` resolves for the binaries beyond BASE (XGBoost and dmlc-core,
+    libgomp; the evaluator's SQLite, OpenSSL and ICU): shipped in graphcost/.libs."""
+    found = set()
+    for binary in binaries:
+        for line in subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "=>" and not parts[0].startswith(BASE):
+                found.add(parts[2])
+    return sorted(found)
 
 
 class CMakeBuild(build_ext):
@@ -53,14 +56,16 @@ class CMakeBuild(build_ext):
         shutil.copyfile(os.path.join(built, names[0]), target)
         # The executables (graphcost/bin, run by the console scripts) and the shipped models.
         os.makedirs(os.path.join(package, "bin"), exist_ok=True)
-        for program in (os.path.join(BUILD, "src", "graphcost"), os.path.join(BUILD, "evaluation", "graphcost-eval")):
+        programs = (os.path.join(BUILD, "src", "graphcost"), os.path.join(BUILD, "evaluation", "graphcost-eval"))
+        for program in programs:
             shutil.copy2(program, os.path.join(package, "bin"))
         os.makedirs(os.path.join(package, "models"), exist_ok=True)
         for model in glob.glob(os.path.join(ROOT, "models", "*.npz")) + glob.glob(os.path.join(ROOT, "models", "*.md")):
             shutil.copy2(model, os.path.join(package, "models"))
-        if not GIVEN:  # the portable build: its libraries travel with it
-            os.makedirs(os.path.join(package, ".libs"), exist_ok=True)
-            for library in bundled_libraries(target):
+        if not GIVEN:  # the portable build: its libraries travel with it (the system's, as the CMake tree's copy loads them)
+            shutil.rmtree(os.path.join(package, ".libs"), ignore_errors=True)
+            os.makedirs(os.path.join(package, ".libs"))
+            for library in bundled_libraries((os.path.join(built, names[0]),) + programs):
                 shutil.copy2(library, os.path.join(package, ".libs"))
 
 

@@ -16,12 +16,12 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "wheel-check: $*" >&2; exit 1; }
 
 before=$(git status --porcelain --ignored python)
-env -u GRAPHCOST_BUILD_DIR python3 -m pip wheel --no-build-isolation --no-index --no-deps -q -w "$work/dist" ./python
+env -u GRAPHCOST_BUILD_DIR /usr/bin/python3 -m pip wheel --no-build-isolation --no-index --no-deps -q -w "$work/dist" ./python
 [ "$before" = "$(git status --porcelain --ignored python)" ] || fail "pip wheel wrote into python/: $(git status --porcelain --ignored python)"
 grep -q -- "-march=native" build/python-wheel/compile_commands.json && fail "the wheel's build has -march=native"
 grep -q -- "-march=x86-64-v2" build/python-wheel/compile_commands.json || fail "the wheel's build is not for x86-64-v2"
 
-python3 -m venv --system-site-packages "$work/env"
+/usr/bin/python3 -m venv --system-site-packages "$work/env"
 "$work/env/bin/pip" install -q --no-index --no-deps "$work"/dist/graphcost-*.whl
 cd /tmp
 site=$(env -u PYTHONPATH "$work/env/bin/python" -c "import graphcost, os; print(os.path.dirname(graphcost.__file__))")
@@ -30,14 +30,14 @@ allowed='^(linux-vdso\.so|/lib64/ld-linux|libc\.so|libm\.so|libstdc\+\+\.so|libg
 for binary in "$site"/_graphcost*.so "$site/bin/graphcost" "$site/bin/graphcost-eval"; do
   while read -r name arrow path _; do
     [[ "$name" =~ $allowed ]] && continue
-    [ "$arrow" = "=>" ] && [[ "$path" == "$site/.libs/"* ]] && continue
+    [ "$arrow" = "=>" ] && [ -e "$path" ] && [[ "$(realpath "$path")" == "$site/.libs/"* ]] && continue
     fail "$(basename "$binary") loads $name from ${path:-nowhere}: neither the system's base nor the wheel's"
   done < <(ldd "$binary" | sed 's/^\s*//')
 done
 echo "wheel-check: $(ls "$work"/dist) ($(du -h "$work"/dist/*.whl | cut -f1)); bundled: $(ls "$site/.libs" | tr '\n' ' ')"
 env -u PYTHONPATH PATH="$work/env/bin:$PATH" graphcost --help >/dev/null || fail "the graphcost console script"
 env -u PYTHONPATH PATH="$work/env/bin:$PATH" graphcost-eval --help >/dev/null || fail "the graphcost-eval console script"
-python3 - "$repo/docs/python.md" "$work/walkthrough.py" <<'PY'
+/usr/bin/python3 - "$repo/docs/python.md" "$work/walkthrough.py" <<'PY'
 import re, sys
 blocks = re.findall(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S)
 open(sys.argv[2], "w").write("\n".join(f"# block {i}\n{code}" for i, code in enumerate(blocks)))
