@@ -172,6 +172,23 @@ def _model_shipped(name):
 Model.shipped = staticmethod(_model_shipped)
 
 
+# The methods as Python functions (inspect.signature, help() and editors see their parameters),
+# each calling the core's.
+def _with_signature(cls, name, function):
+    core = getattr(cls, name)
+    function.__doc__ = core.__doc__.split("\n\n", 1)[-1] if core.__doc__ else None
+    function.__name__ = name
+    function._core = core
+    setattr(cls, name, function)
+
+
+_with_signature(Model, "predict", lambda self, graph, configs=None, threads=1: Model.predict._core(self, graph, configs, threads))
+_with_signature(Model, "rank", lambda self, graph, threads=1: Model.rank._core(self, graph, threads))
+_with_signature(Model, "explain", lambda self, graph, config: Model.explain._core(self, graph, config))
+_with_signature(Model, "embed", lambda self, graph, config=0: Model.embed._core(self, graph, config))
+_with_signature(Graph, "summary", lambda self: Graph.summary._core(self))
+
+
 def _file_bytes(save, obj):
     """What save(obj, path) writes, as bytes (a pickle holds a graph or a model as its own file format)."""
     with tempfile.TemporaryDirectory(prefix="graphcost-pickle-") as folder:

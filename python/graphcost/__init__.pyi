@@ -81,6 +81,7 @@ def gemm_seconds(m: int, n: int, k: int, dtype: str = "bf16", hardware: str = "t
 def generate(out: Path, graphs: int = 10, seed: int = 0, collections: Sequence[str] = (), threads: int = 1) -> Dict[str, Any]: ...
 
 class TuneResult(Dict[str, Any]):
+    model: Optional["LearnedModel"]
     measurements: List[Dict[str, Any]]
     rounds: List[Dict[str, Any]]
     costs: npt.NDArray[np.float32]

@@ -27,6 +27,8 @@ class TuneResult(dict):
     costs         float32 array: the final model's cost of every candidate (lower = predicted faster)
     measured      a Graph of the configs measured without failure, with their runtimes
     best          {'config', 'seconds'}: the fastest measured, or None
+    model         tune()'s: the learner fitted to every measurement (a LearnedModel: costs,
+                  describe, save(path)), or None without one
     interrupted   True when the run was stopped before its budget (Ctrl-C, an error, progress False)
     target, candidates, oracle, options, learner: as `graphcost tune --json` reports them (the
                   same serializer): the program, the configs to choose among, the oracle ('replay'
@@ -118,7 +120,12 @@ class LearnedModel:
         self.describe = tuner.learner
 
     def save(self, path):
+        if self._core is None:
+            raise ValueError("save: this LearnedModel was unpickled without its learner (save it before pickling)")
         self._core.save_learner(output_path(path, "path"))
+
+    def __getstate__(self):  # the costs and the description travel; the fitted learner stays in its Tuner
+        return {"_core": None, "costs": self.costs, "describe": self.describe}
 
     def __repr__(self):
         return f"LearnedModel({self.describe!r})"
@@ -336,4 +343,6 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
     finally:
         if modules is not None:
             modules.cleanup()
-    return tuner.result(interrupted=stopped)
+    result = tuner.result(interrupted=stopped)
+    result["model"] = tuner.model
+    return result

@@ -38,7 +38,11 @@ void bind_errors(py::module_& m) {
       instance.attr("actual") = e.actual();
       PyErr_Restore(type, value, trace);
     } catch (const IoError& e) {
-      io_error(e.what());
+      // An OSError as Python's own: IoError(errno, message, filename) sets .errno, .strerror, .filename.
+      const py::object type = py::reinterpret_borrow<py::object>(io_error.ptr());
+      const py::object instance = type(e.system_error() != 0 ? py::object(py::int_(e.system_error())) : py::object(py::none()),
+                                       py::str(e.what()), py::str(e.path()));
+      PyErr_SetObject(io_error.ptr(), instance.ptr());
     } catch (const InternalError& e) {
       internal_error(e.what());
     }

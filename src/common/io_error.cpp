@@ -15,6 +15,9 @@ std::string join_message(const std::string& path, const std::string& operation, 
 }  // namespace
 
 IoError::IoError(std::string path, std::string operation, int system_error, const std::string& detail)
-    : std::runtime_error(join_message(path, operation, system_error, detail)), path_(std::move(path)), operation_(std::move(operation)) {}
+    : std::runtime_error(join_message(path, operation, system_error, detail)),
+      path_(std::move(path)),
+      operation_(std::move(operation)),
+      system_error_(system_error) {}
 
 }  // namespace graphcost

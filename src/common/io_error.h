@@ -16,9 +16,11 @@ class IoError : public std::runtime_error {
 
   const std::string& path() const { return path_; }
   const std::string& operation() const { return operation_; }
+  int system_error() const { return system_error_; }  // errno (0: none)
 
  private:
   std::string path_, operation_;
+  int system_error_ = 0;
 };
 
 }  // namespace graphcost

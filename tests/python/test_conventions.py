@@ -79,8 +79,11 @@ def test_files_follow_pythons_conventions(tmp_path):
 def test_functions_have_signatures_and_results_behave_like_objects():
     assert list(inspect.signature(gc.load).parameters) == ["path"]
     assert "journal" in inspect.signature(gc.tune).parameters and "hidden" in inspect.signature(gc.train).parameters
+    assert list(inspect.signature(gc.Model.predict).parameters) == ["self", "graph", "configs", "threads"]
+    assert list(inspect.signature(gc.Graph.summary).parameters) == ["self"]
     result = gc.tune(real(LAYOUT), budget=10, seed=1)
     assert not hasattr(result, "no_such_field") and result.best is not None  # hasattr raised KeyError
+    assert result.model.costs.shape == (result.candidates,) and result.model.describe["learner"] == "auto"  # the default, with its choice
     with pytest.raises(ValueError, match="seed"):
         gc.tune(real(LAYOUT), seed=-1)  # quoted the private _tune signature
 
