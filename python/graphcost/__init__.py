@@ -176,7 +176,7 @@ Model.shipped = staticmethod(_model_shipped)
 # each calling the core's.
 def _with_signature(cls, name, function):
     core = getattr(cls, name)
-    function.__doc__ = core.__doc__.split("\n\n", 1)[-1] if core.__doc__ else None
+    _documented(function, core)
     function.__name__ = name
     function._core = core
     setattr(cls, name, function)

@@ -101,11 +101,11 @@ class _Oracle:
         return ("ok", seconds, "")
 
 
-def _integer(name, value, low=None):
+def _integer(name, value):
+    """`value` as an int; TypeError otherwise. Its range is the library's to check (TuneOptions::check,
+    load_tuning_target, the Tuner's ask), once, for the CLI and Python alike."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
-    if low is not None and value < low:
-        raise ValueError(f"{name}: expected an integer >= {low}, got {value}")
     return int(value)
 
 
@@ -157,10 +157,10 @@ class Tuner:
     def __init__(self, target, budget=100, per_round=10, strategy="online", learner="auto", model=None, seed=0, candidates=1000,
                  explore=None, init="previous", journal=None, oracle="python"):
         target = target if isinstance(target, Graph) else input_path(target, "target")
-        _integer("budget", budget, 1)
-        _integer("per_round", per_round, 1)
-        _integer("candidates", candidates, 0)
-        if _integer("seed", seed) < 0 or seed >= 2**64:
+        _integer("budget", budget)
+        _integer("per_round", per_round)
+        _integer("candidates", candidates)
+        if _integer("seed", seed) < 0 or seed >= 2**64:  # beyond uint64 pybind11 would quote the private signature
             raise ValueError(f"seed: expected an integer in [0, 2**64), got {seed}")
         journal = "" if journal is None else path_text(journal, "journal")
         explore = float("nan") if explore is None else float(explore)
@@ -194,7 +194,7 @@ class Tuner:
 
     def ask(self, n=1):
         """Up to n configs to measure next (fewer only when the budget or the candidates run out)."""
-        return self._core.ask(_integer("n", n, 0))
+        return self._core.ask(_integer("n", n))
 
     def tell(self, config, seconds=None, failure=None, status=None):
         """The measurement of an asked config (its dict or its index): `seconds`, or `failure` (a

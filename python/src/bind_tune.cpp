@@ -57,15 +57,15 @@ class PythonTuner {
     options.per_round = per_round;
     options.seed = seed;
     options.explore = std::isnan(explore) ? default_explore(*target_) : explore;  // the header holds the share the run uses
-    Oracle replay;
-    if (oracle == "replay") replay = replay_oracle(*target_);
-    replay.name = oracle;
+    if (oracle == "replay") replay_ = replay_oracle(*target_);                    // the tuner's truth for its replay figures, and replay()
+    Oracle named = replay_;
+    named.name = oracle;
     std::unique_ptr<Learner> custom;  // learner "python": the estimator (python_learner.h)
     if (options.learner.kind == LearnerKind::Python) {
       if (estimator.is_none()) throw InputError("", "learner", "an object with fit(X, y) and predict(X)", "the name python");
       custom = std::make_unique<PythonLearner>(target_->graph, estimator);
     }
-    tuner_ = std::make_unique<Tuner>(*target_, replay, model_.get(), options, std::move(custom));
+    tuner_ = std::make_unique<Tuner>(*target_, named, model_.get(), options, std::move(custom));
     if (!journal_path.empty()) {
       JournalRun run;
       run.oracle = oracle;
@@ -79,7 +79,6 @@ class PythonTuner {
       }
       journal_ = std::make_unique<TuningJournalWriter>(journal_path, header, resume);
     }
-    replay_ = oracle == "replay" ? replay_oracle(*target_) : Oracle{};
   }
 
   py::list ask(int n) {
