@@ -6,7 +6,9 @@ Which build: GRAPHCOST_BUILD_DIR when set (the tests install from build/native-r
 machine's CPU, MPI and METIS); otherwise build/python-wheel, configured by the python-wheel preset:
 x86-64-v2 (any x86-64 CPU of the last 15 years), no MPI, no METIS, and the shared libraries the
 extension and the executables need beyond glibc, libstdc++ and zlib (XGBoost, dmlc-core, libgomp;
-the evaluator's SQLite, OpenSSL and ICU) bundled in graphcost/.libs and found there first (RPATH). What setuptools writes while building goes
+the evaluator's SQLite, OpenSSL and ICU) bundled in graphcost/.libs and found there first (RPATH).
+Beside it the same built for faster CPUs (VARIANTS: build/python-wheel-v3, x86-64-v3's AVX2 and
+FMA) in graphcost/isa/<level>/, chosen at import by graphcost/_isa.py. What setuptools writes while building goes
 under that build folder, not into the source tree."""
 import glob
 import os
@@ -23,6 +25,8 @@ GIVEN = os.environ.get("GRAPHCOST_BUILD_DIR")
 BUILD = GIVEN or os.path.join(ROOT, "build", "python-wheel")
 STAGING = os.path.join(BUILD, "setuptools")  # setuptools' own build and egg-info folders
 # What every Linux the wheel runs on has: glibc's libraries, GCC's C++ runtime and zlib.
+# The faster builds the portable wheel also carries, each its own CMake build folder (CMakePresets.json).
+VARIANTS = (("x86-64-v3", "python-wheel-v3"),)
 BASE = ("linux-vdso.so", "ld-linux", "libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "libstdc++.so", "libgcc_s.so",
         "libz.so")
 
@@ -39,34 +43,54 @@ def bundled_libraries(binaries):
     return sorted(found)
 
 
+def build(folder, preset):
+    """Builds the extension and the two executables in a CMake build folder (configured by `preset`
+    first if it is not yet); returns (the extension, the executables)."""
+    if not os.path.exists(os.path.join(folder, "CMakeCache.txt")):
+        if GIVEN:
+            sys.exit(f"setup.py: GRAPHCOST_BUILD_DIR={GIVEN} is not a configured CMake build folder")
+        subprocess.check_call(["cmake", "--preset", preset], cwd=ROOT)
+    subprocess.check_call(["cmake", "--build", folder, "--target", "_graphcost", "graphcost", "graphcost-eval"], cwd=ROOT)
+    built = os.path.join(folder, "python", "graphcost")
+    names = [n for n in os.listdir(built) if n.startswith("_graphcost") and n.endswith(".so")]
+    if not names:
+        sys.exit(f"setup.py: no _graphcost*.so in {built}")
+    return os.path.join(built, names[0]), (os.path.join(folder, "src", "graphcost"), os.path.join(folder, "evaluation", "graphcost-eval"))
+
+
+def place(extension, programs, folder):
+    """Copies a build's extension and executables (folder/bin, run by the console scripts) into the wheel."""
+    os.makedirs(os.path.join(folder, "bin"), exist_ok=True)
+    shutil.copyfile(extension, os.path.join(folder, os.path.basename(extension)))
+    for program in programs:
+        shutil.copy2(program, os.path.join(folder, "bin"))
+
+
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        if not os.path.exists(os.path.join(BUILD, "CMakeCache.txt")):
-            if GIVEN:
-                sys.exit(f"setup.py: GRAPHCOST_BUILD_DIR={GIVEN} is not a configured CMake build folder")
-            subprocess.check_call(["cmake", "--preset", "python-wheel"], cwd=ROOT)
-        subprocess.check_call(["cmake", "--build", BUILD, "--target", "_graphcost", "graphcost", "graphcost-eval"], cwd=ROOT)
-        built = os.path.join(BUILD, "python", "graphcost")
-        names = [n for n in os.listdir(built) if n.startswith("_graphcost") and n.endswith(".so")]
-        if not names:
-            sys.exit(f"setup.py: no _graphcost*.so in {built}")
+        extension, programs = build(BUILD, "python-wheel")
         target = self.get_ext_fullpath(ext.name)
         package = os.path.dirname(target)
         os.makedirs(package, exist_ok=True)
-        shutil.copyfile(os.path.join(built, names[0]), target)
-        # The executables (graphcost/bin, run by the console scripts) and the shipped models.
-        os.makedirs(os.path.join(package, "bin"), exist_ok=True)
-        programs = (os.path.join(BUILD, "src", "graphcost"), os.path.join(BUILD, "evaluation", "graphcost-eval"))
-        for program in programs:
-            shutil.copy2(program, os.path.join(package, "bin"))
+        place(extension, programs, package)
+        os.replace(os.path.join(package, os.path.basename(extension)), target)
         os.makedirs(os.path.join(package, "models"), exist_ok=True)
         for model in glob.glob(os.path.join(ROOT, "models", "*.npz")) + glob.glob(os.path.join(ROOT, "models", "*.md")):
             shutil.copy2(model, os.path.join(package, "models"))
-        if not GIVEN:  # the portable build: its libraries travel with it (the system's, as the CMake tree's copy loads them)
-            shutil.rmtree(os.path.join(package, ".libs"), ignore_errors=True)
-            os.makedirs(os.path.join(package, ".libs"))
-            for library in bundled_libraries((os.path.join(built, names[0]),) + programs):
-                shutil.copy2(library, os.path.join(package, ".libs"))
+        if GIVEN:
+            return
+        # The portable build: the faster levels (graphcost/_isa.py picks one at import) and the
+        # libraries they all load, the system's, as the CMake trees' copies load them.
+        binaries = [extension, *programs]
+        shutil.rmtree(os.path.join(package, "isa"), ignore_errors=True)
+        for level, preset in VARIANTS:
+            extension, programs = build(os.path.join(ROOT, "build", preset), preset)
+            place(extension, programs, os.path.join(package, "isa", level))
+            binaries += [extension, *programs]
+        shutil.rmtree(os.path.join(package, ".libs"), ignore_errors=True)
+        os.makedirs(os.path.join(package, ".libs"))
+        for library in bundled_libraries(binaries):
+            shutil.copy2(library, os.path.join(package, ".libs"))
 
 
 os.makedirs(STAGING, exist_ok=True)

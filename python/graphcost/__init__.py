@@ -25,6 +25,8 @@ Simulator and generator
 Tuning
     tune(target, measure=fn, budget=...)   the model learns the program from your measurements
     Tuner(target, journal=...): ask(n), tell(config, seconds), best, model, result(); Tuner.resume(journal)
+Build
+    build_info(): the CPU level the core was compiled for (x86-64-v2, x86-64-v3, native) and its vector kernels
 Errors
     InputError (ValueError: .file .field .expected .actual), IoError (OSError), InternalError,
     TuneError (RuntimeError: .result); files that cannot be read: FileNotFoundError, PermissionError
@@ -38,14 +40,17 @@ import tempfile
 
 import numpy as np
 
-from . import _graphcost as _core
+from . import _isa
+
+_isa.load_core()  # the wheel's fastest build for this CPU (graphcost/isa/), before anything imports the core
+from . import _graphcost as _core  # noqa: E402
 from ._arguments import folder_path as _folder_path, input_path as _input_path, output_path as _output_path
 from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
 from .dataset import Dataset, graph_tensors as _graph_tensors, write_submission  # noqa: F401
 from .tuning import LearnedModel, TuneError, TuneResult, Tuner, tune  # noqa: F401
 
 __all__ = [
-    "Dataset", "Graph", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
+    "Dataset", "Graph", "build_info", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
     "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune", "write_submission",
 ]
 
@@ -56,6 +61,15 @@ def _documented(function, core):
     text = core.__doc__ or ""
     function.__doc__ = text.split("\n\n", 1)[1] if text.startswith(core.__name__ + "(") and "\n\n" in text else text
     return function
+
+
+def build_info():
+    """Which build of the core runs: {"march": the CPU level it was compiled for (x86-64-v2 or a
+    faster level in the wheel, which loads the highest this CPU has; native for a source build),
+    "simd": the vector instruction sets of its matrix kernels, "variants": the faster levels this
+    installation carries (graphcost/isa/), "path": the extension's file}. GRAPHCOST_ISA=<level>
+    chooses by hand."""
+    return {"march": _core._march, "simd": _core._simd, "variants": _isa.installed(), "path": _core.__file__}
 
 
 def load(path):

@@ -2,6 +2,8 @@
 // Python layer (python/graphcost/__init__.py) re-exports it with the parts written in Python.
 #include <pybind11/pybind11.h>
 
+#include <Eigen/Core>
+
 #include "bindings.h"
 #include "common/heap_tuning.h"
 #include "common/input_error.h"
@@ -58,6 +60,10 @@ PYBIND11_MODULE(_graphcost, m) {
   // faults). It sets glibc's mmap threshold for the whole interpreter, which only keeps large
   // blocks in the heap (docs/python.md).
   graphcost::keep_large_allocations_in_heap();
+  // Which CPU this build was compiled for (-march: x86-64-v2, x86-64-v3, x86-64-v4 or native) and
+  // the vector instructions Eigen's matrix kernels use in it: graphcost.build_info() reports them.
+  m.attr("_march") = GRAPHCOST_MARCH;
+  m.attr("_simd") = Eigen::SimdInstructionSetsInUse();
   graphcost::python::bind_errors(m);
   graphcost::python::bind_graph(m);
   graphcost::python::bind_metrics(m);
