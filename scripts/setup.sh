@@ -31,6 +31,7 @@ apt_packages=(
   libsqlite3-dev libssl-dev libcpp-httplib-dev libicu-dev                   # the live competition: store, token hashes, server, team names
   nginx openssl                                                             # its front door (deploy/nginx/): test and benchmark
   libopenmpi-dev openmpi-bin                                                # data-parallel training (mpirun)
+  libhalide14-0-dev                                                         # modules lowered to Halide and run on the CPU (graphcost lower)
   libglfw3-dev libimgui-dev
   emscripten                                                                # WebAssembly build
   python3 python3-numpy python3-scipy                                       # test oracles, benchmarks

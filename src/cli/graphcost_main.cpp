@@ -10,6 +10,7 @@
 #include "cli/gen_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
+#include "cli/lower_command.h"
 #include "cli/model_commands.h"
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   graphcost::SearchCommandOptions search;
   graphcost::EvaluateCommandOptions evaluate;
   graphcost::CalibrateCommandOptions calibrate;
+  graphcost::LowerOptions lower;
   CLI::App* info_command = graphcost::add_info_command(app, info);
   CLI::App* gen_command = graphcost::add_gen_command(app, gen);
   CLI::App* train_command = graphcost::add_train_command(app, train);
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   CLI::App* search_command = graphcost::add_search_command(app, search);
   CLI::App* evaluate_command = graphcost::add_evaluate_command(app, evaluate);
   CLI::App* calibrate_command = graphcost::add_calibrate_command(app, calibrate);
+  CLI::App* lower_command = graphcost::add_lower_command(app, lower);
 
   try {
     app.parse(argc, argv);
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
+    if (lower_command->parsed()) return graphcost::run_lower_command(lower);
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
     const int code = graphcost::report_error(error);
     // Under mpirun the other ranks may wait in a collective for this one: end them all.

@@ -295,8 +295,9 @@ class Parser : HloLexer {
   void operands(HloInstruction& result, const std::string& computation, const std::vector<HloInstruction>& earlier) {
     expect('(', ("opening the operands of " + std::string(result.opcode)).c_str());
     if (result.opcode == "constant") {  // a literal, not operand names
-      --p_;
+      const char* literal_start = --p_;
       skip_value("the constant's literal");
+      op(result).kept_text.emplace_back("literal", std::string_view(literal_start, static_cast<size_t>(p_ - literal_start)));
       return;
     }
     if (result.opcode == "parameter") {
@@ -515,7 +516,13 @@ class Parser : HloLexer {
     } else if (key == "metadata") {
       metadata(result);
     } else {
+      skip_space();
+      const char* value_start = p_;
       skip_value("the attribute");
+      if (key == "lhs_contracting_dims" || key == "rhs_contracting_dims" || key == "lhs_batch_dims" || key == "rhs_batch_dims" ||
+          key == "direction" || key == "index") {
+        op(result).kept_text.emplace_back(key, std::string_view(value_start, static_cast<size_t>(p_ - value_start)));
+      }
     }
     (void)key_start;
     attribute_ = {};
@@ -546,6 +553,13 @@ class Parser : HloLexer {
 };
 
 }  // namespace
+
+std::string_view HloOpAttributes::text_of(std::string_view key) const {
+  for (const auto& [name, text] : kept_text) {
+    if (name == key) return text;
+  }
+  return {};
+}
 
 const HloOpAttributes& HloInstruction::op_attributes() const {
   static const HloOpAttributes none;

@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace graphcost {
@@ -72,6 +73,10 @@ struct HloOpAttributes {
   std::vector<HloSliceDim> slice;
   std::vector<int64_t> dynamic_slice_sizes;
   std::vector<HloPaddingDim> padding;  // pad's padding=...
+  // Attributes kept as their text for the Halide lowering (lowering/): a constant's literal ("literal":
+  // "(1.5)", "({1, 2})"), dot's dimension numbers (lhs_contracting_dims, ...), compare's direction, get-tuple-element's index.
+  std::vector<std::pair<std::string_view, std::string_view>> kept_text;
+  std::string_view text_of(std::string_view key) const;  // "" when not written
 };
 
 // Names and opcodes are views into the bytes their module owns (HloModule::bytes), valid while
