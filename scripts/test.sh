@@ -42,9 +42,11 @@ cmake --build --preset native-release
 stage "native release tests (all but the slow label)"
 ctest --preset native-release -j2 -LE slow
 
-stage "the Python wheel (portable build, installed in a fresh venv, walkthrough from /tmp)"
+stage "the Python wheel (x86-64-v2 and x86-64-v3 builds, installed in a fresh venv, walkthrough from /tmp)"
 cmake --preset python-wheel >/dev/null
 cmake --build --preset python-wheel
+cmake --preset python-wheel-v3 >/dev/null
+cmake --build --preset python-wheel-v3
 bash scripts/wheel-check.sh
 
 stage "sanitizer build (ASan + UBSan)"

@@ -11,6 +11,7 @@
 #include "cli/import_command.h"
 #include "cli/info_command.h"
 #include "cli/lower_command.h"
+#include "cli/measure_command.h"
 #include "cli/model_commands.h"
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   graphcost::EvaluateCommandOptions evaluate;
   graphcost::CalibrateCommandOptions calibrate;
   graphcost::LowerOptions lower;
+  graphcost::MeasureCommandOptions measure;
   CLI::App* info_command = graphcost::add_info_command(app, info);
   CLI::App* gen_command = graphcost::add_gen_command(app, gen);
   CLI::App* train_command = graphcost::add_train_command(app, train);
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
   CLI::App* evaluate_command = graphcost::add_evaluate_command(app, evaluate);
   CLI::App* calibrate_command = graphcost::add_calibrate_command(app, calibrate);
   CLI::App* lower_command = graphcost::add_lower_command(app, lower);
+  CLI::App* measure_command = graphcost::add_measure_command(app, measure);
 
   try {
     app.parse(argc, argv);
@@ -75,6 +78,7 @@ int main(int argc, char** argv) {
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
     if (lower_command->parsed()) return graphcost::run_lower_command(lower);
+    if (measure_command->parsed()) return graphcost::run_measure_command(measure);
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
     const int code = graphcost::report_error(error);
     // Under mpirun the other ranks may wait in a collective for this one: end them all.

@@ -99,9 +99,27 @@ std::string opcode_refusal(const HloModule& module, const HloInstruction& in) {
   return std::string(opcode) + " is not lowered yet";
 }
 
+// Stores `func` whole in the order `minor_to_major` gives (innermost first), when that is a
+// permutation of its `rank` dimensions; false (nothing done) otherwise.
+bool store_in_layout(Halide::Func& func, size_t rank, const std::vector<int>& minor_to_major) {
+  std::vector<int> sorted = minor_to_major;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t d = 0; d < sorted.size(); ++d) {
+    if (sorted[d] != static_cast<int>(d)) return false;
+  }
+  if (sorted.size() != rank || rank == 0) return false;
+  func.compute_root();
+  if (rank < 2) return true;
+  const std::vector<Halide::Var> v = lowering::index_vars(rank);
+  std::vector<Halide::Var> innermost_first;
+  for (const int d : minor_to_major) innermost_first.push_back(v[static_cast<size_t>(d)]);
+  func.reorder_storage(innermost_first);
+  return true;
+}
+
 class Lowerer {
  public:
-  explicit Lowerer(const HloModule& module) : module_(module) {}
+  Lowerer(const HloModule& module, const LayoutSchedule* layouts) : module_(module), layouts_(layouts) {}
 
   // A value: one Func, or a tuple's elements.
   struct Value {
@@ -131,17 +149,26 @@ class Lowerer {
       if (why.empty()) why = opcode_refusal(module_, in);
       if (!why.empty())
         throw InputError(where, std::string(in.opcode), "an instruction the Halide lowering covers (docs/lowering.md)", why);
-      values[i] = lower_instruction(computation, in, values, arguments, depth, where, result);
-      // The default schedule: what has an update (a reduction) or feeds two consumers is stored.
+      const LayoutChoice* choice = layout_choice(computation_index, i);
+      values[i] = lower_instruction(computation, in, values, arguments, depth, where, choice, result);
+      // The default schedule: what has an update (a reduction) or feeds two consumers is stored;
+      // a layout config stores what it chooses a layout for.
       if (!values[i].tuple && in.opcode != "parameter" && (values[i].func.has_update_definition() || uses[i] >= 2)) {
         values[i].func.compute_root();
       }
+      if (choice != nullptr && !values[i].tuple) store_in_layout(values[i].func, in.shape.dims.size(), (*choice)[0]);
       if (depth == 0 && !values[i].tuple) result->funcs[i] = values[i].func;
     }
     return values[static_cast<size_t>(computation.root)];
   }
 
  private:
+  const LayoutChoice* layout_choice(int32_t computation, size_t instruction) const {
+    if (layouts_ == nullptr) return nullptr;
+    const auto found = layouts_->find({computation, static_cast<int32_t>(instruction)});
+    return found == layouts_->end() ? nullptr : &found->second;
+  }
+
   std::vector<bool> live_instructions(const HloComputation& computation) const {
     // The root's operands, and every parameter: the computation's signature stays whole.
     std::vector<bool> live(computation.instructions.size(), false);
@@ -160,7 +187,8 @@ class Lowerer {
   }
 
   Value lower_instruction(const HloComputation& computation, const HloInstruction& in, const std::vector<Value>& values,
-                          const std::vector<Value>* arguments, int depth, const std::string& where, LoweredComputation* result) {
+                          const std::vector<Value>* arguments, int depth, const std::string& where, const LayoutChoice* choice,
+                          LoweredComputation* result) {
     const std::string_view opcode = in.opcode;
     if (opcode == "parameter") return parameter(in, arguments, where, result);
     if (opcode == "tuple") {
@@ -186,8 +214,17 @@ class Lowerer {
     for (const int32_t operand : in.operands) {
       const Value& value = values[static_cast<size_t>(operand)];
       if (value.tuple) throw InputError(where, "operand", "an array", "a tuple");
-      op.operands.push_back(value.func);
-      op.operand_shapes.push_back(&computation.instructions[static_cast<size_t>(operand)].shape);
+      const HloShape& shape = computation.instructions[static_cast<size_t>(operand)].shape;
+      const size_t k = op.operands.size();
+      Halide::Func read = value.func;
+      if (choice != nullptr && k < 2 && !(*choice)[k + 1].empty()) {  // the operand copied into the layout this op asks for
+        Halide::Func copy(lowering::func_name(std::string(in.name) + "_operand" + std::to_string(k)));
+        const std::vector<Halide::Var> v = lowering::index_vars(shape.dims.size());
+        copy(v) = value.func(v);
+        if (store_in_layout(copy, shape.dims.size(), (*choice)[k + 1])) read = copy;
+      }
+      op.operands.push_back(read);
+      op.operand_shapes.push_back(&shape);
     }
     lowering::check_shapes(op);
     Value value;
@@ -232,6 +269,7 @@ class Lowerer {
   }
 
   const HloModule& module_;
+  const LayoutSchedule* layouts_;
 };
 
 void flatten(const Lowerer::Value& value, const HloShape& shape, LoweredComputation* result) {
@@ -254,14 +292,14 @@ std::string lowering_refusal(const HloModule& module, const HloComputation& comp
   return why.empty() ? opcode_refusal(module, instruction) : why;
 }
 
-LoweredComputation lower_computation(const HloModule& module, int32_t computation) {
+LoweredComputation lower_computation(const HloModule& module, int32_t computation, const LayoutSchedule* layouts) {
   if (computation < 0 || computation >= static_cast<int32_t>(module.computations.size())) {
     throw InputError(module.source, "computation", "a computation of the module", std::to_string(computation));
   }
   LoweredComputation result;
   const HloComputation& lowered = module.computations[static_cast<size_t>(computation)];
   result.funcs.resize(lowered.instructions.size());
-  Lowerer lowerer(module);
+  Lowerer lowerer(module, layouts);
   const Lowerer::Value root = lowerer.lower(computation, nullptr, 0, &result);
   flatten(root, lowered.instructions[static_cast<size_t>(lowered.root)].shape, &result);
   for (size_t k = 0; k < result.parameters.size(); ++k) {

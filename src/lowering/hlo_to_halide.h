@@ -16,8 +16,11 @@
 
 #include <Halide.h>
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hlo/hlo_module.h"
@@ -38,9 +41,19 @@ struct LoweredComputation {
   std::vector<Halide::Func> funcs;
 };
 
-// Lowers one computation of `module` (its entry: module.entry). Throws InputError naming the
-// module, the instruction and its line, and why it does not lower (lowering_refusal's words).
-LoweredComputation lower_computation(const HloModule& module, int32_t computation);
+// A layout config as a schedule (docs/lowering.md, "Configs"): for an instruction (its computation
+// and index there), the minor_to_major of its output and of its operands 0 and 1, as TpuGraphs'
+// node_config_feat gives them; an empty one, or one that is not a permutation of the shape's
+// dimensions, leaves the default schedule. A chosen output layout stores the instruction's Func
+// whole in that order (compute_root + reorder_storage); a chosen operand layout stores a copy of
+// the operand in that order for it (the transposition XLA would insert), read by this op alone.
+using LayoutChoice = std::array<std::vector<int>, 3>;
+using LayoutSchedule = std::map<std::pair<int32_t, int32_t>, LayoutChoice>;
+
+// Lowers one computation of `module` (its entry: module.entry), scheduled by `layouts` where given
+// (at every call site of a called computation). Throws InputError naming the module, the
+// instruction and its line, and why it does not lower (lowering_refusal's words).
+LoweredComputation lower_computation(const HloModule& module, int32_t computation, const LayoutSchedule* layouts = nullptr);
 
 // Why `instruction` of `computation` does not lower ("" when it does): the opcode, an attribute
 // or an element type the lowering does not cover, named.

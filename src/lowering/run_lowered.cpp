@@ -1,7 +1,10 @@
 #include "lowering/run_lowered.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
+#include <random>
 
 #include "common/input_error.h"
 
@@ -117,6 +120,136 @@ std::vector<NpyArray> run_lowered(LoweredComputation& lowered, const std::vector
   std::vector<NpyArray> outputs;
   for (size_t k = 0; k < lowered.outputs.size(); ++k) outputs.push_back(to_array(dtypes[k], lowered.output_shapes[k].dims, bytes[k]));
   return outputs;
+}
+
+namespace {
+
+void fill_random(const Halide::Type& type, std::vector<uint8_t>& bytes, std::mt19937_64& random) {
+  std::uniform_real_distribution<double> real(-1, 1);
+  std::uniform_int_distribution<int> small(0, 3);
+  const size_t size = static_cast<size_t>(type.bytes());
+  for (size_t at = 0; at + size <= bytes.size(); at += size) {
+    uint8_t* p = bytes.data() + at;
+    if (type.is_bool()) {
+      *p = static_cast<uint8_t>(small(random) & 1);
+    } else if (type == Halide::Float(32)) {
+      const float v = static_cast<float>(real(random));
+      std::memcpy(p, &v, 4);
+    } else if (type == Halide::Float(64)) {
+      const double v = real(random);
+      std::memcpy(p, &v, 8);
+    } else if (type == Halide::Float(16)) {
+      const Halide::float16_t v(real(random));
+      std::memcpy(p, &v, 2);
+    } else if (type == Halide::BFloat(16)) {
+      const Halide::bfloat16_t v(real(random));
+      std::memcpy(p, &v, 2);
+    } else {
+      std::memset(p, 0, size);
+      *p = static_cast<uint8_t>(small(random));  // little-endian: the low byte
+    }
+  }
+}
+
+int64_t element_count(const HloShape& shape) {
+  int64_t count = 1;
+  for (const int64_t d : shape.dims) count *= d;
+  return count;
+}
+
+}  // namespace
+
+CompiledComputation::CompiledComputation(LoweredComputation& lowered, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  storage_.reserve(lowered.parameters.size() + lowered.outputs.size());
+  for (size_t k = 0; k < lowered.parameters.size(); ++k) {
+    const Halide::Type type = lowered.parameters[k].type();
+    storage_.emplace_back(static_cast<size_t>(element_count(lowered.parameter_shapes[k])) * static_cast<size_t>(type.bytes()));
+    fill_random(type, storage_.back(), random);
+    lowered.parameters[k].set(wrap(type, storage_.back().data(), lowered.parameter_shapes[k].dims, false));
+  }
+  first_output_ = storage_.size();
+  std::map<size_t, std::vector<size_t>> by_rank;
+  for (size_t k = 0; k < lowered.outputs.size(); ++k) by_rank[lowered.output_shapes[k].dims.size()].push_back(k);
+  std::map<std::string, bool> seen;
+  for (const auto& [rank, members] : by_rank) {
+    std::vector<Halide::Func> funcs;
+    std::vector<Halide::Buffer<>> buffers;
+    for (const size_t k : members) {
+      if (!seen.emplace(lowered.outputs[k].name(), true).second) continue;
+      const Halide::Type type = lowered.outputs[k].output_types().at(0);
+      storage_.emplace_back(static_cast<size_t>(element_count(lowered.output_shapes[k])) * static_cast<size_t>(type.bytes()));
+      output_types_.push_back(type);
+      funcs.push_back(lowered.outputs[k]);
+      buffers.push_back(wrap(type, storage_.back().data(), lowered.output_shapes[k].dims, false));
+    }
+    pipelines_.emplace_back(funcs);
+    pipelines_.back().compile_jit(Halide::get_jit_target_from_environment());
+    outputs_.push_back(buffers);
+  }
+}
+
+std::vector<uint8_t> CompiledComputation::output_bytes() const {
+  std::vector<uint8_t> bytes;
+  for (size_t k = first_output_; k < storage_.size(); ++k) bytes.insert(bytes.end(), storage_[k].begin(), storage_[k].end());
+  return bytes;
+}
+
+namespace {
+
+double float_at(const Halide::Type& type, const uint8_t* p) {
+  if (type == Halide::Float(32)) {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  if (type == Halide::Float(64)) {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  if (type == Halide::Float(16)) {
+    Halide::float16_t v;
+    std::memcpy(&v, p, 2);
+    return static_cast<double>(v);
+  }
+  Halide::bfloat16_t v;
+  std::memcpy(&v, p, 2);
+  return static_cast<double>(v);
+}
+
+}  // namespace
+
+bool CompiledComputation::outputs_match(const std::vector<uint8_t>& reference, std::string* why) const {
+  size_t at = 0;
+  for (size_t k = first_output_; k < storage_.size(); ++k) {
+    const std::vector<uint8_t>& bytes = storage_[k];
+    const Halide::Type type = output_types_[k - first_output_];
+    if (at + bytes.size() > reference.size()) return *why = "fewer reference bytes", false;
+    if (!type.is_float()) {
+      if (!std::equal(bytes.begin(), bytes.end(), reference.begin() + static_cast<std::ptrdiff_t>(at))) {
+        return *why = "output " + std::to_string(k - first_output_) + " differs", false;
+      }
+    } else {
+      const double tolerance = type.bits() < 32 ? 1e-2 : 1e-4;
+      for (size_t i = 0; i < bytes.size(); i += static_cast<size_t>(type.bytes())) {
+        const double a = float_at(type, bytes.data() + i), b = float_at(type, reference.data() + at + i);
+        if (!(std::abs(a - b) <= tolerance * (1 + std::abs(b))) && !(std::isnan(a) && std::isnan(b))) {
+          return *why = "output " + std::to_string(k - first_output_) + " differs: " + std::to_string(a) + " against " + std::to_string(b),
+                 false;
+        }
+      }
+    }
+    at += bytes.size();
+  }
+  return true;
+}
+
+void CompiledComputation::run() {
+  for (size_t p = 0; p < pipelines_.size(); ++p) {
+    Halide::Realization realization(outputs_[p]);
+    pipelines_[p].realize(realization);
+  }
 }
 
 }  // namespace graphcost

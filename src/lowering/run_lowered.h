@@ -3,6 +3,7 @@
 // on their own module (`graphcost lower MODULE --inputs IN.npz --out OUT.npz`).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,28 @@ namespace graphcost {
 // InputError names `inputs_file`, the array ("param0") and both. Element types without a numpy
 // equal in npz files (f16, bf16, u16-u64) are refused by name.
 std::vector<NpyArray> run_lowered(LoweredComputation& lowered, const std::vector<NpyArray>& inputs, const std::string& inputs_file);
+
+// A lowered computation JIT-compiled once (one pipeline per output rank, as run_lowered) with its
+// parameters bound to buffers of random values (seeded: floats in [-1, 1], integers in [0, 4),
+// booleans) and its outputs to buffers of its own, run as often as asked: what a measurement times.
+class CompiledComputation {
+ public:
+  CompiledComputation(LoweredComputation& lowered, uint64_t seed);
+  void run();
+  // Every output's bytes of the last run, in order: a layout config must not change them.
+  std::vector<uint8_t> output_bytes() const;
+  // Whether this run's outputs equal `reference` (an output_bytes() of the same computation):
+  // integers exactly, floats to 1e-4 of their magnitude (1e-2 for f16 and bf16), as Halide lets
+  // LLVM reassociate float sums differently for other loop nests; else false and why.
+  bool outputs_match(const std::vector<uint8_t>& reference, std::string* why) const;
+
+ private:
+  std::vector<std::vector<uint8_t>> storage_;  // the parameters' and outputs' bytes
+  size_t first_output_ = 0;                    // storage_ from here on holds outputs
+  std::vector<Halide::Type> output_types_;     // of storage_'s outputs
+  std::vector<Halide::Pipeline> pipelines_;
+  std::vector<std::vector<Halide::Buffer<>>> outputs_;  // per pipeline
+};
 
 // The numpy dtype of an HLO element type, or false when npz files have none.
 bool npy_dtype_of(std::string_view element_type, DType* dtype);

@@ -1,0 +1,28 @@
+// `graphcost measure MODULE --configs N --out FILE.npz`: a labelled TpuGraphs layout file whose
+// runtimes were measured on this CPU: the module imported as `graphcost import` does (config 0
+// its own layouts, N random ones), each config lowered to Halide with its layouts and timed by the
+// protocol of lowering/measure_configs.h. Ctrl-C stops after the current config and writes what
+// was measured. docs/lowering.md, "Measuring".
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace graphcost {
+
+struct MeasureCommandOptions {
+  std::string module;
+  std::string out;
+  int configs = 20;
+  int passes = 1;
+  int max_repeats = 30;
+  uint64_t seed = 0;
+  bool quiet = false;
+};
+
+CLI::App* add_measure_command(CLI::App& app, MeasureCommandOptions& options);
+int run_measure_command(const MeasureCommandOptions& options);
+
+}  // namespace graphcost

@@ -1,0 +1,136 @@
+#include "lowering/measure_configs.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "common/input_error.h"
+#include "data/node_features.h"
+#include "lowering/hlo_to_halide.h"
+#include "lowering/run_lowered.h"
+
+namespace graphcost {
+
+std::string cpu_description() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::map<std::string, std::string> fields;
+  std::string line;
+  while (std::getline(cpuinfo, line) && !line.empty()) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    fields.emplace(key, colon + 2 <= line.size() ? line.substr(colon + 2) : "");
+  }
+  std::istringstream flags(fields["flags"]);
+  std::string flag;
+  bool avx512 = false;
+  while (flags >> flag) avx512 = avx512 || flag == "avx512f";
+  return (fields["model name"].empty() ? "an unnamed CPU" : fields["model name"]) + " family " + fields["cpu family"] + " model " +
+         fields["model"] + (avx512 ? " (AVX-512)" : "");
+}
+
+double ConfigMeasurement::best() const { return seconds.empty() ? 0.0 : *std::min_element(seconds.begin(), seconds.end()); }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Config `config`'s rows as a schedule: configurable node j's three minor_to_major blocks.
+LayoutSchedule schedule_of(const HloLayoutImport& imported, int64_t config) {
+  const TpuGraph& graph = imported.graph;
+  const std::vector<int32_t>& first = imported.computation_first;
+  LayoutSchedule schedule;
+  const size_t nc = graph.configurable_nodes.size();
+  for (size_t j = 0; j < nc; ++j) {
+    const int32_t node = graph.configurable_nodes[j];
+    const size_t computation = static_cast<size_t>(std::upper_bound(first.begin(), first.end(), node) - first.begin()) - 1;
+    LayoutChoice choice;
+    const int8_t* row = graph.layout_config_features.data() + (static_cast<size_t>(config) * nc + j) * kLayoutConfigFeatureCount;
+    for (size_t block = 0; block < 3; ++block) {
+      for (size_t k = 0; k < 6 && row[block * 6 + k] >= 0; ++k) choice[block].push_back(row[block * 6 + k]);
+    }
+    schedule[{static_cast<int32_t>(computation), node - first[computation]}] = choice;
+  }
+  return schedule;
+}
+
+// One config measured by the protocol (measure_configs.h); its times appended to `result`. The
+// first run's outputs must equal config 0's (`reference`, set by config 0's first measurement):
+// a layout changes where values are stored, never what they are.
+void measure_one(const HloLayoutImport& imported, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
+                 std::vector<uint8_t>& reference) {
+  const LayoutSchedule schedule = schedule_of(imported, config);
+  try {
+    const Clock::time_point compile_start = Clock::now();
+    LoweredComputation lowered = lower_computation(imported.module, imported.module.entry, &schedule);
+    CompiledComputation compiled(lowered, options.seed);
+    result.compile_seconds += seconds_since(compile_start);
+    compiled.run();  // warm-up: caches, pages, the first touch of every buffer
+    if (reference.empty()) {
+      reference = compiled.output_bytes();
+    } else if (std::string why; !compiled.outputs_match(reference, &why)) {
+      result.failure = "its outputs differ from config 0's (" + why + "): a lowering defect, please report it";
+      return;
+    }
+    double minimum = 1e300, timed = 0;
+    int since_improvement = 0;
+    for (int repeat = 0; repeat < options.max_repeats; ++repeat) {
+      const Clock::time_point start = Clock::now();
+      compiled.run();
+      const double seconds = seconds_since(start);
+      result.seconds.push_back(seconds);
+      timed += seconds;
+      since_improvement = seconds < minimum * 0.99 ? 0 : since_improvement + 1;
+      minimum = std::min(minimum, seconds);
+      if (repeat + 1 >= options.min_repeats && (since_improvement >= 3 || timed > options.max_seconds)) break;
+    }
+    result.pass_minimum.push_back(minimum);
+  } catch (const InputError&) {
+    throw;  // the module itself does not lower: no config can be measured
+  } catch (const std::exception& error) {
+    result.failure = error.what();
+  }
+}
+
+}  // namespace
+
+std::vector<ConfigMeasurement> measure_layout_configs(const HloLayoutImport& imported, const MeasureOptions& options,
+                                                      const std::function<bool(int64_t, int64_t)>& progress) {
+  const int64_t configs = imported.graph.config_count;
+  std::vector<ConfigMeasurement> results(static_cast<size_t>(configs));
+  std::mt19937_64 random(options.seed);
+  std::vector<int64_t> order;
+  for (int64_t c = 1; c < configs; ++c) order.push_back(c);
+  const int64_t batches_per_pass = (static_cast<int64_t>(order.size()) + options.batch - 1) / std::max(options.batch, 1);
+  const int64_t total = options.passes * (static_cast<int64_t>(order.size()) + std::max<int64_t>(batches_per_pass, 1));
+  int64_t done = 0;
+  bool stopped = false;
+  std::vector<uint8_t> reference;  // config 0's outputs
+  for (int pass = 0; pass < options.passes && !stopped; ++pass) {
+    std::shuffle(order.begin(), order.end(), random);
+    for (size_t at = 0; (at < order.size() || at == 0) && !stopped; at += static_cast<size_t>(options.batch)) {
+      std::vector<int64_t> batch = {0};  // config 0 first in every batch
+      for (size_t k = at; k < std::min(order.size(), at + static_cast<size_t>(options.batch)); ++k) batch.push_back(order[k]);
+      for (const int64_t config : batch) {
+        measure_one(imported, config, options, results[static_cast<size_t>(config)], reference);
+        if (progress && !progress(++done, total)) {
+          stopped = true;
+          break;
+        }
+      }
+      if (order.empty()) break;
+    }
+  }
+  for (ConfigMeasurement& result : results) {
+    if (result.seconds.empty() && result.failure.empty()) result.failure = "stopped before it was measured";
+  }
+  return results;
+}
+
+}  // namespace graphcost
