@@ -1,8 +1,16 @@
 // graphcost: the command-line tool. Each subcommand, its options (`add_<name>_command`) and its work
 // (`run_<name>_command`) live in cli/<name>_command.* (the model's in cli/model_commands.*); this
 // file only dispatches and turns errors into exit codes (common/error_exit.h): 0 ok, 1 bad input
-// (message on stderr), 2 usage, 3 internal error, 4 I/O.
+// (message on stderr), 2 usage, 3 internal error, 4 I/O. `graphcost lower` and `graphcost measure`
+// run the graphcost-cpu executable beside it (cli/cpu_main.cpp: the commands that link Halide and
+// LLVM, kept out of this one so that every other command stays small in memory).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -10,8 +18,6 @@
 #include "cli/gen_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
-#include "cli/lower_command.h"
-#include "cli/measure_command.h"
 #include "cli/model_commands.h"
 #include "cli/prepare_command.h"
 #include "cli/rank_command.h"
@@ -21,11 +27,30 @@
 #include "common/heap_tuning.h"
 #include "train/data_parallel.h"
 
+namespace {
+
+// `graphcost lower|measure ...` as `graphcost-cpu lower|measure ...`, the executable beside this one.
+int run_cpu_executable(char** argv) {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string path = length > 0 ? std::string(self, static_cast<size_t>(length)) : std::string(argv[0]);
+  path = path.substr(0, path.rfind('/') + 1) + "graphcost-cpu";
+  execv(path.c_str(), argv);
+  std::fprintf(stderr,
+               "graphcost %s: %s is not there (%s): this graphcost was built without Halide (libhalide14-0-dev; docs/lowering.md)\n",
+               argv[1], path.c_str(), std::strerror(errno));
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::strcmp(argv[1], "lower") == 0 || std::strcmp(argv[1], "measure") == 0)) return run_cpu_executable(argv);
   graphcost::keep_large_allocations_in_heap();
   CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "graphcost 0.1.0");
+  app.footer("Also: lower, measure (an XLA module run and timed on this CPU through Halide: graphcost-cpu, docs/lowering.md)");
 
   graphcost::InfoOptions info;
   graphcost::GenOptions gen;
@@ -40,8 +65,6 @@ int main(int argc, char** argv) {
   graphcost::SearchCommandOptions search;
   graphcost::EvaluateCommandOptions evaluate;
   graphcost::CalibrateCommandOptions calibrate;
-  graphcost::LowerOptions lower;
-  graphcost::MeasureCommandOptions measure;
   CLI::App* info_command = graphcost::add_info_command(app, info);
   CLI::App* gen_command = graphcost::add_gen_command(app, gen);
   CLI::App* train_command = graphcost::add_train_command(app, train);
@@ -55,8 +78,6 @@ int main(int argc, char** argv) {
   CLI::App* search_command = graphcost::add_search_command(app, search);
   CLI::App* evaluate_command = graphcost::add_evaluate_command(app, evaluate);
   CLI::App* calibrate_command = graphcost::add_calibrate_command(app, calibrate);
-  CLI::App* lower_command = graphcost::add_lower_command(app, lower);
-  CLI::App* measure_command = graphcost::add_measure_command(app, measure);
 
   try {
     app.parse(argc, argv);
@@ -77,8 +98,6 @@ int main(int argc, char** argv) {
     if (predict_command->parsed()) return graphcost::run_predict_command(predict);
     if (evaluate_command->parsed()) return graphcost::run_evaluate_model_command(evaluate);
     if (calibrate_command->parsed()) return graphcost::run_calibrate_command(calibrate);
-    if (lower_command->parsed()) return graphcost::run_lower_command(lower);
-    if (measure_command->parsed()) return graphcost::run_measure_command(measure);
   } catch (const std::exception& error) {  // exit 1 bad input, 3 internal error, 4 I/O (common/error_exit.h)
     const int code = graphcost::report_error(error);
     // Under mpirun the other ranks may wait in a collective for this one: end them all.

@@ -8,11 +8,9 @@
 #include "common/input_error.h"
 #include "hlo/hlo_import.h"
 #include "io/npz_file.h"
-#if GRAPHCOST_HAVE_HALIDE
 #include "lowering/hlo_to_halide.h"
 #include "lowering/lowering_coverage.h"
 #include "lowering/run_lowered.h"
-#endif
 
 namespace graphcost {
 
@@ -27,7 +25,6 @@ CLI::App* add_lower_command(CLI::App& app, LowerOptions& options) {
   return command;
 }
 
-#if GRAPHCOST_HAVE_HALIDE
 namespace {
 
 int explain(const HloModule& module, bool json) {
@@ -98,11 +95,5 @@ int run_lower_command(const LowerOptions& options) {
   writer.finish();
   return 0;
 }
-#else
-int run_lower_command(const LowerOptions& options) {
-  throw InputError(options.module, "graphcost lower", "a graphcost built with Halide (libhalide14-0-dev; GRAPHCOST_WITH_HALIDE)",
-                   "this build has no Halide");
-}
-#endif
 
 }  // namespace graphcost

@@ -1,4 +1,4 @@
-// `graphcost lower MODULE`: an XLA module (HLO text or proto) as a Halide pipeline (lowering/).
+// `graphcost lower MODULE` (graphcost-cpu, cli/cpu_main.cpp): an XLA module (HLO text or proto) as a Halide pipeline (lowering/).
 //   --explain                 what lowers and what not, per opcode, and why (exit 0 either way)
 //   --inputs IN.npz --out OUT.npz   runs the entry computation (or --computation NAME: a fusion's
 //                             kernel, a called function) through Halide's JIT on the arrays

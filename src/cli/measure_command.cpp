@@ -9,10 +9,8 @@
 #include "data/node_features.h"
 #include "data/tpu_graph.h"
 #include "hlo/hlo_import.h"
-#include "metrics/kendall_tau.h"
-#if GRAPHCOST_HAVE_HALIDE
 #include "lowering/measure_configs.h"
-#endif
+#include "metrics/kendall_tau.h"
 
 namespace graphcost {
 
@@ -29,7 +27,6 @@ CLI::App* add_measure_command(CLI::App& app, MeasureCommandOptions& options) {
   return command;
 }
 
-#if GRAPHCOST_HAVE_HALIDE
 namespace {
 
 volatile std::sig_atomic_t interrupted = 0;
@@ -130,11 +127,5 @@ int run_measure_command(const MeasureCommandOptions& options) {
   if (!options.quiet) std::fprintf(stderr, "\n");
   return write_measured(imported, results, options);
 }
-#else
-int run_measure_command(const MeasureCommandOptions& options) {
-  throw InputError(options.module, "graphcost measure", "a graphcost built with Halide (libhalide14-0-dev; GRAPHCOST_WITH_HALIDE)",
-                   "this build has no Halide");
-}
-#endif
 
 }  // namespace graphcost

@@ -1,4 +1,4 @@
-// `graphcost measure MODULE --configs N --out FILE.npz`: a labelled TpuGraphs layout file whose
+// `graphcost measure MODULE --configs N --out FILE.npz` (graphcost-cpu, cli/cpu_main.cpp): a labelled TpuGraphs layout file whose
 // runtimes were measured on this CPU: the module imported as `graphcost import` does (config 0
 // its own layouts, N random ones), each config lowered to Halide with its layouts and timed by the
 // protocol of lowering/measure_configs.h. Ctrl-C stops after the current config and writes what

@@ -1,0 +1,35 @@
+// graphcost-cpu: the commands that run XLA modules on this CPU through Halide (docs/lowering.md):
+// `lower` and `measure`, also reached as `graphcost lower|measure` (graphcost runs this executable).
+// Apart from graphcost because Halide brings LLVM, whose loading alone costs every process tens of
+// MiB of resident memory. Exit codes as graphcost's (common/error_exit.h).
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/lower_command.h"
+#include "cli/measure_command.h"
+#include "common/error_exit.h"
+#include "common/heap_tuning.h"
+
+int main(int argc, char** argv) {
+  graphcost::keep_large_allocations_in_heap();
+  CLI::App app{"graphcost-cpu: XLA modules lowered to Halide, run and timed on this CPU (also: graphcost lower | measure)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "graphcost 0.1.0");
+  graphcost::LowerOptions lower;
+  graphcost::MeasureCommandOptions measure;
+  CLI::App* lower_command = graphcost::add_lower_command(app, lower);
+  CLI::App* measure_command = graphcost::add_measure_command(app, measure);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
+  try {
+    if (lower_command->parsed()) return graphcost::run_lower_command(lower);
+    if (measure_command->parsed()) return graphcost::run_measure_command(measure);
+  } catch (const std::exception& error) {
+    return graphcost::report_error(error);
+  }
+  return 2;
+}
