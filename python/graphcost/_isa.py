@@ -48,6 +48,9 @@ def choose(flags=None, environment=None):
     available = installed()
     forced = environment.get("GRAPHCOST_ISA")
     if forced:
+        if not available:
+            raise ImportError(f"GRAPHCOST_ISA={forced}: this installation carries no CPU levels (graphcost/isa/: the wheel's); "
+                              "a source build runs the extension it built")
         if forced == BASELINE:
             return None
         if forced not in available:

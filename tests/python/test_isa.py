@@ -41,6 +41,12 @@ def test_graphcost_isa_chooses_by_hand(both_levels):
         _isa.choose(V4, {"GRAPHCOST_ISA": "znver9"})
 
 
+def test_graphcost_isa_in_a_source_build_is_refused(monkeypatch):
+    monkeypatch.setattr(_isa, "installed", lambda: [])
+    with pytest.raises(ImportError, match=r"GRAPHCOST_ISA=x86-64-v2: this installation carries no CPU levels"):
+        _isa.choose(V4, {"GRAPHCOST_ISA": "x86-64-v2"})
+
+
 def test_cpu_flags_reads_the_first_processor(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu avx2 fma\n\nprocessor\t: 1\nflags\t\t: fpu\n")
