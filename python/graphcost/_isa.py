@@ -6,7 +6,6 @@ highest level this CPU has (its /proc/cpuinfo flags), under the one module name
 graphcost._graphcost, so pickles and classes are the same whichever build runs.
 GRAPHCOST_ISA=x86-64-v2 (or another installed level) chooses by hand. A source build (the tests'
 build/native-release, -march=native) has no isa/ folder: its own extension loads as it is."""
-import glob
 import importlib.machinery
 import importlib.util
 import os
@@ -35,9 +34,18 @@ def cpu_flags(path="/proc/cpuinfo"):
     return frozenset()
 
 
+def _extension(level):
+    """The level's extension for this Python (its ABI suffix), or None."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = os.path.join(HERE, "isa", level, "_graphcost" + suffix)
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def installed():
-    """The levels above the baseline this installation carries (graphcost/isa/<level>/)."""
-    return sorted(level for level in LEVELS if glob.glob(os.path.join(HERE, "isa", level, "_graphcost*.so")))
+    """The levels above the baseline this installation carries for this Python (graphcost/isa/<level>/)."""
+    return sorted(level for level in LEVELS if _extension(level))
 
 
 def choose(flags=None, environment=None):
@@ -70,7 +78,7 @@ def load_core():
     level = choose()
     if level is None:
         return
-    path = glob.glob(os.path.join(HERE, "isa", level, "_graphcost*.so"))[0]
+    path = _extension(level)
     name = __package__ + "._graphcost"
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))

@@ -33,9 +33,12 @@ namespace {
 int run_cpu_executable(char** argv) {
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  std::string path = length > 0 ? std::string(self, static_cast<size_t>(length)) : std::string(argv[0]);
-  path = path.substr(0, path.rfind('/') + 1) + "graphcost-cpu";
-  execv(path.c_str(), argv);
+  std::string path = "graphcost-cpu";  // on PATH when this executable's own path is unknown
+  if (length > 0) {
+    const std::string self_path(self, static_cast<size_t>(length));
+    path = self_path.substr(0, self_path.rfind('/') + 1) + path;
+  }
+  execvp(path.c_str(), argv);
   std::fprintf(stderr,
                "graphcost %s: %s is not there (%s): this graphcost was built without Halide (libhalide14-0-dev; docs/lowering.md)\n",
                argv[1], path.c_str(), std::strerror(errno));

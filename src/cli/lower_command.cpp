@@ -85,9 +85,8 @@ int run_lower_command(const LowerOptions& options) {
     arrays.push_back(*array);
   }
   if (inputs.arrays.size() != arrays.size()) {
-    throw InputError(options.inputs, "arrays",
-                     std::to_string(arrays.size()) + " (param0 ... param" + std::to_string(arrays.size() - 1) + ")",
-                     std::to_string(inputs.arrays.size()));
+    const std::string names = arrays.empty() ? "none" : "param0 ... param" + std::to_string(arrays.size() - 1);
+    throw InputError(options.inputs, "arrays", std::to_string(arrays.size()) + " (" + names + ")", std::to_string(inputs.arrays.size()));
   }
   const std::vector<NpyArray> outputs = run_lowered(lowered, arrays, options.inputs);
   NpzWriter writer(options.out, ZipCompression::Stored, {options.module, options.inputs});

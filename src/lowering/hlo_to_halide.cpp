@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "lowering/lowering_ops.h"
 
 namespace graphcost {
@@ -27,6 +28,9 @@ Halide::Type halide_type(std::string_view element_type, const std::string& where
 namespace {
 
 constexpr int kMaxCallDepth = 64;  // calls nested deeper are refused (the lowering recurses per call)
+// Instructions lowered with every call and fusion inlined at each call site: past this a module's
+// calls fan out (a computation calling another twice, 40 deep, is 2^40 instructions).
+constexpr int64_t kMaxLoweredInstructions = 100'000;
 
 std::string place(const HloModule& module, const HloInstruction& instruction) {
   return module.source + ":" + std::to_string(instruction.line) + " " + std::string(instruction.name);
@@ -74,11 +78,7 @@ std::string opcode_refusal(const HloModule& module, const HloInstruction& in) {
     return lowering::reducer_opcode(to_apply).empty() ? "a reduce whose to_apply is not one add, multiply, maximum, minimum, and or or"
                                                       : "";
   }
-  if (opcode == "dot") {
-    return attributes.text_of("lhs_contracting_dims").empty() || attributes.text_of("rhs_contracting_dims").empty()
-               ? "a dot without lhs_contracting_dims and rhs_contracting_dims"
-               : "";
-  }
+  if (opcode == "dot") return "";  // dimension numbers XLA leaves out are empty lists
   if (opcode == "compare") {
     static const std::set<std::string_view, std::less<>> directions = {"EQ", "NE", "LT", "LE", "GT", "GE"};
     return directions.count(attributes.text_of("direction")) ? "" : "a compare without direction=EQ|NE|LT|LE|GT|GE";
@@ -119,7 +119,8 @@ bool store_in_layout(Halide::Func& func, size_t rank, const std::vector<int>& mi
 
 class Lowerer {
  public:
-  Lowerer(const HloModule& module, const LayoutSchedule* layouts) : module_(module), layouts_(layouts) {}
+  Lowerer(const HloModule& module, const LayoutSchedule* layouts, int64_t parameter_count)
+      : module_(module), layouts_(layouts), parameter_count_(parameter_count) {}
 
   // A value: one Func, or a tuple's elements.
   struct Value {
@@ -149,8 +150,21 @@ class Lowerer {
       if (why.empty()) why = opcode_refusal(module_, in);
       if (!why.empty())
         throw InputError(where, std::string(in.opcode), "an instruction the Halide lowering covers (docs/lowering.md)", why);
+      if (++lowered_ > kMaxLoweredInstructions) {
+        throw InputError(module_.source, "instructions",
+                         "at most " + std::to_string(kMaxLoweredInstructions) + " lowered, calls and fusions inlined",
+                         "more (computations called from many places)");
+      }
       const LayoutChoice* choice = layout_choice(computation_index, i);
       values[i] = lower_instruction(computation, in, values, arguments, depth, where, choice, result);
+      if (!values[i].tuple && values[i].func.defined() &&
+          values[i].func.output_types().at(0) != halide_type(in.shape.element_type, where)) {
+        throw InternalError(where + ": lowered as " + Halide::type_to_c_type(values[i].func.output_types().at(0), false) + ", declared " +
+                            std::string(in.shape.element_type));
+      }
+      // A called computation's parameter read twice is its caller's value: stored, not recomputed
+      // per use (nested calls would otherwise grow the expression exponentially).
+      if (in.opcode == "parameter" && arguments != nullptr && uses[i] >= 2 && !values[i].tuple) values[i].func.compute_root();
       // The default schedule: what has an update (a reduction) or feeds two consumers is stored;
       // a layout config stores what it chooses a layout for.
       if (!values[i].tuple && in.opcode != "parameter" && (values[i].func.has_update_definition() || uses[i] >= 2)) {
@@ -199,9 +213,10 @@ class Lowerer {
     }
     if (opcode == "get-tuple-element") {
       const Value& tuple = values[static_cast<size_t>(in.operands.at(0))];
-      const int64_t index = lowering::integer_list_text(in.op_attributes().text_of("index"), where, "index").at(0);
+      const std::vector<int64_t> indices = lowering::integer_list_text(in.op_attributes().text_of("index"), where, "index");
+      const int64_t index = indices.size() == 1 ? indices[0] : -1;
       if (!tuple.tuple || index < 0 || index >= static_cast<int64_t>(tuple.elements.size())) {
-        throw InputError(where, "index", "an element of the operand tuple", std::to_string(index));
+        throw InputError(where, "index", "an element of the operand tuple", std::string(in.op_attributes().text_of("index")));
       }
       return tuple.elements[static_cast<size_t>(index)];
     }
@@ -251,6 +266,10 @@ class Lowerer {
       return (*arguments)[number];
     }
     if (in.shape.is_tuple()) throw InputError(where, "parameter", "an array parameter of the lowered computation", "a tuple");
+    if (in.parameter_number >= parameter_count_) {
+      throw InputError(where, "parameter", "a number below the computation's " + std::to_string(parameter_count_) + " parameters",
+                       std::to_string(in.parameter_number));
+    }
     if (result->parameters.size() <= number) {
       result->parameters.resize(number + 1);
       result->parameter_shapes.resize(number + 1);
@@ -270,6 +289,8 @@ class Lowerer {
 
   const HloModule& module_;
   const LayoutSchedule* layouts_;
+  int64_t parameter_count_;  // of the lowered computation
+  int64_t lowered_ = 0;
 };
 
 void flatten(const Lowerer::Value& value, const HloShape& shape, LoweredComputation* result) {
@@ -299,7 +320,9 @@ LoweredComputation lower_computation(const HloModule& module, int32_t computatio
   LoweredComputation result;
   const HloComputation& lowered = module.computations[static_cast<size_t>(computation)];
   result.funcs.resize(lowered.instructions.size());
-  Lowerer lowerer(module, layouts);
+  int64_t parameters = 0;
+  for (const HloInstruction& instruction : lowered.instructions) parameters += instruction.opcode == "parameter";
+  Lowerer lowerer(module, layouts, parameters);
   const Lowerer::Value root = lowerer.lower(computation, nullptr, 0, &result);
   flatten(root, lowered.instructions[static_cast<size_t>(lowered.root)].shape, &result);
   for (size_t k = 0; k < result.parameters.size(); ++k) {

@@ -106,8 +106,14 @@ Expr pad(const OpContext& op, const std::vector<Expr>& index) {
 }
 
 // dynamic-slice's and dynamic-update-slice's start, clamped as XLA does so the window fits.
+// Clamped in the start's own width first: a 64-bit start past 2^31 must clamp to the end, not wrap.
 Expr clamped_start(const OpContext& op, size_t operand, int64_t dim_size, int64_t window) {
-  return Halide::clamp(Halide::cast(Halide::Int(32), op.at(operand, {})), 0, int_expr(dim_size - window));
+  const Expr start = op.at(operand, {});
+  const Halide::Type wide = start.type().is_uint() ? Halide::UInt(64) : Halide::Int(64);
+  const Expr highest = Halide::cast(wide, Expr(static_cast<int32_t>(dim_size - window)));
+  const Expr clamped = start.type().is_uint() ? Halide::min(Halide::cast(wide, start), highest)
+                                              : Halide::clamp(Halide::cast(wide, start), Halide::cast(wide, 0), highest);
+  return Halide::cast(Halide::Int(32), clamped);
 }
 
 }  // namespace

@@ -116,9 +116,12 @@ Expr unary(std::string_view opcode, const Expr& x) {
     case 15:
       return t.is_float() ? float_math(x, [](const Expr& v) { return Halide::round(v); }) : x;
     case 16:
-      return t.is_float()
-                 ? float_math(x, [](const Expr& v) { return Halide::select(v < 0, -Halide::floor(-v + 0.5f), Halide::floor(v + 0.5f)); })
-                 : x;
+      return t.is_float() ? float_math(x,
+                                       [](const Expr& v) {
+                                         const Expr t = Halide::trunc(v);  // exact; floor(v + 0.5) is not near halves and past 2^23
+                                         return Halide::select(Halide::abs(v - t) >= 0.5f, t + Halide::select(v < 0, -1.0f, 1.0f), t);
+                                       })
+                          : x;
     case 17: {
       const Expr zero = Halide::Internal::make_zero(t), one = Halide::Internal::make_one(t);
       if (t.is_uint()) return Halide::select(x > zero, one, zero);
@@ -144,6 +147,22 @@ Expr compare(std::string_view direction, const Expr& a, const Expr& b) {
   return a >= b;  // GE (lowering_refusal refuses any other)
 }
 
+// Integer divide (or remainder) as XLA's evaluator defines every case, without a machine
+// divide that traps: x / 0 is all ones (-1 signed), x % 0 is x, INT_MIN / -1 is INT_MIN and
+// INT_MIN % -1 is 0; otherwise rounded toward zero.
+Expr integer_division(const Expr& a, const Expr& b, bool remainder) {
+  const Halide::Type t = a.type();
+  const Expr zero = Halide::Internal::make_zero(t), one = Halide::Internal::make_one(t);
+  const Expr overflow = t.is_int() ? (a == t.min() && b == -one) : Halide::Internal::const_false();
+  const Expr safe = Halide::select(b == zero || overflow, one, b);
+  if (remainder) {
+    const Expr r = t.is_int() ? Halide::mod_round_to_zero(a, safe) : a % safe;
+    return Halide::select(b == zero, a, overflow, zero, r);
+  }
+  const Expr q = t.is_int() ? Halide::div_round_to_zero(a, safe) : a / safe;
+  return Halide::select(b == zero, Halide::cast(t, t.max()) | Halide::cast(t, t.min()), overflow, a, q);
+}
+
 Expr binary(std::string_view opcode, const Expr& a, const Expr& b, std::string_view direction) {
   const Halide::Type t = a.type();
   switch (binary_ops().find(opcode)->second) {
@@ -154,15 +173,16 @@ Expr binary(std::string_view opcode, const Expr& a, const Expr& b, std::string_v
     case 2:
       return t.is_bool() ? (a && b) : a * b;
     case 3:
-      return t.is_int() ? Halide::div_round_to_zero(a, b) : a / b;
+      return t.is_float() ? a / b : integer_division(a, b, false);
     case 4:
-      if (t.is_int()) return Halide::mod_round_to_zero(a, b);
-      if (t.is_uint()) return a % b;
+      if (!t.is_float()) return integer_division(a, b, true);
       return float_math(a, [&](const Expr& x) { return x - Halide::cast(x.type(), b) * Halide::trunc(x / Halide::cast(x.type(), b)); });
-    case 5:
-      return t.is_bool() ? (a || b) : Halide::max(a, b);
+    case 5:  // XLA's maximum and minimum propagate NaN; Halide's do not
+      if (t.is_bool()) return a || b;
+      return t.is_float() ? Halide::select(Halide::is_nan(a) || Halide::is_nan(b), a + b, Halide::max(a, b)) : Halide::max(a, b);
     case 6:
-      return t.is_bool() ? (a && b) : Halide::min(a, b);
+      if (t.is_bool()) return a && b;
+      return t.is_float() ? Halide::select(Halide::is_nan(a) || Halide::is_nan(b), a + b, Halide::min(a, b)) : Halide::min(a, b);
     case 7:
       return float_math(a, [&](const Expr& x) { return Halide::pow(x, Halide::cast(x.type(), b)); });
     case 8:
@@ -190,6 +210,8 @@ Expr convert(const Expr& x, const Halide::Type& to) {
 
 }  // namespace
 
+bool is_unary_opcode(std::string_view opcode) { return unary_ops().count(opcode) > 0; }
+
 bool is_elementwise_opcode(std::string_view opcode) {
   return unary_ops().count(opcode) || binary_ops().count(opcode) || opcode == "select" || opcode == "clamp" || opcode == "convert";
 }
@@ -202,8 +224,8 @@ Func lower_elementwise(const OpContext& op) {
   Expr value;
   if (in.opcode == "select") {
     value = Halide::select(op.at(0, index), op.at(1, index), op.at(2, index));
-  } else if (in.opcode == "clamp") {  // clamp(min, x, max)
-    value = Halide::clamp(op.at(1, index), op.at(0, index), op.at(2, index));
+  } else if (in.opcode == "clamp") {                                                      // clamp(min, x, max)
+    value = Halide::min(Halide::max(op.at(1, index), op.at(0, index)), op.at(2, index));  // XLA's order, also when min > max
   } else if (in.opcode == "convert") {
     value = convert(op.at(0, index), halide_type(in.shape.element_type, op.where));
   } else if (unary_ops().count(in.opcode)) {

@@ -42,6 +42,7 @@ Halide::Func lower_dot(const OpContext& op);
 
 // The opcodes each of the above takes.
 bool is_elementwise_opcode(std::string_view opcode);
+bool is_unary_opcode(std::string_view opcode);  // one operand: negate, abs, exponential, ..., copy
 bool is_data_movement_opcode(std::string_view opcode);
 // The binary op a reduce's to_apply computation is (its root applied to its two parameters), or "".
 std::string_view reducer_opcode(const HloComputation& to_apply);

@@ -2,6 +2,7 @@
 // a module that breaks one is refused by name here, before Halide would coerce a type silently or
 // index out of range.
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "common/input_error.h"
@@ -52,8 +53,35 @@ class Checker {
 
   void elementwise() const {
     const std::string_view opcode = op_.instruction.opcode;
-    const bool unary = op_.operands.size() == 1;
-    operand_count(opcode == "select" || opcode == "clamp" ? 3 : unary ? 1 : 2);
+    operand_count(opcode == "select" || opcode == "clamp" ? 3 : is_unary_opcode(opcode) || opcode == "convert" ? 1 : 2);
+    // The operand types each op is defined for (XLA's), so that Halide never computes in another
+    // type than the result's.
+    static const std::set<std::string_view, std::less<>> float_only = {"exponential",
+                                                                       "log",
+                                                                       "sqrt",
+                                                                       "rsqrt",
+                                                                       "tanh",
+                                                                       "sine",
+                                                                       "cosine",
+                                                                       "tan",
+                                                                       "exponential-minus-one",
+                                                                       "log-plus-one",
+                                                                       "logistic",
+                                                                       "floor",
+                                                                       "ceil",
+                                                                       "round-nearest-even",
+                                                                       "round-nearest-afz",
+                                                                       "is-finite",
+                                                                       "cbrt",
+                                                                       "atan2",
+                                                                       "power"};
+    static const std::set<std::string_view, std::less<>> bitwise = {"and", "or", "xor", "not"};
+    const std::string_view type = operand(opcode == "select" ? 1 : 0).element_type;
+    const bool is_float = type.front() == 'f' || type == "bf16";
+    if (float_only.count(opcode))
+      require(is_float, "element type", "a floating-point type (" + std::string(opcode) + ")", std::string(type));
+    if (bitwise.count(opcode))
+      require(!is_float, "element type", "pred or an integer type (" + std::string(opcode) + ")", std::string(type));
     for (size_t k = 0; k < op_.operands.size(); ++k) {
       const bool may_be_scalar = (opcode == "clamp" && k != 1) || (opcode == "select" && k == 0);
       if (!(may_be_scalar && operand(k).dims.empty())) same_dims(k, out_.dims, "the result's");
@@ -152,6 +180,9 @@ class Checker {
       for (size_t d = 0; d < rank; ++d) {
         const HloPaddingDim p = padding[d];
         const int64_t n = source.dims[d];
+        const int64_t limit = int64_t{1} << 30;  // Halide's 32-bit index arithmetic stays exact
+        require(std::abs(p.low) < limit && std::abs(p.high) < limit && p.interior < limit, "padding", "values below 2^30",
+                std::to_string(p.low) + "_" + std::to_string(p.high) + "_" + std::to_string(p.interior));
         require(p.interior >= 0 && out_.dims[d] == p.low + p.high + n + (n - 1) * p.interior, "padding",
                 "low + high + n + (n-1) x interior per dimension", dims_text(out_.dims));
       }

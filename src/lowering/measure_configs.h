@@ -25,10 +25,12 @@ struct MeasureOptions {
 
 struct ConfigMeasurement {
   std::vector<double> seconds;       // every timed run, in every pass
-  std::vector<double> pass_minimum;  // per pass
+  std::vector<double> pass_minimum;  // each measurement's minimum (config 0: one per batch)
   std::string failure;               // why it could not be measured ("" when it was)
   double compile_seconds = 0;
-  double best() const;  // the minimum over every run (0 when failed)
+  // The runtime: the median of its measurements' minima (one per pass; config 0 one per batch),
+  // so config 0, measured more often, is not labelled by a luckier minimum. 0 when it failed.
+  double best() const;
 };
 
 // "AMD EPYC family 26 model 2 (AVX-512)": the CPU as /proc/cpuinfo names it (some VMs give only
@@ -38,6 +40,7 @@ std::string cpu_description();
 // Measures every layout config of `imported` (import_hlo_layout's graph: its configurable nodes and
 // config rows) on the module's entry computation, which must lower whole. `progress(done, total)`
 // after each measurement; returning false stops (the configs not measured are failures "stopped").
+// Config 0 failing is an InputError at once: nothing else can be compared with it.
 std::vector<ConfigMeasurement> measure_layout_configs(const HloLayoutImport& imported, const MeasureOptions& options,
                                                       const std::function<bool(int64_t, int64_t)>& progress);
 

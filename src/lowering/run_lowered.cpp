@@ -10,6 +10,8 @@
 
 namespace graphcost {
 
+Halide::Target lowering_target() { return Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat); }
+
 bool npy_dtype_of(std::string_view element_type, DType* dtype) {
   static const std::pair<std::string_view, DType> types[] = {{"pred", DType::Bool},   {"u8", DType::UInt8},   {"s8", DType::Int8},
                                                              {"s16", DType::Int16},   {"s32", DType::Int32},  {"s64", DType::Int64},
@@ -114,7 +116,7 @@ std::vector<NpyArray> run_lowered(LoweredComputation& lowered, const std::vector
       buffers.push_back(wrap(lowered.outputs[k].output_types().at(0), bytes[k].data(), lowered.output_shapes[k].dims, false));
     }
     Halide::Realization realization(buffers);
-    Halide::Pipeline(funcs).realize(realization);
+    Halide::Pipeline(funcs).realize(realization, lowering_target());
   }
   for (size_t k = 0; k < lowered.outputs.size(); ++k) bytes[k] = bytes[first.at(lowered.outputs[k].name())];
   std::vector<NpyArray> outputs;
@@ -184,7 +186,7 @@ CompiledComputation::CompiledComputation(LoweredComputation& lowered, uint64_t s
       buffers.push_back(wrap(type, storage_.back().data(), lowered.output_shapes[k].dims, false));
     }
     pipelines_.emplace_back(funcs);
-    pipelines_.back().compile_jit(Halide::get_jit_target_from_environment());
+    pipelines_.back().compile_jit(lowering_target());
     outputs_.push_back(buffers);
   }
 }
@@ -256,7 +258,7 @@ bool CompiledComputation::outputs_match(const std::vector<uint8_t>& reference, s
 void CompiledComputation::run() {
   for (size_t p = 0; p < pipelines_.size(); ++p) {
     Halide::Realization realization(outputs_[p]);
-    pipelines_[p].realize(realization);
+    pipelines_[p].realize(realization, lowering_target());
   }
 }
 

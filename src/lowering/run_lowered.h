@@ -40,6 +40,10 @@ class CompiledComputation {
   std::vector<std::vector<Halide::Buffer<>>> outputs_;  // per pipeline
 };
 
+// The target the lowering JIT-compiles for: this CPU's, with StrictFloat (no fast-math: NaN and
+// infinity keep XLA's meaning, float sums are not reassociated).
+Halide::Target lowering_target();
+
 // The numpy dtype of an HLO element type, or false when npz files have none.
 bool npy_dtype_of(std::string_view element_type, DType* dtype);
 
