@@ -28,8 +28,8 @@ class CompiledComputation {
   // Every output's bytes of the last run, in order: a layout config must not change them.
   std::vector<uint8_t> output_bytes() const;
   // Whether this run's outputs equal `reference` (an output_bytes() of the same computation):
-  // integers exactly, floats to 1e-4 of the output's largest magnitude (1e-2 for f16 and bf16),
-  // as Halide lets LLVM reassociate float sums differently for other loop nests; else false and why.
+  // integers exactly, floats to 1e-4 of the output's largest magnitude (1e-2 for f16 and bf16):
+  // a margin, as lowering_target's StrictFloat keeps float sums in order; else false and why.
   bool outputs_match(const std::vector<uint8_t>& reference, std::string* why) const;
 
  private:
