@@ -1,15 +1,19 @@
 // graphcost-cpu: the commands that run XLA modules on this CPU through Halide (docs/lowering.md):
-// `lower` and `measure`, also reached as `graphcost lower|measure` (graphcost runs this executable).
+// `lower`, `measure` and `tune --oracle cpu`, also reached as `graphcost lower|measure` and
+// `graphcost tune --oracle cpu` (graphcost runs this executable).
 // Apart from graphcost because Halide brings LLVM, whose loading alone costs every process tens of
 // MiB of resident memory. Exit codes as graphcost's (common/error_exit.h).
 #include <exception>
+#include <functional>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/lower_command.h"
 #include "cli/measure_command.h"
+#include "cli/tune_command.h"
 #include "common/error_exit.h"
 #include "common/heap_tuning.h"
+#include "lowering/cpu_oracle.h"
 
 int main(int argc, char** argv) {
   graphcost::keep_large_allocations_in_heap();
@@ -20,6 +24,11 @@ int main(int argc, char** argv) {
   graphcost::MeasureCommandOptions measure;
   CLI::App* lower_command = graphcost::add_lower_command(app, lower);
   CLI::App* measure_command = graphcost::add_measure_command(app, measure);
+  graphcost::TuneCommandOptions tune;
+  tune.cpu_oracle = [](const graphcost::TuningTarget& target, const std::function<bool()>& stop) {
+    return graphcost::cpu_oracle(target, graphcost::MeasureOptions{}, stop);
+  };
+  CLI::App* tune_command = graphcost::add_tune_command(app, tune);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -28,6 +37,7 @@ int main(int argc, char** argv) {
   try {
     if (lower_command->parsed()) return graphcost::run_lower_command(lower);
     if (measure_command->parsed()) return graphcost::run_measure_command(measure);
+    if (tune_command->parsed()) return graphcost::run_tune_command(tune);
   } catch (const std::exception& error) {
     return graphcost::report_error(error);
   }

@@ -29,7 +29,7 @@
 
 namespace {
 
-// `graphcost lower|measure ...` as `graphcost-cpu lower|measure ...`, the executable beside this one.
+// `graphcost lower|measure|tune ...` as `graphcost-cpu lower|measure|tune ...`, the executable beside this one.
 int run_cpu_executable(char** argv) {
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -45,10 +45,22 @@ int run_cpu_executable(char** argv) {
   return 1;
 }
 
+// `graphcost tune ... --oracle cpu`: the oracle links Halide, so graphcost-cpu runs the whole command.
+bool tunes_on_cpu(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "tune") != 0) return false;
+  for (int k = 2; k < argc; ++k) {
+    if (std::strcmp(argv[k], "--oracle=cpu") == 0 ||
+        (std::strcmp(argv[k], "--oracle") == 0 && k + 1 < argc && std::strcmp(argv[k + 1], "cpu") == 0))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 2 && (std::strcmp(argv[1], "lower") == 0 || std::strcmp(argv[1], "measure") == 0)) return run_cpu_executable(argv);
+  if (tunes_on_cpu(argc, argv)) return run_cpu_executable(argv);
   graphcost::keep_large_allocations_in_heap();
   CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
   app.require_subcommand(1);

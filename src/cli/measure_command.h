@@ -2,7 +2,10 @@
 // runtimes were measured on this CPU: the module imported as `graphcost import` does (config 0
 // its own layouts, N random ones), each config lowered to Halide with its layouts and timed by the
 // protocol of lowering/measure_configs.h. Ctrl-C stops after the current config and writes what
-// was measured. docs/lowering.md, "Measuring".
+// was measured. With --kernel NAME, that instruction (a fusion, a dot, a convolution) is measured
+// apart, as TpuGraphs' tile task measures kernels: its operands random inputs, its configs the
+// layouts of its own dots, convolutions and reshapes. With --tile, its configs are tile sizes of
+// its output (lowering/tile_schedule.h; config 0 the kernel untiled) and the file a tile file. docs/lowering.md, "Measuring".
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,7 +17,9 @@ namespace graphcost {
 
 struct MeasureCommandOptions {
   std::string module;
+  std::string kernel;  // measure this instruction apart (hlo/fusion_kernels.h: kernel_module), not the entry
   std::string out;
+  bool tile = false;  // tile configs of the kernel (lowering/tile_schedule.h), not layouts
   int configs = 20;
   int passes = 1;
   int max_repeats = 30;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,9 @@ struct TuneCommandOptions {
   std::string model_out;   // the last fitted learner (learners/learner_file.h)
   std::string warm_start;  // a space target: another GPU's measurements of the same space (tune/space_target.h)
   bool json = false, resume = false, quiet = false;
+  // --oracle cpu: the oracle's maker (lowering/cpu_oracle.h), set by graphcost-cpu, the executable
+  // that links Halide; graphcost itself runs graphcost-cpu for it (cli/graphcost_main.cpp).
+  std::function<Oracle(const TuningTarget& target, const std::function<bool()>& stop)> cpu_oracle;
 };
 
 // The `tune` subcommand and its options (help shows TuneCommandOptions' defaults).

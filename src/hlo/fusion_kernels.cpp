@@ -5,11 +5,11 @@
 namespace graphcost {
 namespace {
 
-// The computations `root` reaches through calls (itself included), in module order.
-std::vector<int32_t> reachable_computations(const HloModule& module, int32_t root) {
+// The computations `roots` reach through calls (themselves included), in module order.
+std::vector<int32_t> reachable_computations(const HloModule& module, const std::vector<int32_t>& roots) {
   std::vector<bool> seen(module.computations.size(), false);
-  std::vector<int32_t> stack = {root};
-  seen[static_cast<size_t>(root)] = true;
+  std::vector<int32_t> stack = roots;
+  for (const int32_t root : roots) seen[static_cast<size_t>(root)] = true;
   while (!stack.empty()) {
     const int32_t c = stack.back();
     stack.pop_back();
@@ -50,7 +50,7 @@ std::vector<FusionSite> fusion_sites(const HloModule& module) {
   return sites;
 }
 
-FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {
+HloModule kernel_module(const HloModule& module, const FusionSite& site) {
   const HloComputation& computation = module.computations[static_cast<size_t>(site.computation)];
   const HloInstruction& fusion = computation.instructions[static_cast<size_t>(site.instruction)];
   HloModule kernel_module;
@@ -59,7 +59,7 @@ FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {
   kernel_module.bytes = module.bytes;  // the instructions' names are views into it
   kernel_module.decoded = module.decoded;
   kernel_module.from_text = module.from_text;
-  const std::vector<int32_t> kept = reachable_computations(module, fusion.called_computations.front());
+  const std::vector<int32_t> kept = reachable_computations(module, fusion.called_computations);
   std::vector<int32_t> renumbered(module.computations.size(), -1);
   for (size_t k = 0; k < kept.size(); ++k) renumbered[static_cast<size_t>(kept[k])] = static_cast<int32_t>(k);
   for (const int32_t c : kept) {
@@ -87,13 +87,19 @@ FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {
     entry.instructions.push_back(std::move(parameter));
     root.operands.push_back(static_cast<int32_t>(k));
   }
-  root.called_computations = {renumbered[static_cast<size_t>(fusion.called_computations.front())]};
+  for (int32_t& callee : root.called_computations) callee = renumbered[static_cast<size_t>(callee)];
   root.marked_root = true;
   entry.instructions.push_back(std::move(root));
   entry.root = static_cast<int32_t>(entry.instructions.size()) - 1;
   kernel_module.computations.push_back(std::move(entry));
   kernel_module.entry = static_cast<int32_t>(kernel_module.computations.size()) - 1;
+  return kernel_module;
+}
 
+FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {
+  const HloComputation& computation = module.computations[static_cast<size_t>(site.computation)];
+  const HloInstruction& fusion = computation.instructions[static_cast<size_t>(site.instruction)];
+  const HloModule kernel_module = graphcost::kernel_module(module, site);
   FusionKernel kernel;
   kernel.fusion = std::string(fusion.name);
   kernel.computation = computation.name;

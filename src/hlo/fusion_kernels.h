@@ -18,13 +18,18 @@ struct FusionKernel {
   HloShape output;          // the fusion's result (a multi-output fusion: its first array element)
 };
 
-// Where a fusion instruction sits: computation and instruction index.
+// Where an instruction (a fusion, say) sits: computation and instruction index.
 struct FusionSite {
   int32_t computation = 0, instruction = 0;
 };
 
 // Every fusion instruction that calls a computation, in module order.
 std::vector<FusionSite> fusion_sites(const HloModule& module);
+// One instruction as a module of its own (a kernel, as the dataset's tile files hold): the
+// computations it calls (a fusion's fused computation and what that calls), then an entry of one
+// parameter per operand (named as the operands) and the instruction as ROOT. Its instructions'
+// names are views into `module`'s bytes (shared, so `module` may go).
+HloModule kernel_module(const HloModule& module, const FusionSite& site);
 // The kernel of one fusion, built on its own: a caller that writes each kernel before building the
 // next holds one kernel at a time, however many the module has.
 FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site);

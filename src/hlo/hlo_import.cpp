@@ -77,10 +77,14 @@ HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const st
   return std::move(records.front().module);
 }
 
+std::string module_source_text(const std::string& path, ModuleFileFormat format, const HloModule& module) {
+  return printable(std::filesystem::path(path).filename().string()) + ": " + module_file_format_name(format) + ", module " +
+         excerpt(module.name);
+}
+
 std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs,
                               uint64_t seed) {
-  std::string text = printable(std::filesystem::path(path).filename().string()) + ": " + module_file_format_name(format) + ", module " +
-                     excerpt(module.name) + "; config 0 its own layouts";
+  std::string text = module_source_text(path, format, module) + "; config 0 its own layouts";
   if (random_configs > 0) text += ", " + std::to_string(random_configs) + " random (seed " + std::to_string(seed) + ")";
   return text + "; runtimes unmeasured";
 }
@@ -98,9 +102,17 @@ std::string record_provenance(const std::string& path, ModuleFileFormat format, 
 }
 
 HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options) {
-  HloLayoutImport result;
+  HloImportTimes times;
   ModuleFileFormat format = ModuleFileFormat::HloText;
-  HloModule module = read_hlo_module(path, &result.times, &format);
+  HloModule module = read_hlo_module(path, &times, &format);
+  HloLayoutImport result = import_module_layout(std::move(module), path, format, options);
+  result.times.read = times.read;
+  result.times.parse = times.parse;
+  return result;
+}
+
+HloLayoutImport import_module_layout(HloModule module, const std::string& path, ModuleFileFormat format, const HloImportOptions& options) {
+  HloLayoutImport result;
   check_graph_fits(module, 1 + static_cast<int64_t>(std::max(0, options.random_configs)));
   auto start = Clock::now();
   HloGraph hlo = build_hlo_graph(module);

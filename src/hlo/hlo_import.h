@@ -41,6 +41,8 @@ HloModule read_hlo_module(const std::string& path, HloImportTimes* times = nullp
 // The same from a file's bytes already read (read_module_file) and told (detect_module_file_format).
 HloModule module_from_bytes(std::string bytes, ModuleFileFormat format, const std::string& source);
 
+// "resnet.hlo: HLO text, module jit_f": where a graph built from a module comes from.
+std::string module_source_text(const std::string& path, ModuleFileFormat format, const HloModule& module);
 // "resnet.hlo: HLO text, module jit_f; config 0 its own layouts, 100 random (seed 0)": what an
 // imported file says of where it comes from (TpuGraph::provenance).
 std::string module_provenance(const std::string& path, ModuleFileFormat format, const HloModule& module, int random_configs, uint64_t seed);
@@ -60,6 +62,9 @@ struct HloLayoutImport {
 // The layout graph of the module at `path` with configs, in memory. InputError also when the
 // graph and its configs would need more than the input memory limit.
 HloLayoutImport import_hlo_layout(const std::string& path, const HloImportOptions& options);
+// The same of a module already read (an instruction's kernel, say: hlo/fusion_kernels.h, kernel_module);
+// `path` and `format` name where it came from in the graph's source and provenance.
+HloLayoutImport import_module_layout(HloModule module, const std::string& path, ModuleFileFormat format, const HloImportOptions& options);
 
 // What a tile import did with each fusion of a module.
 struct HloTileKernels {

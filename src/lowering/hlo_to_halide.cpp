@@ -127,6 +127,9 @@ class Lowerer {
     Halide::Func func;
     std::vector<Value> elements;
     bool tuple = false;
+    // The reductions this value reads through inlined Funcs alone, each read once: what a tile
+    // schedule may compute per tile of the output (LoweredComputation::per_tile).
+    std::vector<Halide::Func> per_tile;
   };
 
   Value lower(int32_t computation_index, const std::vector<Value>* arguments, int depth, LoweredComputation* result) {
@@ -171,6 +174,7 @@ class Lowerer {
         values[i].func.compute_root();
       }
       if (choice != nullptr && !values[i].tuple) store_in_layout(values[i].func, in.shape.dims.size(), (*choice)[0]);
+      if (!values[i].tuple) track_per_tile(in, values, i, uses[i], choice != nullptr, arguments != nullptr);
       if (depth == 0 && !values[i].tuple) result->funcs[i] = values[i].func;
     }
     return values[static_cast<size_t>(computation.root)];
@@ -181,6 +185,27 @@ class Lowerer {
     if (layouts_ == nullptr) return nullptr;
     const auto found = layouts_->find({computation, static_cast<int32_t>(instruction)});
     return found == layouts_->end() ? nullptr : &found->second;
+  }
+
+  // Value i's per_tile (Value::per_tile): itself when it is a reduction read once (stored only
+  // because it has an update), nothing when it is stored for another reason (read twice, a layout,
+  // a called computation's parameter read twice), else what its inlined operands carry (a call's,
+  // a fusion's or a get-tuple-element's value carries what it carried in the callee).
+  void track_per_tile(const HloInstruction& in, std::vector<Value>& values, size_t i, int uses, bool laid_out, bool called) const {
+    Value& value = values[i];
+    const bool passes_through =
+        in.opcode == "call" || in.opcode == "fusion" || in.opcode == "get-tuple-element" || (in.opcode == "parameter" && called);
+    if (value.func.has_update_definition()) {
+      value.per_tile.clear();
+      if (uses == 1 && !laid_out) value.per_tile.push_back(value.func);
+    } else if (uses >= 2 || laid_out) {
+      value.per_tile.clear();
+    } else if (!passes_through) {
+      for (const int32_t operand : in.operands) {
+        const Value& read = values[static_cast<size_t>(operand)];
+        if (!read.tuple) value.per_tile.insert(value.per_tile.end(), read.per_tile.begin(), read.per_tile.end());
+      }
+    }
   }
 
   std::vector<bool> live_instructions(const HloComputation& computation) const {
@@ -298,6 +323,7 @@ void flatten(const Lowerer::Value& value, const HloShape& shape, LoweredComputat
     Halide::Func output = value.func;  // a handle: the same Func
     output.compute_root();
     if (!shape.dims.empty()) output.output_buffer().dim(0).set_stride(Halide::Expr());
+    if (result->outputs.empty()) result->per_tile = value.per_tile;
     result->outputs.push_back(output);
     result->output_shapes.push_back(shape);
     return;

@@ -39,6 +39,10 @@ struct LoweredComputation {
   // Every instruction's Func (by index in the lowered computation; undefined for tuples and
   // parameters of called computations, which are their callers' Funcs): the schedule's handles.
   std::vector<Halide::Func> funcs;
+  // The reductions (dots, reduces) the first output reads through inlined Funcs alone, each read
+  // once: stored whole by the default schedule, computed per tile of the output by a tile schedule
+  // (tile_schedule.h).
+  std::vector<Halide::Func> per_tile;
 };
 
 // A layout config as a schedule (docs/lowering.md, "Configs"): for an instruction (its computation

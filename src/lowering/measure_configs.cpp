@@ -11,6 +11,7 @@
 #include "data/node_features.h"
 #include "lowering/hlo_to_halide.h"
 #include "lowering/run_lowered.h"
+#include "lowering/tile_schedule.h"
 
 namespace graphcost {
 
@@ -48,9 +49,9 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Config `config`'s rows as a schedule: configurable node j's three minor_to_major blocks.
-LayoutSchedule schedule_of(const HloLayoutImport& imported, int64_t config) {
-  const TpuGraph& graph = imported.graph;
-  const std::vector<int32_t>& first = imported.computation_first;
+LayoutSchedule schedule_of(const ModuleLayouts& program, int64_t config) {
+  const TpuGraph& graph = program.graph;
+  const std::vector<int32_t>& first = program.computation_first;
   LayoutSchedule schedule;
   const size_t nc = graph.configurable_nodes.size();
   for (size_t j = 0; j < nc; ++j) {
@@ -66,15 +67,13 @@ LayoutSchedule schedule_of(const HloLayoutImport& imported, int64_t config) {
   return schedule;
 }
 
-// One config measured by the protocol (measure_configs.h); its times appended to `result`. The
-// first run's outputs must equal config 0's (`reference`, set by config 0's first measurement):
-// a layout changes where values are stored, never what they are.
-void measure_one(const HloLayoutImport& imported, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
-                 std::vector<uint8_t>& reference) {
-  const LayoutSchedule schedule = schedule_of(imported, config);
+}  // namespace
+
+void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
+                     std::vector<uint8_t>& reference) {
   try {
     const Clock::time_point compile_start = Clock::now();
-    LoweredComputation lowered = lower_computation(imported.module, imported.module.entry, &schedule);
+    LoweredComputation lowered = lower();
     CompiledComputation compiled(lowered, options.seed);
     result.compile_seconds += seconds_since(compile_start);
     compiled.run();  // warm-up: caches, pages, the first touch of every buffer
@@ -104,11 +103,20 @@ void measure_one(const HloLayoutImport& imported, int64_t config, const MeasureO
   }
 }
 
-}  // namespace
+void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
+                           std::vector<uint8_t>& reference) {
+  const LayoutSchedule schedule = schedule_of(program, config);
+  measure_lowered([&] { return lower_computation(program.module, program.module.entry, &schedule); }, options, result, reference);
+}
 
-std::vector<ConfigMeasurement> measure_layout_configs(const HloLayoutImport& imported, const MeasureOptions& options,
-                                                      const std::function<bool(int64_t, int64_t)>& progress) {
-  const int64_t configs = imported.graph.config_count;
+std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank) {
+  std::vector<int64_t> tile(rank);
+  for (size_t d = 0; d < rank; ++d) tile[d] = static_cast<int64_t>(kernel.tile_config_features[static_cast<size_t>(config) * 24 + d]);
+  return tile;
+}
+
+std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne& measure_one, const MeasureOptions& options,
+                                               const std::function<bool(int64_t, int64_t)>& progress, const std::string& source) {
   std::vector<ConfigMeasurement> results(static_cast<size_t>(configs));
   std::mt19937_64 random(options.seed);
   std::vector<int64_t> order;
@@ -124,9 +132,10 @@ std::vector<ConfigMeasurement> measure_layout_configs(const HloLayoutImport& imp
       std::vector<int64_t> batch = {0};  // config 0 first in every batch
       for (size_t k = at; k < std::min(order.size(), at + static_cast<size_t>(options.batch)); ++k) batch.push_back(order[k]);
       for (const int64_t config : batch) {
-        measure_one(imported, config, options, results[static_cast<size_t>(config)], reference);
+        measure_one(config, results[static_cast<size_t>(config)], reference);
         if (config == 0 && !results[0].failure.empty()) {
-          throw InputError(imported.module.source, "config 0", "measured (the module's own layouts: every config is compared with it)",
+          throw InputError(source, "config 0",
+                           "measured (the module's own layouts, or its untiled kernel: every config is compared with it)",
                            results[0].failure);
         }
         if (progress && !progress(++done, total)) {
@@ -141,6 +150,27 @@ std::vector<ConfigMeasurement> measure_layout_configs(const HloLayoutImport& imp
     if (result.seconds.empty() && result.failure.empty()) result.failure = "stopped before it was measured";
   }
   return results;
+}
+
+std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, const TpuGraph& graph, const MeasureOptions& options,
+                                                    const std::function<bool(int64_t, int64_t)>& progress) {
+  const HloComputation& entry = kernel.computations.at(static_cast<size_t>(kernel.entry));
+  const HloShape* output = &entry.instructions.at(static_cast<size_t>(entry.root)).shape;
+  while (output->is_tuple() && !output->elements.empty()) output = &output->elements.front();  // the first output, as lowered
+  const size_t rank = output->dims.size();
+  return measure_configs(
+      graph.config_count,
+      [&](int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference) {
+        const std::vector<int64_t> tile = config_tile(graph, config, rank);
+        measure_lowered(
+            [&] {
+              LoweredComputation lowered = lower_computation(kernel, kernel.entry);
+              schedule_tiles(lowered, tile);
+              return lowered;
+            },
+            options, result, reference);
+      },
+      options, progress, kernel.source);
 }
 
 }  // namespace graphcost

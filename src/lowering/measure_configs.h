@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hlo/hlo_import.h"
+#include "lowering/hlo_to_halide.h"
 
 namespace graphcost {
 
@@ -37,11 +38,40 @@ struct ConfigMeasurement {
 // the vendor's name: the family and model tell the core), for a measured file's provenance.
 std::string cpu_description();
 
-// Measures every layout config of `imported` (import_hlo_layout's graph: its configurable nodes and
-// config rows) on the module's entry computation, which must lower whole. `progress(done, total)`
-// after each measurement; returning false stops (the configs not measured are failures "stopped").
-// Config 0 failing is an InputError at once: nothing else can be compared with it.
-std::vector<ConfigMeasurement> measure_layout_configs(const HloLayoutImport& imported, const MeasureOptions& options,
-                                                      const std::function<bool(int64_t, int64_t)>& progress);
+// A module and its layout graph (import_hlo_layout's, or a tuning target's): what a config is measured on.
+struct ModuleLayouts {
+  const HloModule& module;
+  const std::vector<int32_t>& computation_first;  // the graph's node offset of each computation (hlo_graph.h)
+  const TpuGraph& graph;                          // its configurable nodes and config rows
+};
+
+// One config of `program` measured by the protocol on the module's entry computation, its times
+// appended to `result` (a failure to compile or run is result.failure; an InputError, the module
+// itself not lowering, is thrown). Its outputs must equal `reference`, or become it when empty:
+// a layout changes where values are stored, never what they are.
+void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
+                           std::vector<uint8_t>& reference);
+
+// One config measured by the protocol: `lower` gives the computation scheduled as the config asks
+// (timed apart as compile_seconds); the rest as measure_layout_config.
+void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
+                     std::vector<uint8_t>& reference);
+
+// Config `config`'s tile sizes (the first `rank` columns of its tile config features, tile_configs.h).
+std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank);
+
+// The protocol over configs 0..configs-1: shuffled batches each led by config 0, `passes` passes;
+// `measure_one(config, result, reference)` measures one (measure_layout_config, say).
+// `progress(done, total)` after each measurement; returning false stops (the configs not measured
+// are failures "stopped"). Config 0 failing is an InputError naming `source` at once: nothing
+// else can be compared with it.
+using MeasureOne = std::function<void(int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference)>;
+std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne& measure_one, const MeasureOptions& options,
+                                               const std::function<bool(int64_t, int64_t)>& progress, const std::string& source);
+
+// Measures every tile config of `graph` (a Tile graph of `kernel`, config 0 its whole output as one
+// tile) on `kernel`'s entry, each scheduled by tile_schedule.h.
+std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, const TpuGraph& graph, const MeasureOptions& options,
+                                                    const std::function<bool(int64_t, int64_t)>& progress);
 
 }  // namespace graphcost

@@ -19,7 +19,7 @@ const NameTable<MeasurementStatus>& measurement_status_names() {
 
 const NameTable<OracleKind>& oracle_kind_names() {
   static const NameTable<OracleKind> names = {
-      {"replay", OracleKind::Replay}, {"simulate", OracleKind::Simulate}, {"command", OracleKind::Command}};
+      {"replay", OracleKind::Replay}, {"simulate", OracleKind::Simulate}, {"command", OracleKind::Command}, {"cpu", OracleKind::Cpu}};
   return names;
 }
 

@@ -6,6 +6,8 @@
 //             for hardware, deterministic.
 //   command   the user's hardware: a shell command per measurement (src/cli/command_oracle.h: it
 //             runs processes, so it lives with the command line, not in the browser's library).
+//   cpu       this machine's CPU: the module lowered to Halide and timed (src/lowering/cpu_oracle.h:
+//             it links Halide, so it lives in graphcost-cpu, which `graphcost tune --oracle cpu` runs).
 //   Python    a Python function (the package's tune()).
 // Any std::function that measures a config is an oracle.
 #pragma once
@@ -48,10 +50,13 @@ struct Oracle {
   // Replay only: every candidate's recorded ranking target (seconds; tile: runtime over the
   // normalizer), for scoring the tuner on configs it has not measured. Empty otherwise.
   std::vector<double> truth;
+  // Optional: after the run, a separate re-measurement of the best config found against config 0,
+  // as a line for the report (the cpu oracle's; empty: none).
+  std::function<std::string(int32_t best)> confirm;
 };
 
-enum class OracleKind { Replay, Simulate, Command };
-const NameTable<OracleKind>& oracle_kind_names();  // "replay", "simulate", "command"
+enum class OracleKind { Replay, Simulate, Command, Cpu };
+const NameTable<OracleKind>& oracle_kind_names();  // "replay", "simulate", "command", "cpu"
 
 Oracle replay_oracle(const TuningTarget& target);
 Oracle simulate_oracle(const TuningTarget& target, const HardwareModel& hardware);
