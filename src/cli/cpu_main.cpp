@@ -1,5 +1,5 @@
 // graphcost-cpu: the commands that run XLA modules on this CPU through Halide (docs/lowering.md):
-// `lower`, `measure` and `tune --oracle cpu`, also reached as `graphcost lower|measure` and
+// `lower`, `measure`, `collect` and `tune --oracle cpu`, also reached as `graphcost lower|measure|collect` and
 // `graphcost tune --oracle cpu` (graphcost runs this executable).
 // Apart from graphcost because Halide brings LLVM, whose loading alone costs every process tens of
 // MiB of resident memory. Exit codes as graphcost's (common/error_exit.h).
@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/collect_command.h"
 #include "cli/lower_command.h"
 #include "cli/measure_command.h"
 #include "cli/tune_command.h"
@@ -16,7 +17,7 @@
 #include "lowering/cpu_oracle.h"
 
 int main(int argc, char** argv) {
-  graphcost::keep_large_allocations_in_heap();
+  graphcost::keep_large_allocations_in_heap();  // Halide's stored Funcs are allocated on every run
   CLI::App app{"graphcost-cpu: XLA modules lowered to Halide, run and timed on this CPU (also: graphcost lower | measure)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "graphcost 0.1.0");
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
     return graphcost::cpu_oracle(target, graphcost::MeasureOptions{}, stop);
   };
   CLI::App* tune_command = graphcost::add_tune_command(app, tune);
+  graphcost::CollectOptions collect;
+  CLI::App* collect_command = graphcost::add_collect_command(app, collect);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
     if (lower_command->parsed()) return graphcost::run_lower_command(lower);
     if (measure_command->parsed()) return graphcost::run_measure_command(measure);
     if (tune_command->parsed()) return graphcost::run_tune_command(tune);
+    if (collect_command->parsed()) return graphcost::run_collect_command(collect);
   } catch (const std::exception& error) {
     return graphcost::report_error(error);
   }

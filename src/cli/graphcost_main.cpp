@@ -29,7 +29,7 @@
 
 namespace {
 
-// `graphcost lower|measure|tune ...` as `graphcost-cpu lower|measure|tune ...`, the executable beside this one.
+// `graphcost lower|measure|collect|tune ...` as `graphcost-cpu ...`, the executable beside this one.
 int run_cpu_executable(char** argv) {
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -59,13 +59,16 @@ bool tunes_on_cpu(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::strcmp(argv[1], "lower") == 0 || std::strcmp(argv[1], "measure") == 0)) return run_cpu_executable(argv);
+  if (argc >= 2 && (std::strcmp(argv[1], "lower") == 0 || std::strcmp(argv[1], "measure") == 0 || std::strcmp(argv[1], "collect") == 0))
+    return run_cpu_executable(argv);
   if (tunes_on_cpu(argc, argv)) return run_cpu_executable(argv);
   graphcost::keep_large_allocations_in_heap();
   CLI::App app{"graphcost: learned cost models for ML compiler graphs (TpuGraphs format)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "graphcost 0.1.0");
-  app.footer("Also: lower, measure (an XLA module run and timed on this CPU through Halide: graphcost-cpu, docs/lowering.md)");
+  app.footer(
+      "Also: lower, measure, collect, tune --oracle cpu (XLA modules run and timed on this CPU through Halide: graphcost-cpu, "
+      "docs/lowering.md)");
 
   graphcost::InfoOptions info;
   graphcost::GenOptions gen;

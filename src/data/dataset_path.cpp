@@ -44,10 +44,11 @@ DatasetPath parse_dataset_path(const std::string& path) {
   if (file.size() > 4 && file.compare(file.size() - 4, 4, ".npz") == 0) file.resize(file.size() - 4);
   location.stem = file;
   const size_t n = parts.size();
-  if (n >= 4 && parts[n - 4] == "tile" && parts[n - 3] == "xla" && is_split(parts[n - 2])) {
-    location.collection = "tile:xla";
+  // xla and nlp: the dataset's sources; cpu: runtimes measured on a CPU by `graphcost collect`.
+  if (n >= 4 && parts[n - 4] == "tile" && (parts[n - 3] == "xla" || parts[n - 3] == "cpu") && is_split(parts[n - 2])) {
+    location.collection = "tile:" + parts[n - 3];
     location.split = parts[n - 2];
-  } else if (n >= 5 && parts[n - 5] == "layout" && (parts[n - 4] == "xla" || parts[n - 4] == "nlp") &&
+  } else if (n >= 5 && parts[n - 5] == "layout" && (parts[n - 4] == "xla" || parts[n - 4] == "nlp" || parts[n - 4] == "cpu") &&
              (parts[n - 3] == "default" || parts[n - 3] == "random") && is_split(parts[n - 2])) {
     location.collection = "layout:" + parts[n - 4] + ":" + parts[n - 3];
     location.split = parts[n - 2];

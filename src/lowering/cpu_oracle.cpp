@@ -47,6 +47,7 @@ Oracle cpu_oracle(const TuningTarget& target, const MeasureOptions& protocol, co
   if (target.graph.kind != GraphKind::Layout || target.graph.configurable_count() == 0) {
     throw InputError(target.path, "configurable nodes", "a convolution, dot or reshape of rank 2 or more (a layout to choose)", "none");
   }
+  pin_to_one_cpu();
   auto reference = std::make_shared<std::vector<uint8_t>>();  // the first measured config's outputs
   Oracle oracle;
   oracle.name = "cpu";

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
+
+#include <sched.h>
 
 #include "common/input_error.h"
 #include "data/node_features.h"
@@ -34,12 +37,44 @@ std::string cpu_description() {
          fields["model"] + (avx512 ? " (AVX-512)" : "");
 }
 
-double ConfigMeasurement::best() const {
-  if (pass_minimum.empty()) return 0.0;
-  std::vector<double> sorted = pass_minimum;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+namespace {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+double ConfigMeasurement::best() const { return median(pass_minimum); }
+
+int pin_to_one_cpu() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return -1;
+  for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
+  }
+  return -1;
+}
+
+std::vector<double> drift_corrected_pass(const std::vector<ConfigMeasurement>& results, size_t pass) {
+  std::vector<double> runtimes(results.size(), NAN);
+  if (results.empty() || !results[0].failure.empty()) return runtimes;
+  const double zero = results[0].best();
+  for (size_t c = 1; c < results.size(); ++c) {
+    const ConfigMeasurement& result = results[c];
+    if (result.failure.empty() && pass < result.pass_minimum.size() && pass < result.batch_reference.size()) {
+      runtimes[c] = result.pass_minimum[pass] / result.batch_reference[pass] * zero;
+    }
+  }
+  return runtimes;
 }
 
 namespace {
@@ -85,7 +120,7 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
     }
     double minimum = 1e300, timed = 0;
     int since_improvement = 0;
-    for (int repeat = 0; repeat < options.max_repeats; ++repeat) {
+    for (int repeat = 0;; ++repeat) {
       const Clock::time_point start = Clock::now();
       compiled.run();
       const double seconds = seconds_since(start);
@@ -93,7 +128,9 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
       timed += seconds;
       since_improvement = seconds < minimum * 0.99 ? 0 : since_improvement + 1;
       minimum = std::min(minimum, seconds);
-      if (repeat + 1 >= options.min_repeats && (since_improvement >= 3 || timed > options.max_seconds)) break;
+      const int runs = repeat + 1;
+      if (runs < options.min_repeats) continue;
+      if (timed > options.max_seconds || (timed >= options.min_seconds && (since_improvement >= 3 || runs >= options.max_repeats))) break;
     }
     result.pass_minimum.push_back(minimum);
   } catch (const InputError&) {
@@ -117,6 +154,7 @@ std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t 
 
 std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne& measure_one, const MeasureOptions& options,
                                                const std::function<bool(int64_t, int64_t)>& progress, const std::string& source) {
+  pin_to_one_cpu();
   std::vector<ConfigMeasurement> results(static_cast<size_t>(configs));
   std::mt19937_64 random(options.seed);
   std::vector<int64_t> order;
@@ -132,7 +170,12 @@ std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne
       std::vector<int64_t> batch = {0};  // config 0 first in every batch
       for (size_t k = at; k < std::min(order.size(), at + static_cast<size_t>(options.batch)); ++k) batch.push_back(order[k]);
       for (const int64_t config : batch) {
-        measure_one(config, results[static_cast<size_t>(config)], reference);
+        ConfigMeasurement& result = results[static_cast<size_t>(config)];
+        const size_t measured_before = result.pass_minimum.size();
+        measure_one(config, result, reference);
+        if (result.pass_minimum.size() > measured_before) {  // config 0 is the batch's first: its newest minimum is the batch's
+          result.batch_reference.push_back(results[0].pass_minimum.back());
+        }
         if (config == 0 && !results[0].failure.empty()) {
           throw InputError(source, "config 0",
                            "measured (the module's own layouts, or its untiled kernel: every config is compared with it)",

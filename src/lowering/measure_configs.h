@@ -16,23 +16,37 @@
 namespace graphcost {
 
 struct MeasureOptions {
-  int min_repeats = 3;       // timed runs of a config at least ...
-  int max_repeats = 30;      // ... and at most; it stops earlier once 3 runs in a row leave the minimum within 1%
+  int min_repeats = 3;   // timed runs of a config at least ...
+  int max_repeats = 30;  // ... and at most, once min_seconds are timed; it stops earlier once 3 runs in a row leave the minimum within 1%
+  double min_seconds = 0.1;  // timed seconds of one config at least: a kernel of a millisecond runs about 100 times
   double max_seconds = 2.0;  // timed seconds of one config at most (past min_repeats)
   int batch = 10;            // configs between two measurements of config 0
   int passes = 1;            // passes over all configs (2: the noise, the tau between passes)
   uint64_t seed = 0;         // the inputs' values and the order
 };
 
+// Pins the calling thread to one CPU (the highest it may run on: CPU 0 takes most interrupts), so a
+// measurement is not moved between cores midway; returns the CPU, or -1 when the system refused.
+int pin_to_one_cpu();
+
 struct ConfigMeasurement {
   std::vector<double> seconds;       // every timed run, in every pass
   std::vector<double> pass_minimum;  // each measurement's minimum (config 0: one per batch)
-  std::string failure;               // why it could not be measured ("" when it was)
+  // Config 0's minimum in the batch of each of pass_minimum (measure_configs: the machine's speed
+  // at nearly the same moment); empty when measured outside batches (tune's oracle).
+  std::vector<double> batch_reference;
+  std::string failure;  // why it could not be measured ("" when it was)
   double compile_seconds = 0;
   // The runtime: the median of its measurements' minima (one per pass; config 0 one per batch),
   // so config 0, measured more often, is not labelled by a luckier minimum. 0 when it failed.
   double best() const;
 };
+
+// Each config's minimum in pass `pass` (0, 1, ...) relative to config 0's in the same batch, times
+// config 0's best(): its runtime with slow drift of the machine's speed taken out (NaN where a
+// config has no measurement in that pass). Reported beside the raw noise, not used as labels: on
+// the VMs measured so far it was not steadier (docs/lowering.md, "Noise").
+std::vector<double> drift_corrected_pass(const std::vector<ConfigMeasurement>& results, size_t pass);
 
 // "AMD EPYC family 26 model 2 (AVX-512)": the CPU as /proc/cpuinfo names it (some VMs give only
 // the vendor's name: the family and model tell the core), for a measured file's provenance.

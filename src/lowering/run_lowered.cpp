@@ -3,14 +3,48 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "common/input_error.h"
 
 namespace graphcost {
 
-Halide::Target lowering_target() { return Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat); }
+namespace {
+
+// Whether /proc/cpuinfo's flags name `flag` (false when it cannot be read).
+bool cpu_has_flag(const std::string& flag) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream flags(line.substr(line.find(':') + 1));
+    std::string name;
+    while (flags >> name) {
+      if (name == flag) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+Halide::Target lowering_target() {
+  static const Halide::Target chosen = [] {
+    Halide::Target target = Halide::get_jit_target_from_environment().with_feature(Halide::Target::StrictFloat);
+    // Halide 14 names every CPU with AVX512-BF16 Sapphire Rapids and has LLVM compile for that core
+    // (-mcpu=sapphirerapids), which brings AVX512-FP16: on AMD's Zen 4 and 5 (BF16, no FP16) a bf16
+    // value moved by `vmovw` died of SIGILL. Sapphire Rapids only where the CPU has FP16 too.
+    if (target.has_feature(Halide::Target::AVX512_SapphireRapids) && !cpu_has_flag("avx512_fp16")) {
+      target = target.without_feature(Halide::Target::AVX512_SapphireRapids);
+    }
+    return target;
+  }();
+  return chosen;
+}
 
 bool npy_dtype_of(std::string_view element_type, DType* dtype) {
   static const std::pair<std::string_view, DType> types[] = {{"pred", DType::Bool},   {"u8", DType::UInt8},   {"s8", DType::Int8},
@@ -126,7 +160,7 @@ std::vector<NpyArray> run_lowered(LoweredComputation& lowered, const std::vector
 
 namespace {
 
-void fill_random(const Halide::Type& type, std::vector<uint8_t>& bytes, std::mt19937_64& random) {
+void fill_random(const Halide::Type& type, PageAlignedBytes& bytes, std::mt19937_64& random) {
   std::uniform_real_distribution<double> real(-1, 1);
   std::uniform_int_distribution<int> small(0, 3);
   const size_t size = static_cast<size_t>(type.bytes());
@@ -225,7 +259,7 @@ double float_at(const Halide::Type& type, const uint8_t* p) {
 bool CompiledComputation::outputs_match(const std::vector<uint8_t>& reference, std::string* why) const {
   size_t at = 0;
   for (size_t k = first_output_; k < storage_.size(); ++k) {
-    const std::vector<uint8_t>& bytes = storage_[k];
+    const PageAlignedBytes& bytes = storage_[k];
     const Halide::Type type = output_types_[k - first_output_];
     if (at + bytes.size() > reference.size()) return *why = "fewer reference bytes", false;
     if (!type.is_float()) {

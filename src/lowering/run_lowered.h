@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,32 @@ namespace graphcost {
 // InputError names `inputs_file`, the array ("param0") and both. Element types without a numpy
 // equal in npz files (f16, bf16, u16-u64) are refused by name.
 std::vector<NpyArray> run_lowered(LoweredComputation& lowered, const std::vector<NpyArray>& inputs, const std::string& inputs_file);
+
+// Bytes on their own pages: a measured buffer starts at the same offset in every cache line and
+// page whatever the heap did before, so no config is measured with luckier or unluckier alignment.
+template <typename T>
+struct PageAlignedAllocator {
+  using value_type = T;
+  PageAlignedAllocator() = default;
+  template <typename U>
+  PageAlignedAllocator(const PageAlignedAllocator<U>&) {}
+  T* allocate(size_t n) {
+    const size_t bytes = (n * sizeof(T) + 4095) / 4096 * 4096;
+    void* p = std::aligned_alloc(4096, bytes == 0 ? 4096 : bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <typename U>
+  bool operator==(const PageAlignedAllocator<U>&) const {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const PageAlignedAllocator<U>&) const {
+    return false;
+  }
+};
+using PageAlignedBytes = std::vector<uint8_t, PageAlignedAllocator<uint8_t>>;
 
 // A lowered computation JIT-compiled once (one pipeline per output rank, as run_lowered) with its
 // parameters bound to buffers of random values (seeded: floats in [-1, 1], integers in [0, 4),
@@ -33,9 +61,9 @@ class CompiledComputation {
   bool outputs_match(const std::vector<uint8_t>& reference, std::string* why) const;
 
  private:
-  std::vector<std::vector<uint8_t>> storage_;  // the parameters' and outputs' bytes
-  size_t first_output_ = 0;                    // storage_ from here on holds outputs
-  std::vector<Halide::Type> output_types_;     // of storage_'s outputs
+  std::vector<PageAlignedBytes> storage_;   // the parameters' and outputs' bytes
+  size_t first_output_ = 0;                 // storage_ from here on holds outputs
+  std::vector<Halide::Type> output_types_;  // of storage_'s outputs
   std::vector<Halide::Pipeline> pipelines_;
   std::vector<std::vector<Halide::Buffer<>>> outputs_;  // per pipeline
 };

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Real kernels of the shared HLO modules measured on this CPU through Halide (docs/lowering.md,
+# "Measured here"): five kernels' 50 random layout configs and four kernels' whole tile spaces,
+# each with two passes, so every row gives config 0, the fastest, the spread and the tau between
+# the passes (the machine's noise). Prints a markdown table and the machine; the measured files
+# stay in build/measure-kernels/. About 10 minutes on 2 cores; run it with nothing else running.
+# Usage: bash bench/measure_kernels.sh [CONFIGS=50]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+configs=${1:-50}
+hlo=${GRAPHCOST_DATA:-../shared/data}/hlo
+cmake --preset native-release >/dev/null
+cmake --build --preset native-release --target graphcost graphcost-cpu >/dev/null
+graphcost=build/native-release/src/graphcost
+work=build/measure-kernels
+mkdir -p "$work"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) (family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')," \
+  "model $(grep -m1 '^model\s*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) cores), commit $(git rev-parse --short HEAD), $(date -u +%F)"
+echo
+echo "| kernel | configs | config 0 | fastest | spread | tau between passes | seconds |"
+echo "|---|---|---|---|---|---|---|"
+row() {  # NAME MODULE [measure options...]
+  local name=$1 module=$2
+  shift 2
+  local start=$SECONDS out
+  out=$("$graphcost" measure "$hlo/$module" "$@" --configs "$configs" --passes 2 --out "$work/$name.npz" -q)
+  local measured zero fastest spread tau
+  measured=$(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) configs measured.*/\1 of \2/p' <<<"$out")
+  zero=$(sed -n 's/.*config 0 ([^)]*) \([0-9.]*\) ms.*/\1 ms/p' <<<"$out")
+  fastest=$(sed -n 's/.*fastest \([0-9.]*\) ms.*/\1 ms/p' <<<"$out")
+  spread=$(sed -n 's/.*(spread \([0-9.]*x\)).*/\1/p' <<<"$out")
+  tau=$(sed -n 's/.*configs is \([0-9.-]*\) .*/\1/p' <<<"$out")
+  echo "| $name | $measured | $zero | $fastest | $spread | $tau | $((SECONDS - start)) |"
+}
+row "xnn (whole module) layouts" xnn.parallel_dots.optimized.hlo --max-repeats 10
+row "dlrm dot_general.35 layouts" dlrm_keras_jax_f32_train_step.hlo --kernel dot_general.35
+row "dlrm dot_general.22 layouts" dlrm_keras_jax_f32_train_step.hlo --kernel dot_general.22
+row "gemma dot.10064 layouts" gemma3_1b_flax_call.hlo --kernel dot.10064
+row "gemma dot.1254 layouts" gemma3_1b_flax_call.hlo --kernel dot.1254
+row "dlrm dot_general.24 tiles" dlrm_keras_jax_f32_train_step.hlo --kernel dot_general.24 --tile
+row "dlrm dot_general.31 tiles" dlrm_keras_jax_f32_train_step.hlo --kernel dot_general.31 --tile
+row "xnn fusion f0 tiles" xnn.parallel_dots.optimized.hlo --kernel f0 --tile
+row "gemma dot.10064 tiles" gemma3_1b_flax_call.hlo --kernel dot.10064 --tile
