@@ -30,7 +30,12 @@ CLI::App* add_collect_command(CLI::App& app, CollectOptions& options) {
   command->add_option("--kernels", options.kernels, "Distinct kernels a module at most, the largest first")->capture_default_str();
   command->add_option("--max-gflop", options.max_gflop, "Leave out what would run longer: estimated work of one run, GFLOP")
       ->capture_default_str();
+  command->add_option("--max-input-mb", options.max_input_mb, "Leave out what reads more: its parameters' size, MB")->capture_default_str();
   command->add_option("--max-repeats", options.max_repeats, "Timed runs of one config at most once 0.1 s are timed")->capture_default_str();
+  command->add_option("--test", options.test_programs, "Modules (file names without extension) whose files go to the test split")
+      ->delimiter(',');
+  command->add_option("--valid", options.valid_programs, "Modules whose files go to the valid split (the others: by a hash of the name)")
+      ->delimiter(',');
   command->add_option("--seed", options.seed, "The random configs, the inputs' values and the order");
   command->add_flag("-q,--quiet", options.quiet, "No progress on stderr");
   return command;
@@ -73,6 +78,29 @@ double estimated_gflop(const HloModule& module) {
     }
   }
   return flop * 1e-9;
+}
+
+// The megabytes of `module`'s entry parameters: what every config fills with random values.
+double input_megabytes(const HloModule& module) {
+  double bytes = 0;
+  for (const HloInstruction& in : module.computations.at(static_cast<size_t>(module.entry)).instructions) {
+    if (in.opcode != "parameter" || in.shape.is_tuple()) continue;
+    const std::string_view type = in.shape.element_type;
+    const double size = type == "f64" || type == "s64" || type == "u64"   ? 8
+                        : type == "f32" || type == "s32" || type == "u32" ? 4
+                        : type == "pred" || type == "s8" || type == "u8"  ? 1
+                                                                          : 2;
+    bytes += size * static_cast<double>(elements(in.shape));
+  }
+  return bytes / 1e6;
+}
+
+// Why a module or kernel is past the collect's bounds ("" when it is not).
+std::string past_bounds(const HloModule& module, const CollectOptions& options) {
+  const double gflop = estimated_gflop(module), megabytes = input_megabytes(module);
+  if (gflop > options.max_gflop) return "estimated " + std::to_string(gflop) + " GFLOP a run, past --max-gflop";
+  if (megabytes > options.max_input_mb) return std::to_string(megabytes) + " MB of parameters, past --max-input-mb";
+  return "";
 }
 
 // What makes two kernels the same program: each instruction's opcode and shape, in order.
@@ -119,8 +147,8 @@ std::vector<std::pair<std::string, double>> chosen_kernels(const HloModule& modu
       const std::string name(instructions[i].name);
       if (!signatures.insert(kernel_signature(kernel)).second) continue;
       const double gflop = estimated_gflop(kernel);
-      if (gflop > options.max_gflop) {
-        skipped.push_back({{"kernel", name}, {"why", "estimated " + std::to_string(gflop) + " GFLOP a run, past --max-gflop"}});
+      if (const std::string why = past_bounds(kernel, options); !why.empty()) {
+        skipped.push_back({{"kernel", name}, {"why", why}});
         continue;
       }
       try {
@@ -140,22 +168,49 @@ std::vector<std::pair<std::string, double>> chosen_kernels(const HloModule& modu
 // The files `module` (read from `path`) gives.
 std::vector<CollectUnit> units_of(const HloModule& module, const std::string& path, const CollectOptions& options, nlohmann::json& log) {
   const std::string stem = std::filesystem::path(path).stem().string();
-  const std::string split = split_of(stem);
+  const auto named = [&](const std::vector<std::string>& names) { return std::find(names.begin(), names.end(), stem) != names.end(); };
+  const std::string split = named(options.test_programs) ? "test" : named(options.valid_programs) ? "valid" : split_of(stem);
   const std::filesystem::path tree(options.out);
   std::vector<CollectUnit> units;
   nlohmann::json skipped = nlohmann::json::array();
   const double module_gflop = estimated_gflop(module);
   try {
-    if (module_gflop > options.max_gflop) throw InputError(path, "work", "at most --max-gflop", std::to_string(module_gflop) + " GFLOP");
+    if (const std::string why = past_bounds(module, options); !why.empty()) throw InputError(path, "size", "within the bounds", why);
     lower_computation(module, module.entry);
+    layout_target(module, path, ModuleFileFormat::HloText, "", 0, options.seed);  // a configurable node, or InputError
     units.push_back({path, "", false, (tree / "layout/cpu/random" / split / (stem + ".npz")).string(), module_gflop});
   } catch (const InputError& error) {
     skipped.push_back({{"kernel", "(the whole module)"}, {"why", error.what()}});
   }
   for (const auto& [kernel, gflop] : chosen_kernels(module, options, skipped)) {
     const std::string kernel_stem = stem + "." + kernel;
-    units.push_back({path, kernel, false, (tree / "layout/cpu/random" / split / (kernel_stem + ".npz")).string(), gflop});
-    units.push_back({path, kernel, true, (tree / "tile/cpu" / split / (kernel_stem + ".npz")).string(), gflop});
+    // Planned only where there is something to choose: a configurable node (layouts), an array
+    // output of static dimensions (tiles); the targets say why not (a scalar dot has neither).
+    for (const bool tile : {false, true}) {
+      try {
+        HloModule kernel_module = named_kernel(module, path, kernel);
+        const MeasureTarget target =
+            tile ? tile_target(std::move(kernel_module), path, "", 0, options.seed)
+                 : layout_target(std::move(kernel_module), path, ModuleFileFormat::HloText, kernel, 0, options.seed);
+        (void)target;
+        const std::string file = (tile ? tree / "tile/cpu" : tree / "layout/cpu/random") / split / (kernel_stem + ".npz");
+        units.push_back({path, kernel, tile, file, gflop});
+      } catch (const InputError& error) {
+        skipped.push_back({{"kernel", kernel + (tile ? " (tiles)" : " (layouts)")}, {"why", error.what()}});
+      }
+    }
+  }
+  // A file of this module in another split (a run with other --test or --valid) would put one
+  // program in two splits: refused, naming it, rather than measured again beside it.
+  for (const CollectUnit& unit : units) {
+    const std::filesystem::path file(unit.out);
+    for (const char* other : {"train", "valid", "test"}) {
+      const std::filesystem::path elsewhere = file.parent_path().parent_path() / other / file.filename();
+      if (other != split && std::filesystem::exists(elsewhere)) {
+        throw InputError(elsewhere.string(), "split", split + " (where this run puts " + stem + ")",
+                         std::string(other) + " (an earlier run's: delete its files or give the split it had)");
+      }
+    }
   }
   log.push_back({{"module", path}, {"split", split}, {"files", units.size()}, {"left_out", skipped}});
   return units;
@@ -198,6 +253,14 @@ int run_collect_command(const CollectOptions& options) {
     if (entry.is_regular_file() && (extension == ".hlo" || extension == ".pb")) paths.push_back(entry.path().string());
   }
   std::sort(paths.begin(), paths.end());
+  for (const std::vector<std::string>* names : {&options.test_programs, &options.valid_programs}) {
+    for (const std::string& name : *names) {
+      const bool found =
+          std::any_of(paths.begin(), paths.end(), [&](const std::string& p) { return std::filesystem::path(p).stem() == name; });
+      if (!found)
+        throw InputError(options.programs, names == &options.test_programs ? "--test" : "--valid", "a module of the directory", name);
+    }
+  }
   std::filesystem::create_directories(options.out);
   std::ofstream log((std::filesystem::path(options.out) / "collect.jsonl").string(), std::ios::app);
   nlohmann::json plan = nlohmann::json::array();
@@ -209,6 +272,7 @@ int run_collect_command(const CollectOptions& options) {
       units.insert(units.end(), more.begin(), more.end());
     } catch (const std::exception& error) {
       plan.push_back({{"module", path}, {"files", 0}, {"why", error.what()}});
+      if (!options.quiet) std::fprintf(stderr, "collect: %s left out: %s\n", path.c_str(), error.what());
     }
   }
   for (const nlohmann::json& line : plan) log << line.dump() << "\n";

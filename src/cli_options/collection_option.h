@@ -18,12 +18,16 @@ inline std::string collection_list_check(const std::string& text) {
     const std::string name = text.substr(start, comma - start);
     bool known = false;
     for (const char* collection : kCollections) known = known || name == collection;
-    if (!known)
-      return "unknown collection '" + name + "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default)";
+    for (const char* collection : kMeasuredCollections) known = known || name == collection;
+    if (!known) {
+      return "unknown collection '" + name +
+             "' (tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default; measured here: tile:cpu, "
+             "layout:cpu:random)";
+    }
     kinds += collection_kind(name) == GraphKind::Tile ? "t" : "l";
     start = comma + 1;
   }
-  if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "tile:xla cannot be mixed with other collections";
+  if (kinds.find('t') != std::string::npos && kinds.size() > 1) return "a tile collection cannot be mixed with other collections";
   return "";
 }
 

@@ -40,5 +40,8 @@ bool split_in_list(const std::string& split, const std::string& split_list);
 
 // The five collections of the competition, in the order the leaderboard lists them.
 constexpr const char* kCollections[] = {"tile:xla", "layout:xla:random", "layout:xla:default", "layout:nlp:random", "layout:nlp:default"};
+// The collections `graphcost collect` writes (runtimes measured on a CPU): trained on and evaluated
+// as the competition's, not scored on its boards.
+constexpr const char* kMeasuredCollections[] = {"tile:cpu", "layout:cpu:random"};
 
 }  // namespace graphcost
