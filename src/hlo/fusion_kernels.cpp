@@ -29,13 +29,13 @@ std::vector<int32_t> reachable_computations(const HloModule& module, const std::
   return order;
 }
 
+}  // namespace
+
 const HloShape& first_array(const HloShape& shape) {
   const HloShape* current = &shape;
   while (current->is_tuple() && !current->elements.empty()) current = &current->elements.front();
   return *current;
 }
-
-}  // namespace
 
 std::vector<FusionSite> fusion_sites(const HloModule& module) {
   std::vector<FusionSite> sites;

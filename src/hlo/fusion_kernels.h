@@ -18,6 +18,10 @@ struct FusionKernel {
   HloShape output;          // the fusion's result (a multi-output fusion: its first array element)
 };
 
+// A shape's first array: itself, or a tuple's first element's (nested tuples descended): a
+// multi-output kernel's output as the tile configs and the lowering's first output take it.
+const HloShape& first_array(const HloShape& shape);
+
 // Where an instruction (a fusion, say) sits: computation and instruction index.
 struct FusionSite {
   int32_t computation = 0, instruction = 0;

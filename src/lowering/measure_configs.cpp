@@ -12,6 +12,7 @@
 
 #include "common/input_error.h"
 #include "data/node_features.h"
+#include "hlo/fusion_kernels.h"
 #include "lowering/hlo_to_halide.h"
 #include "lowering/run_lowered.h"
 #include "lowering/tile_schedule.h"
@@ -198,9 +199,8 @@ std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne
 std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, const TpuGraph& graph, const MeasureOptions& options,
                                                     const std::function<bool(int64_t, int64_t)>& progress) {
   const HloComputation& entry = kernel.computations.at(static_cast<size_t>(kernel.entry));
-  const HloShape* output = &entry.instructions.at(static_cast<size_t>(entry.root)).shape;
-  while (output->is_tuple() && !output->elements.empty()) output = &output->elements.front();  // the first output, as lowered
-  const size_t rank = output->dims.size();
+  const size_t rank =
+      first_array(entry.instructions.at(static_cast<size_t>(entry.root)).shape).dims.size();  // the first output, as lowered
   return measure_configs(
       graph.config_count,
       [&](int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference) {

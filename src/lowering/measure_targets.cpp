@@ -15,10 +15,6 @@ namespace graphcost {
 
 namespace {
 
-const HloShape& first_array(const HloShape& shape) {
-  return shape.is_tuple() && !shape.elements.empty() ? first_array(shape.elements.front()) : shape;
-}
-
 template <typename T>
 std::vector<T> kept_rows(const std::vector<T>& rows, size_t row, const std::vector<size_t>& kept) {
   std::vector<T> result;
