@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
   CLI::App* lower_command = graphcost::add_lower_command(app, lower);
   CLI::App* measure_command = graphcost::add_measure_command(app, measure);
   graphcost::TuneCommandOptions tune;
-  tune.cpu_oracle = [](const graphcost::TuningTarget& target, const std::function<bool()>& stop) {
-    return graphcost::cpu_oracle(target, graphcost::MeasureOptions{}, stop);
+  tune.cpu_oracle = [&tune](const graphcost::TuningTarget& target, const std::function<bool()>& stop) {
+    return graphcost::cpu_oracle(target, graphcost::MeasureOptions{}, stop, tune.against_autoschedulers);
   };
   CLI::App* tune_command = graphcost::add_tune_command(app, tune);
   graphcost::CollectOptions collect;

@@ -8,6 +8,7 @@
 #include "common/input_error.h"
 #include "data/tpu_graph.h"
 #include "hlo/hlo_import.h"
+#include "hlo/fusion_kernels.h"
 #include "lowering/measure_targets.h"
 
 namespace graphcost {

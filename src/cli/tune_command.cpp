@@ -188,7 +188,7 @@ int run_tune_command(const TuneCommandOptions& options) {
   if (!options.out.empty()) check_output_path(options.out, {options.target});
   if (!options.costs_out.empty()) check_output_path(options.costs_out, {options.target});
   if (!options.model_out.empty()) check_output_path(options.model_out, {options.target, options.model});
-  const TuningTarget target = load_tuning_target(options.target, options.candidates, options.tune.seed, options.warm_start);
+  const TuningTarget target = load_tuning_target(options.target, options.candidates, options.tune.seed, options.warm_start, options.kernel);
   TuneCommandOptions resolved = options;  // the journal's header holds the exploration the run uses
   if (std::isnan(resolved.tune.explore)) resolved.tune.explore = default_explore(target);
   std::unique_ptr<CostModel> model;
@@ -291,6 +291,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& tune) {
   add_named_option(command, "--strategy", t.strategy, tune_strategy_names(),
                    "online (learn after each round), zero-shot (the model as is), random, fewest-changes, genetic (parameter spaces: "
                    "Kernel Tuner's genetic algorithm, model-free)");
+  command->add_option("--kernel", tune.kernel,
+                      "module targets: tune this instruction as a module of its own (a dot, a fusion: its operands random inputs)");
+  command->add_flag("--against-autoschedulers", tune.against_autoschedulers,
+                    "--oracle cpu: re-measure Halide's autoschedulers' schedules (Adams2019, Mullapudi2016, Li2018) beside the best found");
   command->add_option("--warm-start", tune.warm_start,
                       "a space target: another GPU's measurements of the same space (T4 or cache): XGBoost fitted there ranks the "
                       "first batch and is a feature of the learners here");

@@ -29,8 +29,10 @@ struct TuneCommandOptions {
   int candidates = 1000;             // module targets
   std::string out, costs_out;
   std::string model_out;   // the last fitted learner (learners/learner_file.h)
+  std::string kernel;      // a module target: the instruction tuned as a module of its own (--kernel)
   std::string warm_start;  // a space target: another GPU's measurements of the same space (tune/space_target.h)
   bool json = false, resume = false, quiet = false;
+  bool against_autoschedulers = false;  // --oracle cpu: Halide's autoschedulers re-measured beside the best found
   // --oracle cpu: the oracle's maker (lowering/cpu_oracle.h), set by graphcost-cpu, the executable
   // that links Halide; graphcost itself runs graphcost-cpu for it (cli/graphcost_main.cpp).
   std::function<Oracle(const TuningTarget& target, const std::function<bool()>& stop)> cpu_oracle;

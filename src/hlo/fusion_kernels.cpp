@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/input_error.h"
+
 namespace graphcost {
 namespace {
 
@@ -94,6 +96,21 @@ HloModule kernel_module(const HloModule& module, const FusionSite& site) {
   kernel_module.computations.push_back(std::move(entry));
   kernel_module.entry = static_cast<int32_t>(kernel_module.computations.size()) - 1;
   return kernel_module;
+}
+
+HloModule named_kernel(const HloModule& module, const std::string& path, const std::string& name) {
+  for (size_t c = 0; c < module.computations.size(); ++c) {
+    const std::vector<HloInstruction>& instructions = module.computations[c].instructions;
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      if (instructions[i].name != name) continue;
+      if (instructions[i].opcode == "parameter" || instructions[i].opcode == "constant") {
+        throw InputError(path, "--kernel " + name, "an instruction that computes (a fusion, a dot, a convolution)",
+                         std::string(instructions[i].opcode));
+      }
+      return kernel_module(module, {static_cast<int32_t>(c), static_cast<int32_t>(i)});
+    }
+  }
+  throw InputError(path, "--kernel", "the name of an instruction of the module (a fusion, a dot, a convolution)", name);
 }
 
 FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site) {

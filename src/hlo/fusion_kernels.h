@@ -34,6 +34,10 @@ std::vector<FusionSite> fusion_sites(const HloModule& module);
 // parameter per operand (named as the operands) and the instruction as ROOT. Its instructions'
 // names are views into `module`'s bytes (shared, so `module` may go).
 HloModule kernel_module(const HloModule& module, const FusionSite& site);
+// The instruction named `name` as a kernel module (kernel_module): what `--kernel NAME` of measure,
+// collect and tune means. InputError naming `path` for a name the module lacks, or a parameter or
+// constant (nothing to compute).
+HloModule named_kernel(const HloModule& module, const std::string& path, const std::string& name);
 // The kernel of one fusion, built on its own: a caller that writes each kernel before building the
 // next holds one kernel at a time, however many the module has.
 FusionKernel fusion_kernel(const HloModule& module, const FusionSite& site);

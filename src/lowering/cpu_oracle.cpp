@@ -5,41 +5,77 @@
 #include <memory>
 
 #include "common/input_error.h"
+#include "lowering/autoschedule.h"
 
 namespace graphcost {
 
 namespace {
 
-// The confirmation (cpu_oracle.h): `rounds` alternate re-measurements of config 0 and `best`.
-std::string confirm_best(const TuningTarget& target, const MeasureOptions& protocol, int32_t best, std::vector<uint8_t>& reference) {
+// Halide's autoscheduler `name` on the module's own layouts (autoschedule.h), measured by the
+// protocol into `result`; its schedule's source is kept in `source`.
+void measure_autoscheduled(const TuningTarget& target, const std::string& name, const MeasureOptions& protocol, ConfigMeasurement& result,
+                           std::string& source, std::vector<uint8_t>& reference) {
+  measure_lowered(
+      [&] {
+        LoweredComputation lowered = lower_computation(*target.module, target.module->entry, nullptr, Scheduling::Unscheduled);
+        source = autoschedule(lowered, name);
+        return lowered;
+      },
+      protocol, result, reference);
+}
+
+// "Adams2019 12.345 ms (1.20x config 90's; 2.1 s to schedule and compile)": one anchor's line.
+std::string anchor_line(const std::string& name, const ConfigMeasurement& anchor, int rounds, const ConfigMeasurement& found,
+                        int32_t best) {
+  if (!anchor.failure.empty()) return "  Halide's " + name + ": not measured: " + anchor.failure;
+  char line[300];
+  std::snprintf(line, sizeof line,
+                "  Halide's %s (its own model, no measurement): %.3f ms, %.2fx config %d's (%.1f s to schedule and compile)", name.c_str(),
+                anchor.best() * 1e3, anchor.best() / found.best(), best, anchor.compile_seconds / rounds);
+  return line;
+}
+
+// The confirmation (cpu_oracle.h): `rounds` alternate re-measurements of config 0 and `best`, and
+// of the autoschedulers' schedules when asked.
+std::string confirm_best(const TuningTarget& target, const MeasureOptions& protocol, int32_t best, bool against_autoschedulers,
+                         std::vector<uint8_t>& reference) {
   const ModuleLayouts program{*target.module, target.computation_first, target.graph};
   constexpr int kRounds = 3;
   ConfigMeasurement zero, found;
+  const std::vector<std::string> anchors = against_autoschedulers ? autoscheduler_names() : std::vector<std::string>{};
+  std::vector<ConfigMeasurement> anchored(anchors.size());
+  std::vector<std::string> sources(anchors.size());
   for (int round = 0; round < kRounds; ++round) {
     measure_layout_config(program, 0, protocol, zero, reference);
     if (best != 0) measure_layout_config(program, best, protocol, found, reference);
+    for (size_t a = 0; a < anchors.size(); ++a) {
+      if (anchored[a].failure.empty()) measure_autoscheduled(target, anchors[a], protocol, anchored[a], sources[a], reference);
+    }
   }
   if (!zero.failure.empty()) return "confirmation: config 0 failed: " + zero.failure;
-  if (best == 0) {
-    char line[200];
-    std::snprintf(line, sizeof line, "confirmation: the best found is config 0 itself (%.3f ms, re-measured %d times)", zero.best() * 1e3,
-                  kRounds);
-    return line;
-  }
   if (!found.failure.empty()) return "confirmation: config " + std::to_string(best) + " failed on re-measurement: " + found.failure;
   char line[300];
-  std::snprintf(line, sizeof line,
-                "confirmation (re-measured apart, %d times each, alternately): config %d %.3f ms, config 0 %.3f ms: %.2fx %s than the "
-                "module's own layouts",
-                kRounds, best, found.best() * 1e3, zero.best() * 1e3,
-                found.best() < zero.best() ? zero.best() / found.best() : found.best() / zero.best(),
-                found.best() < zero.best() ? "faster" : "slower");
-  return line;
+  if (best == 0) {
+    std::snprintf(line, sizeof line, "confirmation: the best found is config 0 itself (%.3f ms, re-measured %d times)", zero.best() * 1e3,
+                  kRounds);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "confirmation (re-measured apart, %d times each, alternately): config %d %.3f ms, config 0 %.3f ms: %.2fx %s than the "
+                  "module's own layouts",
+                  kRounds, best, found.best() * 1e3, zero.best() * 1e3,
+                  found.best() < zero.best() ? zero.best() / found.best() : found.best() / zero.best(),
+                  found.best() < zero.best() ? "faster" : "slower");
+  }
+  std::string text = line;
+  if (against_autoschedulers && anchors.empty()) text += "\n  no autoscheduler: this Halide package ships none";
+  for (size_t a = 0; a < anchors.size(); ++a) text += "\n" + anchor_line(anchors[a], anchored[a], kRounds, best == 0 ? zero : found, best);
+  return text;
 }
 
 }  // namespace
 
-Oracle cpu_oracle(const TuningTarget& target, const MeasureOptions& protocol, const std::function<bool()>& stop) {
+Oracle cpu_oracle(const TuningTarget& target, const MeasureOptions& protocol, const std::function<bool()>& stop,
+                  bool against_autoschedulers) {
   if (!target.module) {
     throw InputError(target.path, "--oracle cpu", "a module (HLO text or proto) to lower and run on this CPU",
                      target.space ? "a parameter space (no program to run)" : "a TpuGraphs file (no program to run)");
@@ -69,7 +105,9 @@ Oracle cpu_oracle(const TuningTarget& target, const MeasureOptions& protocol, co
     }
     return measurement;
   };
-  oracle.confirm = [&target, protocol, reference](int32_t best) { return confirm_best(target, protocol, best, *reference); };
+  oracle.confirm = [&target, protocol, against_autoschedulers, reference](int32_t best) {
+    return confirm_best(target, protocol, best, against_autoschedulers, *reference);
+  };
   return oracle;
 }
 

@@ -119,8 +119,8 @@ bool store_in_layout(Halide::Func& func, size_t rank, const std::vector<int>& mi
 
 class Lowerer {
  public:
-  Lowerer(const HloModule& module, const LayoutSchedule* layouts, int64_t parameter_count)
-      : module_(module), layouts_(layouts), parameter_count_(parameter_count) {}
+  Lowerer(const HloModule& module, const LayoutSchedule* layouts, int64_t parameter_count, Scheduling scheduling)
+      : module_(module), layouts_(layouts), parameter_count_(parameter_count), scheduled_(scheduling == Scheduling::Default) {}
 
   // A value: one Func, or a tuple's elements.
   struct Value {
@@ -167,10 +167,10 @@ class Lowerer {
       }
       // A called computation's parameter read twice is its caller's value: stored, not recomputed
       // per use (nested calls would otherwise grow the expression exponentially).
-      if (in.opcode == "parameter" && arguments != nullptr && uses[i] >= 2 && !values[i].tuple) values[i].func.compute_root();
+      if (scheduled_ && in.opcode == "parameter" && arguments != nullptr && uses[i] >= 2 && !values[i].tuple) values[i].func.compute_root();
       // The default schedule: what has an update (a reduction) or feeds two consumers is stored;
       // a layout config stores what it chooses a layout for.
-      if (!values[i].tuple && in.opcode != "parameter" && (values[i].func.has_update_definition() || uses[i] >= 2)) {
+      if (scheduled_ && !values[i].tuple && in.opcode != "parameter" && (values[i].func.has_update_definition() || uses[i] >= 2)) {
         values[i].func.compute_root();
       }
       if (choice != nullptr && !values[i].tuple) store_in_layout(values[i].func, in.shape.dims.size(), (*choice)[0]);
@@ -315,20 +315,21 @@ class Lowerer {
   const HloModule& module_;
   const LayoutSchedule* layouts_;
   int64_t parameter_count_;  // of the lowered computation
+  bool scheduled_;           // the default schedule (Scheduling::Default), or nothing but the outputs
   int64_t lowered_ = 0;
 };
 
-void flatten(const Lowerer::Value& value, const HloShape& shape, LoweredComputation* result) {
+void flatten(const Lowerer::Value& value, const HloShape& shape, Scheduling scheduling, LoweredComputation* result) {
   if (!value.tuple) {
-    Halide::Func output = value.func;  // a handle: the same Func
-    output.compute_root();
+    Halide::Func output = value.func;                              // a handle: the same Func
+    if (scheduling == Scheduling::Default) output.compute_root();  // an autoscheduler refuses what is scheduled already
     if (!shape.dims.empty()) output.output_buffer().dim(0).set_stride(Halide::Expr());
     if (result->outputs.empty()) result->per_tile = value.per_tile;
     result->outputs.push_back(output);
     result->output_shapes.push_back(shape);
     return;
   }
-  for (size_t k = 0; k < value.elements.size(); ++k) flatten(value.elements[k], shape.elements.at(k), result);
+  for (size_t k = 0; k < value.elements.size(); ++k) flatten(value.elements[k], shape.elements.at(k), scheduling, result);
 }
 
 }  // namespace
@@ -339,7 +340,7 @@ std::string lowering_refusal(const HloModule& module, const HloComputation& comp
   return why.empty() ? opcode_refusal(module, instruction) : why;
 }
 
-LoweredComputation lower_computation(const HloModule& module, int32_t computation, const LayoutSchedule* layouts) {
+LoweredComputation lower_computation(const HloModule& module, int32_t computation, const LayoutSchedule* layouts, Scheduling scheduling) {
   if (computation < 0 || computation >= static_cast<int32_t>(module.computations.size())) {
     throw InputError(module.source, "computation", "a computation of the module", std::to_string(computation));
   }
@@ -348,9 +349,9 @@ LoweredComputation lower_computation(const HloModule& module, int32_t computatio
   result.funcs.resize(lowered.instructions.size());
   int64_t parameters = 0;
   for (const HloInstruction& instruction : lowered.instructions) parameters += instruction.opcode == "parameter";
-  Lowerer lowerer(module, layouts, parameters);
+  Lowerer lowerer(module, layouts, parameters, scheduling);
   const Lowerer::Value root = lowerer.lower(computation, nullptr, 0, &result);
-  flatten(root, lowered.instructions[static_cast<size_t>(lowered.root)].shape, &result);
+  flatten(root, lowered.instructions[static_cast<size_t>(lowered.root)].shape, scheduling, &result);
   for (size_t k = 0; k < result.parameters.size(); ++k) {
     if (!result.parameters[k].defined()) {
       throw InputError(module.source, "parameter(" + std::to_string(k) + ")", "every parameter number up to the highest used",

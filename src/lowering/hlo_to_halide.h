@@ -54,10 +54,15 @@ struct LoweredComputation {
 using LayoutChoice = std::array<std::vector<int>, 3>;
 using LayoutSchedule = std::map<std::pair<int32_t, int32_t>, LayoutChoice>;
 
+// The schedule a lowering starts from: the default one (what has a reduction or two consumers stored
+// whole, the rest inlined), or none but the outputs' (what an autoscheduler takes: autoschedule.h).
+enum class Scheduling { Default, Unscheduled };
+
 // Lowers one computation of `module` (its entry: module.entry), scheduled by `layouts` where given
 // (at every call site of a called computation). Throws InputError naming the module, the
 // instruction and its line, and why it does not lower (lowering_refusal's words).
-LoweredComputation lower_computation(const HloModule& module, int32_t computation, const LayoutSchedule* layouts = nullptr);
+LoweredComputation lower_computation(const HloModule& module, int32_t computation, const LayoutSchedule* layouts = nullptr,
+                                     Scheduling scheduling = Scheduling::Default);
 
 // Why `instruction` of `computation` does not lower ("" when it does): the opcode, an attribute
 // or an element type the lowering does not cover, named.

@@ -27,21 +27,6 @@ std::vector<T> kept_rows(const std::vector<T>& rows, size_t row, const std::vect
 
 }  // namespace
 
-HloModule named_kernel(const HloModule& module, const std::string& path, const std::string& name) {
-  for (size_t c = 0; c < module.computations.size(); ++c) {
-    const std::vector<HloInstruction>& instructions = module.computations[c].instructions;
-    for (size_t i = 0; i < instructions.size(); ++i) {
-      if (instructions[i].name != name) continue;
-      if (instructions[i].opcode == "parameter" || instructions[i].opcode == "constant") {
-        throw InputError(path, "--kernel " + name, "an instruction that computes (a fusion, a dot, a convolution)",
-                         std::string(instructions[i].opcode));
-      }
-      return kernel_module(module, {static_cast<int32_t>(c), static_cast<int32_t>(i)});
-    }
-  }
-  throw InputError(path, "--kernel", "the name of an instruction of the module (a fusion, a dot, a convolution)", name);
-}
-
 MeasureTarget layout_target(HloModule module, const std::string& path, ModuleFileFormat format, const std::string& kernel, int configs,
                             uint64_t seed) {
   HloImportOptions options;

@@ -21,10 +21,6 @@ struct MeasureTarget {
   std::vector<int32_t> computation_first;  // layout: the graph's node offsets (hlo_graph.h)
 };
 
-// The instruction named `name` of `module` (read from `path`) as a kernel module. InputError for a
-// name the module lacks, or a parameter or constant (nothing to compute).
-HloModule named_kernel(const HloModule& module, const std::string& path, const std::string& name);
-
 // The layout target of `module` (a whole module or a kernel: `kernel` names it in the provenance,
 // "" for a whole module): config 0 its own layouts, `configs` random ones. InputError when it has
 // no configurable node.

@@ -4,7 +4,10 @@
 
 #include "common/input_error.h"
 #include "data/opcodes.h"
+#include "hlo/fusion_kernels.h"
 #include "hlo/graph_file.h"
+#include "hlo/hlo_import.h"
+#include "hlo/module_file.h"
 #include "tune/space_target.h"
 
 namespace graphcost {
@@ -30,10 +33,15 @@ std::string fingerprint_of(const TpuGraph& graph) {
 
 }  // namespace
 
-TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed, const std::string& warm_start) {
+TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed, const std::string& warm_start,
+                                const std::string& kernel) {
   TuningTarget target;
   target.path = path;
   if (candidates < 1) throw InputError(path, "candidates", "1 or more configs to choose from", std::to_string(candidates));
+  if (!kernel.empty() && (is_parameter_space_file(path) || is_npz_file(path))) {
+    throw InputError(path, "--kernel " + kernel, "a module (HLO text or proto) holding the instruction",
+                     is_npz_file(path) ? "a TpuGraphs file" : "a parameter space");
+  }
   if (is_parameter_space_file(path)) {
     auto space = std::make_shared<ParameterSpace>(load_parameter_space(path));
     if (!warm_start.empty()) {
@@ -55,7 +63,18 @@ TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_
   HloImportOptions options;
   options.random_configs = candidates;
   options.seed = seed;
-  GraphFile file = load_graph_file(path, options);
+  GraphFile file;
+  if (kernel.empty()) {
+    file = load_graph_file(path, options);
+  } else {
+    ModuleFileFormat format = ModuleFileFormat::HloText;
+    const HloModule module = read_hlo_module(path, nullptr, &format);
+    HloLayoutImport imported = import_module_layout(named_kernel(module, path, kernel), path, format, options);
+    file.graph = std::move(imported.graph);
+    file.graph.provenance = "the kernel of " + kernel + " of " + file.graph.provenance;
+    file.module = std::move(imported.module);
+    file.computation_first = std::move(imported.computation_first);
+  }
   target.graph = std::move(file.graph);
   target.module = std::move(file.module);
   target.computation_first = std::move(file.computation_first);

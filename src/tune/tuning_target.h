@@ -37,8 +37,11 @@ struct TuningTarget {
 // Reads `path` (InputError as the loaders). `candidates`: for module targets, how many random
 // configs beside config 0 (seeded by `seed`); ignored for files that hold their configs.
 // `warm_start`: for a space, another space of the same parameters whose measurements start the
-// search (tune/space_target.h); InputError for other targets.
-TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed, const std::string& warm_start = "");
+// search (tune/space_target.h); InputError for other targets. `kernel`: for a module, the
+// instruction of that name tuned as a module of its own (hlo/fusion_kernels.h, named_kernel: a dot
+// or fusion of a module too large to run whole); InputError for other targets.
+TuningTarget load_tuning_target(const std::string& path, int candidates, uint64_t seed, const std::string& warm_start = "",
+                                const std::string& kernel = "");
 
 // A graph already in memory (a generated file, one kernel of a TuningData) as a target.
 TuningTarget tuning_target_from_graph(TpuGraph graph, const std::string& label);
