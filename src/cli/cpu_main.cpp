@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
   CLI::App* measure_command = graphcost::add_measure_command(app, measure);
   graphcost::TuneCommandOptions tune;
   tune.cpu_oracle = [&tune](const graphcost::TuningTarget& target, const std::function<bool()>& stop) {
-    return graphcost::cpu_oracle(target, graphcost::MeasureOptions{}, stop, tune.against_autoschedulers);
+    graphcost::MeasureOptions protocol;
+    protocol.timeout_seconds = tune.measure_timeout;  // a config past it is killed: a failed measurement
+    return graphcost::cpu_oracle(target, protocol, stop, tune.against_autoschedulers);
   };
   CLI::App* tune_command = graphcost::add_tune_command(app, tune);
   graphcost::CollectOptions collect;

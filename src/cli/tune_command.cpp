@@ -316,7 +316,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& tune) {
                    "lowered to Halide and timed on this CPU; graphcost-cpu, docs/lowering.md)");
   command->add_option("--measure", tune.measure,
                       "--oracle command: a command given CONFIG.json [MODULE.hlo]; prints seconds on its last line");
-  command->add_option("--measure-timeout", tune.measure_timeout, "--oracle command: seconds before a run is killed")
+  command
+      ->add_option("--measure-timeout", tune.measure_timeout,
+                   "--oracle command and cpu: seconds before a run (cpu: compiling included) is killed, a failed measurement")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept")

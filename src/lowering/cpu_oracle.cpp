@@ -1,6 +1,7 @@
 #include "lowering/cpu_oracle.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 
@@ -27,7 +28,11 @@ void measure_autoscheduled(const TuningTarget& target, const std::string& name, 
 // "Adams2019 12.345 ms (1.20x config 90's; 2.1 s to schedule and compile)": one anchor's line.
 std::string anchor_line(const std::string& name, const ConfigMeasurement& anchor, int rounds, const ConfigMeasurement& found,
                         int32_t best) {
-  if (!anchor.failure.empty()) return "  Halide's " + name + ": not measured: " + anchor.failure;
+  if (!anchor.failure.empty()) {
+    std::string why = anchor.failure;
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();  // Halide's errors end in newlines
+    return "  Halide's " + name + ": not measured: " + why;
+  }
   char line[300];
   std::snprintf(line, sizeof line,
                 "  Halide's %s (its own model, no measurement): %.3f ms, %.2fx config %d's (%.1f s to schedule and compile)", name.c_str(),

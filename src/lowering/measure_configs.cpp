@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <random>
@@ -11,9 +12,11 @@
 #include <sched.h>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "data/node_features.h"
 #include "hlo/fusion_kernels.h"
 #include "lowering/hlo_to_halide.h"
+#include "lowering/isolated_call.h"
 #include "lowering/run_lowered.h"
 #include "lowering/tile_schedule.h"
 
@@ -103,10 +106,9 @@ LayoutSchedule schedule_of(const ModuleLayouts& program, int64_t config) {
   return schedule;
 }
 
-}  // namespace
-
-void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
-                     std::vector<uint8_t>& reference) {
+// measure_lowered in this process.
+void measure_lowered_here(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
+                          std::vector<uint8_t>& reference) {
   try {
     const Clock::time_point compile_start = Clock::now();
     LoweredComputation lowered = lower();
@@ -139,6 +141,106 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
   } catch (const std::exception& error) {
     result.failure = error.what();
   }
+}
+
+// What a measuring child sends back (isolated_call.h): 'I' and an InputError's four fields (the
+// module does not lower), or 'M' and the measurement: its failure, compile seconds, timed runs,
+// minima, and the reference outputs when it set them.
+class Message {
+ public:
+  Message() = default;
+  explicit Message(std::string bytes) : bytes_(std::move(bytes)) {}
+  const std::string& bytes() const { return bytes_; }
+
+  void put_kind(char kind) { bytes_.push_back(kind); }
+  void put_text(const std::string& text) { put_bytes(text.data(), text.size()); }
+  void put_number(double value) { bytes_.append(reinterpret_cast<const char*>(&value), sizeof value); }
+  template <typename Vector>
+  void put_values(const Vector& values) {
+    put_bytes(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(values[0]));
+  }
+
+  char kind() { return take(1)[0]; }
+  std::string text() {
+    const size_t n = size();
+    return std::string(take(n), n);
+  }
+  double number() {
+    double value = 0;
+    std::memcpy(&value, take(sizeof value), sizeof value);
+    return value;
+  }
+  template <typename Vector>
+  void values(Vector& values) {
+    const size_t bytes = size();
+    values.resize(bytes / sizeof(values[0]));
+    std::memcpy(values.data(), take(bytes), bytes);
+  }
+
+ private:
+  void put_bytes(const char* data, size_t size) {
+    const uint64_t n = size;
+    bytes_.append(reinterpret_cast<const char*>(&n), sizeof n).append(data, size);
+  }
+  size_t size() {
+    uint64_t n = 0;
+    std::memcpy(&n, take(sizeof n), sizeof n);
+    return static_cast<size_t>(n);
+  }
+  const char* take(size_t size) {
+    if (size > bytes_.size() - at_) throw InternalError("a measuring process's result is cut short");
+    at_ += size;
+    return bytes_.data() + at_ - size;
+  }
+  std::string bytes_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
+                     std::vector<uint8_t>& reference) {
+  if (!options.isolate) return measure_lowered_here(lower, options, result, reference);
+  const bool sets_reference = reference.empty();
+  const auto in_child = [&]() -> std::string {
+    Message out;
+    ConfigMeasurement measured;
+    try {
+      measure_lowered_here(lower, options, measured, reference);
+    } catch (const InputError& error) {
+      out.put_kind('I');
+      for (const std::string* field : {&error.file(), &error.field(), &error.expected(), &error.actual()}) out.put_text(*field);
+      return out.bytes();
+    }
+    out.put_kind('M');
+    out.put_text(measured.failure);
+    out.put_number(measured.compile_seconds);
+    out.put_values(measured.seconds);
+    out.put_values(measured.pass_minimum);
+    out.put_values(sets_reference && measured.failure.empty() ? reference : std::vector<uint8_t>{});
+    return out.bytes();
+  };
+  const IsolatedResult child = call_isolated(in_child, IsolationLimits{options.timeout_seconds, options.memory_bytes});
+  if (!child.completed) {
+    result.failure = child.failure;
+    return;
+  }
+  Message in(child.bytes);
+  if (in.kind() == 'I') {
+    std::string fields[4];
+    for (std::string& field : fields) field = in.text();
+    throw InputError(fields[0], fields[1], fields[2], fields[3]);
+  }
+  result.failure = in.text();
+  result.compile_seconds += in.number();
+  std::vector<double> seconds, minima;
+  in.values(seconds);
+  in.values(minima);
+  result.seconds.insert(result.seconds.end(), seconds.begin(), seconds.end());
+  result.pass_minimum.insert(result.pass_minimum.end(), minima.begin(), minima.end());
+  std::vector<uint8_t> outputs;
+  in.values(outputs);
+  if (sets_reference && !outputs.empty()) reference = std::move(outputs);
 }
 
 void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,

@@ -12,6 +12,7 @@
 
 #include "hlo/hlo_import.h"
 #include "lowering/hlo_to_halide.h"
+#include "lowering/isolated_call.h"
 
 namespace graphcost {
 
@@ -23,6 +24,11 @@ struct MeasureOptions {
   int batch = 10;            // configs between two measurements of config 0
   int passes = 1;            // passes over all configs (2: the noise, the tau between passes)
   uint64_t seed = 0;         // the inputs' values and the order
+  // Each config measured in a process of its own (isolated_call.h), bounded: a config that runs past
+  // timeout_seconds (compiling included), allocates past memory_bytes or crashes is a failure, kept.
+  bool isolate = true;
+  double timeout_seconds = 120;
+  uint64_t memory_bytes = default_memory_bound();
 };
 
 // Pins the calling thread to one CPU (the highest it may run on: CPU 0 takes most interrupts), so a
