@@ -2,6 +2,8 @@
 // submission against a solution built from the shared labelled files.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "scoring/solution.h"
 #include "scoring/submission.h"
 #include "test_support.h"
@@ -170,4 +172,14 @@ TEST_CASE("solution files round trip and stratify Public/Private per collection"
     CHECK(public_count == 1);
   }
   CHECK_THROWS_WITH(solution_from_tree(testing::data_dir() + "/tpugraphs", "test", 0, 0.5), Catch::Contains("hidden runtimes"));
+}
+
+TEST_CASE("solution_from_tree refuses a collection the competition does not score (a CPU-measured one)") {
+  // A labelled tree under layout/cpu/random: its IDs belong to none of the five collections, and
+  // scoring them would count them nowhere; the solution says so instead.
+  const std::string tree = testing::generate_tree("cpu_collection_tree", "layout:xla:random", 4, 5, 200, 10);
+  std::filesystem::create_directories(tree + "/npz/layout/cpu");
+  std::filesystem::rename(tree + "/npz/layout/xla/random", tree + "/npz/layout/cpu/random");
+  CHECK_THROWS_WITH(solution_from_tree(tree, "valid", 0, 0.5),
+                    Catch::Contains("collection") && Catch::Contains("layout:cpu:random") && Catch::Contains("evaluate-model"));
 }

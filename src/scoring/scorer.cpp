@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/input_error.h"
+#include "common/internal_error.h"
 #include "data/dataset_path.h"
 #include "metrics/ranking_metrics.h"
 
@@ -101,6 +102,7 @@ ScoreReport score_submission(const Solution& solution, const SubmissionCheck& ch
       }
     }
     const int c = collection_index(entry.collection);
+    check_invariant(c >= 0, "a solution entry of a collection the scorer knows (every Solution is built checked)");
     BoardScore& board = entry.usage == Usage::Public ? report.public_board : report.private_board;
     std::array<double, 5>& sums = entry.usage == Usage::Public ? public_sums : private_sums;
     if (graph.skipped) {

@@ -89,6 +89,12 @@ Solution solution_from_tree(const std::string& data_dir, const std::string& spli
       throw InputError(path, "config_runtime", "measured runtimes (a labelled split)",
                        "hidden runtimes (all zero): use a labelled split such as 'valid'");
     }
+    bool scored = false;  // the competition's five collections; a measured one (layout:cpu:random) is not
+    for (const char* collection : kCollections) scored = scored || location.collection == collection;
+    if (!scored) {
+      throw InputError(path, "collection", "one of the 5 TpuGraphs collections a competition scores (tile:xla, layout:xla:random, ...)",
+                       location.collection + " (graphcost evaluate-model scores a model on it)");
+    }
     SolutionEntry entry;
     entry.id = location.kaggle_id();
     entry.collection = location.collection;
