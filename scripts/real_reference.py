@@ -7,7 +7,13 @@ and its score would measure noise. Each column says whether graphcost-gnn was tr
 scripts/train_models.sh links the real labelled layout:xla train files into the layout model's
 training data; valid files, tile files and nlp files are held out.
 
-Usage: /usr/bin/python3 scripts/real_reference.py --out REFERENCE.json [--data DIR] [--build DIR]
+With --cpu-tree TREE (a tree `graphcost collect` measured on this machine: layout/cpu/random and
+tile/cpu), two more columns: the same teams' mean scores on its kernels, every split (no shipped
+model was trained on CPU runtimes): the board's truth measured on this CPU. The competition's scorer
+knows the five TpuGraphs collections, so the files are scored under the Kaggle collection of their
+kind (layout:cpu:random as layout:xla:random, tile:cpu as tile:xla: the same metrics) through links.
+
+Usage: /usr/bin/python3 scripts/real_reference.py --out REFERENCE.json [--data DIR] [--build DIR] [--cpu-tree TREE]
        /usr/bin/python3 scripts/real_reference.py --card PREFIX --reference REFERENCE.json
 The second form prints a model card's opening lines (scripts/train_models.sh): the graphcost-gnn
 row's scores on the files of the collections starting with PREFIX (layout:xla, layout:nlp,
@@ -48,6 +54,86 @@ def card_lines(reference, prefix):
         print(f"  - {column['name']} ({column['note']}): **{rows['graphcost-gnn'][c]:.3f}**; model-free: {baselines}")
 
 
+def score_split(graphcost, evaluator, work, tree, split, scores, models):
+    """Every team's submission for one split of `tree`, scored: scores[team][kaggle ID] = score.
+    `models`: the GNN teams, {team: model files}; the baselines are the rest."""
+    tag = f"{len(os.listdir(work))}-{split}"  # unique: each call adds files to work
+    submissions = {}
+    for k, (team, files) in enumerate(models.items()):
+        submissions[team] = os.path.join(work, f"gnn{k}-{tag}.csv")
+        run([graphcost, "predict", "--model", *files, "--data", tree, "--split", split, "--out", submissions[team]])
+    for b in BASELINES:
+        submissions[f"baseline-{b}"] = os.path.join(work, f"{b}-{tag}.csv")
+        run([evaluator, "baseline", "--data", tree, "--split", split, "--strategy", b, "--seed", "7",
+             "--out", submissions[f"baseline-{b}"]])
+    for team, submission in submissions.items():
+        report = os.path.join(work, f"{team}-{tag}.json")
+        run([evaluator, "score", "--solution", tree, "--split", split, "--submission", submission, "--json", report])
+        for graph in json.load(open(report))["graphs"]:
+            scores[team][graph["id"]] = None if graph["skipped"] else graph["score"]  # skipped: every runtime alike
+
+
+# A collected tree's collections, and the Kaggle collection of the same kind each is scored as.
+CPU_KINDS = [("layout", ("layout", "cpu", "random"), ("layout", "xla", "random"), "Kendall tau-b"),
+             ("tile", ("tile", "cpu"), ("tile", "xla"), "2 - top-5 slowdown")]
+
+
+CPU_TEAM = "graphcost-gnn trained here"
+CPU_EPOCHS = 30
+
+
+def cpu_models(graphcost, work, cpu_tree):
+    """The GNN trained on the CPU tree's train split, a model per kind it has files of."""
+    models = []
+    for kind, source, _, _ in CPU_KINDS:
+        if os.path.isdir(os.path.join(cpu_tree, *source, "train")):
+            models.append(os.path.join(work, f"cpu-{kind}-model.npz"))
+            run([graphcost, "train", "--data", cpu_tree, "--collection", ":".join(source), "--epochs", str(CPU_EPOCHS),
+                 "--out", models[-1]])
+    return models
+
+
+def cpu_columns(graphcost, evaluator, work, cpu_tree, teams):
+    """The CPU tree's columns (layout, tile): each team's mean score over the tree's valid and test
+    files of that kind with two or more distinct configs, and a GNN trained on its train split
+    (CPU_TEAM). Returns (columns, {team: scores}, the CPU)."""
+    columns, rows, cpu = [], {team: [] for team in teams + [CPU_TEAM]}, "this machine"
+    models = {"graphcost-gnn": MODELS}
+    trained = cpu_models(graphcost, work, cpu_tree)
+    if trained:
+        models[CPU_TEAM] = trained
+    for kind, source, target, metric in CPU_KINDS:
+        linked = os.path.join(work, f"cpu-{kind}")
+        scores = {team: {} for team in rows}
+        ids = []
+        for split in ("valid", "test"):
+            folder = os.path.join(cpu_tree, *source, split)
+            kept = []
+            for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+                if not name.endswith(".npz"):
+                    continue
+                info = json.loads(run([graphcost, "info", "--json", os.path.join(folder, name)]))
+                if info["labelled"] and info["distinct_configs"] >= 2:
+                    kept.append(name)
+                    if "measured on " in info.get("source", ""):
+                        cpu = info["source"].split("measured on ", 1)[1].split(" through", 1)[0]
+            if not kept:
+                continue
+            os.makedirs(os.path.join(linked, "npz", *target, split))
+            for name in kept:
+                os.symlink(os.path.abspath(os.path.join(folder, name)), os.path.join(linked, "npz", *target, split, name))
+                ids.append(":".join(target) + ":" + name[:-4])
+            score_split(graphcost, evaluator, work, linked, split, scores, models)
+        if not ids:
+            continue
+        columns.append({"name": f"this CPU: {len(ids)} {kind} kernels", "metric": f"mean {metric}",
+                        "note": f"{':'.join(source)} by graphcost collect, its valid and test splits; held out"})
+        for team in rows:
+            values = [scores[team][i] for i in ids if scores[team].get(i) is not None]
+            rows[team].append(sum(values) / len(values) if values else None)
+    return columns, rows, cpu
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out")
@@ -55,6 +141,7 @@ def main():
     parser.add_argument("--reference", help="with --card: the JSON the first form wrote")
     parser.add_argument("--data", default=os.environ.get("GRAPHCOST_DATA", os.path.join(ROOT, "..", "shared", "data")))
     parser.add_argument("--build", default=os.path.join(ROOT, "build", "native-release"))
+    parser.add_argument("--cpu-tree", help="a tree graphcost collect measured on this CPU: two more columns")
     args = parser.parse_args()
     if args.card:
         if not args.reference:
@@ -91,18 +178,7 @@ def main():
     scores = {team: {} for team in teams}
     for tree in sorted({f["tree"] for f in files}):
         for split in sorted({f["split"] for f in files if f["tree"] == tree}):
-            tag = f"{len(scores['graphcost-gnn'])}-{split}"
-            submissions = {"graphcost-gnn": os.path.join(work, f"gnn-{tag}.csv")}
-            run([graphcost, "predict", "--model", *MODELS, "--data", tree, "--split", split, "--out", submissions["graphcost-gnn"]])
-            for b in BASELINES:
-                submissions[f"baseline-{b}"] = os.path.join(work, f"{b}-{tag}.csv")
-                run([evaluator, "baseline", "--data", tree, "--split", split, "--strategy", b, "--seed", "7",
-                     "--out", submissions[f"baseline-{b}"]])
-            for team, submission in submissions.items():
-                report = os.path.join(work, f"{team}-{tag}.json")
-                run([evaluator, "score", "--solution", tree, "--split", split, "--submission", submission, "--json", report])
-                for graph in json.load(open(report))["graphs"]:
-                    scores[team][graph["id"]] = graph["score"]
+            score_split(graphcost, evaluator, work, tree, split, scores, {"graphcost-gnn": MODELS})
     columns = []
     for f in files:
         trained = f["collection"].startswith("layout:xla") and f["split"] == "train" and not f["origin"]
@@ -113,19 +189,29 @@ def main():
             "note": f"{f['collection']}{origin}, {f['split']}, {f['configs']:,} configs ({f['distinct_configs']:,} distinct); "
                     + ("graphcost-gnn was trained on it" if trained else "held out"),
         })
+    cpu_note, cpu_rows = "", {team: [] for team in teams}  # the CPU columns' scores
+    if args.cpu_tree:
+        extra, cpu_rows, cpu = cpu_columns(graphcost, evaluator, work, args.cpu_tree, teams)
+        columns += extra
+        cpu_note = (f" 'This CPU': kernels of the shared HLO modules timed here ({cpu}) by graphcost collect; "
+                    f"'{CPU_TEAM}' learned its train split.") if extra else ""
     board = {
-        "title": "Scores on real TPU measurements",
+        "title": "Scores on real measurements" if cpu_note else "Scores on real TPU measurements",
         "measures": "The standings rank the generated test split, labelled by graphcost's simulator. These are the same teams' "
-                    "scores on the shared real labelled TpuGraphs files with at least two distinct configs (runtimes measured on "
-                    "TPUs): Kendall tau-b for layout files (1 is perfect, 0 random), 2 - top-5 slowdown for tile files (1 is "
-                    "perfect). A handful of files: read them as a sanity check, not a ranking.",
+                    "scores on the shared real labelled TpuGraphs files with at least two distinct configs (measured on TPUs): "
+                    "Kendall tau-b for layout files (1 is perfect, 0 random), 2 - top-5 slowdown for tile files (1 is perfect). "
+                    "A handful of files: a sanity check, not a ranking." + cpu_note,
         "columns": columns,
-        "rows": [{"team": team, "scores": [scores[team].get(f["kaggle_id"]) for f in files]} for team in teams],
+        "rows": [{"team": team, "scores": [scores[team].get(f["kaggle_id"]) for f in files] + cpu_rows[team]} for team in teams]
+                + ([{"team": CPU_TEAM, "scores": [None] * len(files) + cpu_rows[CPU_TEAM],
+                     "note": f"not a team: the GNN trained on the CPU tree's train split ({CPU_EPOCHS} epochs), for the CPU columns"}]
+                   if len(cpu_rows.get(CPU_TEAM, [])) == len(columns) - len(files) and any(v is not None for v in cpu_rows[CPU_TEAM])
+                   else []),
     }
     with open(args.out, "w") as out:
         json.dump(board, out, indent=1)
     shutil.rmtree(work, ignore_errors=True)
-    print(f"real_reference: {len(teams)} teams x {len(files)} real files -> {args.out}")
+    print(f"real_reference: {len(teams)} teams x {len(columns)} columns ({len(files)} real TPU files) -> {args.out}")
 
 
 if __name__ == "__main__":

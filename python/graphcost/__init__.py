@@ -25,6 +25,7 @@ Simulator and generator
 Tuning
     tune(target, measure=fn, budget=...)   the model learns the program from your measurements
     Tuner(target, journal=...): ask(n), tell(config, seconds), best, model, result(); Tuner.resume(journal)
+    CpuOracle(module, kernel=...): measure on this CPU through Halide (needs graphcost-cpu: docs/lowering.md)
 Build
     build_info(): the CPU level the core was compiled for (x86-64-v2, x86-64-v3, native) and its vector kernels
 Errors
@@ -47,10 +48,11 @@ from . import _graphcost as _core  # noqa: E402
 from ._arguments import folder_path as _folder_path, input_path as _input_path, output_path as _output_path
 from ._graphcost import Graph, InputError, InternalError, IoError, Model  # noqa: F401
 from .dataset import Dataset, graph_tensors as _graph_tensors, write_submission  # noqa: F401
+from .cpu_oracle import CpuOracle  # noqa: F401
 from .tuning import LearnedModel, TuneError, TuneResult, Tuner, tune  # noqa: F401
 
 __all__ = [
-    "Dataset", "Graph", "build_info", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
+    "CpuOracle", "Dataset", "Graph", "build_info", "InputError", "InternalError", "IoError", "LearnedModel", "Model", "TuneError", "TuneResult", "Tuner", "gemm_seconds", "generate", "import_module",
     "import_records", "import_tile_kernels", "kendall_tau", "load", "score", "simulate", "slowdown_at_k", "tile_score", "train", "tune", "write_submission",
 ]
 

@@ -147,7 +147,7 @@ class Tuner:
     OUT.journal, and Tuner.resume continues the CLI's). write_config(config, path) writes an HLO
     target's module with the config's layouts, for the script that times it.
     Arguments as tune()'s (target, budget, per_round, strategy, learner, model, seed, candidates,
-    explore, init, journal); oracle names who measures in the journal ('python', or 'command' for
+    explore, init, journal, kernel); oracle names who measures in the journal ('python', or 'command' for
     a run continued from the CLI's --oracle command, or 'replay'). learner may also be an object with
     scikit-learn's fit(X, y) and predict(X) (as TVM's PyCostModel): X the configs' varying values
     (float32, a row per config: a layout config's configurable nodes' values, a tile config's
@@ -155,7 +155,7 @@ class Tuner:
     candidates (lower = faster). Any scikit-learn regressor, xgboost.XGBRegressor, or your own."""
 
     def __init__(self, target, budget=100, per_round=10, strategy="online", learner="auto", model=None, seed=0, candidates=1000,
-                 explore=None, init="previous", journal=None, oracle="python"):
+                 explore=None, init="previous", journal=None, oracle="python", kernel=None):
         target = target if isinstance(target, Graph) else input_path(target, "target")
         _integer("budget", budget)
         _integer("per_round", per_round)
@@ -167,8 +167,10 @@ class Tuner:
         estimator = None
         if not isinstance(learner, str):  # a Python learner: scikit-learn's fit(X, y) / predict(X)
             estimator, learner = learner, "python"
+        if kernel is not None and not isinstance(kernel, str):
+            raise TypeError(f"kernel: expected an instruction's name (str) or None, got {type(kernel).__name__}")
         self._core = _Tuner(target, oracle, budget, per_round, strategy, init, learner, model, seed, candidates, explore, journal,
-                            estimator)
+                            estimator, kernel or "")
         self.budget, self.per_round = budget, per_round
 
     @classmethod
@@ -190,7 +192,8 @@ class Tuner:
         return cls(target if target is not None else header["target"], budget=budget if budget is not None else header["budget"],
                    per_round=options["per_round"], strategy=options["strategy"], learner=learner.get("learner", "auto"), model=model,
                    seed=options["seed"], candidates=header.get("candidates", 1000), explore=explore,
-                   init=learner.get("init", "previous"), journal=path, oracle=header.get("oracle", "python"))
+                   init=learner.get("init", "previous"), journal=path, oracle=header.get("oracle", "python"),
+                   kernel=header.get("kernel"))
 
     def ask(self, n=1):
         """Up to n configs to measure next (fewer only when the budget or the candidates run out)."""
@@ -257,6 +260,11 @@ class Tuner:
     def candidates(self):
         return self._core.candidates
 
+    @property
+    def fingerprint(self):
+        """What the candidates are (node count, configs, a hash): a CpuOracle checks it measures the same."""
+        return self._core.fingerprint
+
     def result(self, interrupted=False):
         """The run as tune() returns it (a TuneResult)."""
         self._core.settle()
@@ -264,7 +272,7 @@ class Tuner:
 
 
 def tune(target, measure=None, budget=100, per_round=10, strategy="online", model=None, seed=0, timeout=None, candidates=1000,
-         explore=None, init="previous", learner="auto", progress=None, journal=None, on_error="record"):
+         explore=None, init="previous", learner="auto", progress=None, journal=None, on_error="record", kernel=None):
     """Tunes a program from a few of its measurements (docs/tuning.md): a loop over Tuner.
 
     target     a path (str or os.PathLike: a labelled or hidden .npz, tuning records, a module:
@@ -278,7 +286,9 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
                holds 'module': the path of the module with the config's layouts, written for it.
                A value that is not a positive finite number, or no answer within `timeout`
                seconds, is a failed measurement: kept, and tuning goes on. None: replay the file's
-               recorded runtimes.
+               recorded runtimes. A CpuOracle (graphcost.CpuOracle(target)) times each config on
+               this CPU through Halide, as `graphcost tune --oracle cpu`.
+    kernel     a module target: the instruction (a dot, a fusion) tuned as a module of its own
     on_error   what an Exception raised by measure() is: 'record' (a failed measurement, its
                message kept) or 'raise' (the run stops and the exception rises). KeyboardInterrupt
                and SystemExit always stop the run and rise. Either way the exception carries the
@@ -306,7 +316,10 @@ def tune(target, measure=None, budget=100, per_round=10, strategy="online", mode
         raise ValueError(f"timeout: expected a positive number of seconds or None, got {timeout!r}")
     oracle = None if measure is None else _Oracle(measure, timeout, on_error)
     tuner = Tuner(target, budget=budget, per_round=per_round, strategy=strategy, learner=learner, model=model, seed=seed,
-                  candidates=candidates, explore=explore, init=init, journal=journal, oracle="replay" if measure is None else "python")
+                  candidates=candidates, explore=explore, init=init, journal=journal, oracle="replay" if measure is None else "python",
+                  kernel=kernel)
+    if hasattr(measure, "check_candidates"):  # a CpuOracle: it must measure the candidates this run chooses among
+        measure.check_candidates(tuner)
     core, stopped = tuner._core, False
     modules = tempfile.TemporaryDirectory(prefix="graphcost-tune-") if core.writes_modules and oracle is not None else None
     try:

@@ -39,7 +39,7 @@ class PythonTuner {
  public:
   PythonTuner(const py::object& target_or_path, const std::string& oracle, int budget, int per_round, const std::string& strategy,
               const std::string& init, const std::string& learner, const std::shared_ptr<CostModel>& model, uint64_t seed, int candidates,
-              double explore, const std::string& journal_path, const py::object& estimator)
+              double explore, const std::string& journal_path, const py::object& estimator, const std::string& kernel)
       : model_(model), oracle_name_(oracle) {
     if (py::isinstance<TpuGraph>(target_or_path)) {
       const TpuGraph& graph = target_or_path.cast<const TpuGraph&>();
@@ -47,7 +47,7 @@ class PythonTuner {
     } else {
       const std::string path = target_or_path.cast<std::string>();
       py::gil_scoped_release release;
-      target_ = std::make_unique<TuningTarget>(load_tuning_target(path, candidates, seed));
+      target_ = std::make_unique<TuningTarget>(load_tuning_target(path, candidates, seed, "", kernel));
     }
     TuneOptions options;
     options.strategy = value_named(tune_strategy_names(), strategy, "strategy");
@@ -70,6 +70,7 @@ class PythonTuner {
       JournalRun run;
       run.oracle = oracle;
       run.candidates = candidates;
+      run.kernel = kernel;
       const nlohmann::json header = tuning_journal_header(*target_, tuner_->options(), run);
       const bool resume = std::filesystem::exists(journal_path);
       if (resume) {
@@ -196,10 +197,10 @@ class PythonTuner {
 void bind_tune(py::module_& m) {
   py::class_<PythonTuner>(m, "_Tuner", "The tuning loop asked and told; use graphcost.Tuner.")
       .def(py::init<const py::object&, const std::string&, int, int, const std::string&, const std::string&, const std::string&,
-                    const std::shared_ptr<CostModel>&, uint64_t, int, double, const std::string&, const py::object&>(),
+                    const std::shared_ptr<CostModel>&, uint64_t, int, double, const std::string&, const py::object&, const std::string&>(),
            py::arg("target"), py::arg("oracle"), py::arg("budget"), py::arg("per_round"), py::arg("strategy"), py::arg("init"),
            py::arg("learner"), py::arg("model"), py::arg("seed"), py::arg("candidates"), py::arg("explore"), py::arg("journal"),
-           py::arg("estimator"))
+           py::arg("estimator"), py::arg("kernel"))
       .def("ask", &PythonTuner::ask, py::arg("n"))
       .def("tell", &PythonTuner::tell, py::arg("config"), py::arg("status"), py::arg("seconds"), py::arg("message"))
       .def(
@@ -216,6 +217,7 @@ void bind_tune(py::module_& m) {
       .def_property_readonly("rounds", &PythonTuner::rounds)
       .def_property_readonly("measurements", &PythonTuner::measurements)
       .def_property_readonly("candidates", [](PythonTuner& t) { return t.tuner().target().graph.config_count; })
+      .def_property_readonly("fingerprint", [](PythonTuner& t) { return t.tuner().target().fingerprint; })
       .def_property_readonly("journal", &PythonTuner::journal)
       .def_property_readonly("learner", [](PythonTuner& t) {
         const Learner* learner = t.tuner().learner();

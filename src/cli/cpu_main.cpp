@@ -1,6 +1,7 @@
 // graphcost-cpu: the commands that run XLA modules on this CPU through Halide (docs/lowering.md):
 // `lower`, `measure`, `collect` and `tune --oracle cpu`, also reached as `graphcost lower|measure|collect` and
-// `graphcost tune --oracle cpu` (graphcost runs this executable).
+// `graphcost tune --oracle cpu` (graphcost runs this executable), and `oracle`, the cpu oracle as a
+// process the Python package drives (graphcost.CpuOracle).
 // Apart from graphcost because Halide brings LLVM, whose loading alone costs every process tens of
 // MiB of resident memory. Exit codes as graphcost's (common/error_exit.h).
 #include <exception>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/collect_command.h"
+#include "cli/cpu_oracle_command.h"
 #include "cli/lower_command.h"
 #include "cli/measure_command.h"
 #include "cli/tune_command.h"
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
   CLI::App* tune_command = graphcost::add_tune_command(app, tune);
   graphcost::CollectOptions collect;
   CLI::App* collect_command = graphcost::add_collect_command(app, collect);
+  graphcost::CpuOracleCommandOptions oracle;
+  CLI::App* oracle_command = graphcost::add_cpu_oracle_command(app, oracle);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
     if (measure_command->parsed()) return graphcost::run_measure_command(measure);
     if (tune_command->parsed()) return graphcost::run_tune_command(tune);
     if (collect_command->parsed()) return graphcost::run_collect_command(collect);
+    if (oracle_command->parsed()) return graphcost::run_cpu_oracle_command(oracle);
   } catch (const std::exception& error) {
     return graphcost::report_error(error);
   }

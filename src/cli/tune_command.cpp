@@ -46,6 +46,7 @@ nlohmann::json journal_header(const TuneCommandOptions& options, const TuningTar
   run.candidates = options.candidates;
   run.model = options.model;
   run.warm_start = options.warm_start;
+  run.kernel = options.kernel;
   run.measure = options.measure;
   return tuning_journal_header(target, options.tune, run);
 }

@@ -131,6 +131,7 @@ nlohmann::json tuning_journal_header(const TuningTarget& target, const TuneOptio
           {"hardware", run.hardware},
           {"repeats", run.repeats},
           {"candidates", run.candidates},
+          {"kernel", run.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.kernel)},
           {"model", run.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(run.model))},
           {"warm_start", run.warm_start.empty() ? nlohmann::json(nullptr) : nlohmann::json(file_hash(run.warm_start))},
           {"options", options_json},

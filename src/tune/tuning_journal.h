@@ -55,6 +55,7 @@ struct JournalRun {
   nlohmann::json hardware, repeats;  // simulate's hardware, command's repeats (null otherwise)
   int candidates = 1000;             // a module target's candidates
   std::string model, warm_start;     // paths, or empty
+  std::string kernel;                // a module target's instruction tuned apart (--kernel), or empty
   std::string measure;               // the measure command (not compared on resume: a path in it may move)
 };
 
