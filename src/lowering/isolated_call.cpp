@@ -43,6 +43,7 @@ bool write_all(int fd, const char* bytes, size_t size) {
 [[noreturn]] void run_child(const std::function<std::string()>& call, const IsolationLimits& limits, int out) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // the measuring process gone (killed), its child goes too
   std::signal(SIGINT, SIG_IGN);      // Ctrl-C stops the parent between configs, not this one midway
+  for (const int crash : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) std::signal(crash, SIG_DFL);  // a crash is named by its signal
   if (limits.memory_bytes > 0 && !kAddressSanitizer) {
     struct rlimit bound;
     bound.rlim_cur = bound.rlim_max = limits.memory_bytes;
