@@ -35,15 +35,15 @@ class CpuOracle:
     """measure(config) -> seconds on this CPU, for the candidates graphcost.Tuner(target, candidates,
     seed, kernel) chooses among (the same arguments give the same candidates; tune() checks it).
 
-    A config is a Tuner's dict (its 'config' index) or an index. A config that fails to compile or
+    `threads`: the cores a measurement uses (`graphcost measure --threads`). A config is a Tuner's dict (its 'config' index) or an index. A config that fails to compile or
     run, or runs past `timeout` seconds, raises RuntimeError naming why: tune() keeps it as a failed
     measurement. `last` is the last answer: {'config', 'status', 'seconds', 'runs' (every timed run),
     'message'}. close() (or leaving a with block) ends the process."""
 
-    def __init__(self, target, kernel=None, candidates=1000, seed=0, timeout=120):
+    def __init__(self, target, kernel=None, candidates=1000, seed=0, timeout=120, threads=1):
         path = input_path(target, "target")
         command = [_program(), "oracle", path, "--candidates", str(int(candidates)), "--seed", str(int(seed)),
-                   "--timeout", repr(float(timeout))] + (["--kernel", kernel] if kernel else [])
+                   "--timeout", repr(float(timeout)), "--threads", str(int(threads))] + (["--kernel", kernel] if kernel else [])
         self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         header = self._process.stdout.readline()
         if not header:

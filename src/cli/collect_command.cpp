@@ -37,6 +37,11 @@ CLI::App* add_collect_command(CLI::App& app, CollectOptions& options) {
   command->add_option("--valid", options.valid_programs, "Modules whose files go to the valid split (the others: by a hash of the name)")
       ->delimiter(',');
   command
+      ->add_option("--threads", options.threads,
+                   "Cores a measurement uses: pinned to as many CPUs, each stored Func's outermost loop parallel")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  command
       ->add_option("--timeout", options.timeout,
                    "Seconds a config may take (compiling and timed runs) before it is killed and kept as a failure")
       ->check(CLI::PositiveNumber)
@@ -238,6 +243,7 @@ nlohmann::json collect_unit(const CollectUnit& unit, const CollectOptions& optio
   MeasureOptions protocol;
   protocol.max_repeats = options.max_repeats;
   protocol.timeout_seconds = options.timeout;
+  protocol.threads = options.threads;
   if (options.max_memory_mb > 0) protocol.memory_bytes = static_cast<uint64_t>(options.max_memory_mb) << 20;
   protocol.seed = options.seed;
   const std::vector<ConfigMeasurement> results = measure_target(target, protocol, [](int64_t, int64_t) { return interrupted == 0; });

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   tune.cpu_oracle = [&tune](const graphcost::TuningTarget& target, const std::function<bool()>& stop) {
     graphcost::MeasureOptions protocol;
     protocol.timeout_seconds = tune.measure_timeout;  // a config past it is killed: a failed measurement
+    protocol.threads = tune.measure_threads;
     return graphcost::cpu_oracle(target, protocol, stop, tune.against_autoschedulers);
   };
   CLI::App* tune_command = graphcost::add_tune_command(app, tune);

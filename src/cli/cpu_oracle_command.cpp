@@ -21,6 +21,7 @@ CLI::App* add_cpu_oracle_command(CLI::App& app, CpuOracleCommandOptions& options
   command->add_option("--timeout", options.timeout, "seconds a config may take, compiling included (then a failure)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command->add_option("--threads", options.threads, "cores a measurement uses")->check(CLI::Range(1, 1024))->capture_default_str();
   return command;
 }
 
@@ -47,6 +48,7 @@ int run_cpu_oracle_command(const CpuOracleCommandOptions& options) {
   const TuningTarget target = load_tuning_target(options.target, options.candidates, options.seed, "", options.kernel);
   MeasureOptions protocol;
   protocol.timeout_seconds = options.timeout;
+  protocol.threads = options.threads;
   Oracle oracle = cpu_oracle(target, protocol, nullptr);
   std::cout << nlohmann::json{{"target", target.path}, {"fingerprint", target.fingerprint}, {"configs", target.graph.config_count}}.dump()
             << std::endl;

@@ -20,6 +20,7 @@ struct CpuOracleCommandOptions {
   int candidates = 1000;
   uint64_t seed = 0;
   double timeout = 120;
+  int threads = 1;
 };
 
 CLI::App* add_cpu_oracle_command(CLI::App& app, CpuOracleCommandOptions& options);

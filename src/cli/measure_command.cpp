@@ -27,6 +27,11 @@ CLI::App* add_measure_command(CLI::App& app, MeasureCommandOptions& options) {
   command->add_option("--max-repeats", options.max_repeats,
                       "Timed runs of one config at most once 0.1 s are timed (fewer once its minimum is stable)");
   command
+      ->add_option("--threads", options.threads,
+                   "Cores a measurement uses: pinned to as many CPUs, each stored Func's outermost loop parallel")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  command
       ->add_option("--timeout", options.timeout,
                    "Seconds a config may take (compiling and timed runs) before it is killed and kept as a failure")
       ->check(CLI::PositiveNumber)
@@ -95,6 +100,7 @@ int run_measure_command(const MeasureCommandOptions& options) {
   measure.passes = options.passes;
   measure.max_repeats = options.max_repeats;
   measure.timeout_seconds = options.timeout;
+  measure.threads = options.threads;
   if (options.max_memory_mb > 0) measure.memory_bytes = static_cast<uint64_t>(options.max_memory_mb) << 20;
   measure.seed = options.seed;
   const auto started = std::chrono::steady_clock::now();

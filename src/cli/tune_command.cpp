@@ -322,6 +322,11 @@ CLI::App* add_tune_command(CLI::App& app, TuneCommandOptions& tune) {
                    "--oracle command and cpu: seconds before a run (cpu: compiling included) is killed, a failed measurement")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command
+      ->add_option("--measure-threads", tune.measure_threads,
+                   "--oracle cpu: cores a measurement uses (pinned; stored Funcs' outer loops parallel)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   command->add_option("--repeats", tune.repeats, "--oracle command: runs per measurement, the median kept")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();

@@ -24,6 +24,7 @@ struct TuneCommandOptions {
   OracleKind oracle = OracleKind::Replay;
   std::string measure;  // --oracle command: the command
   double measure_timeout = 600;
+  int measure_threads = 1;  // --oracle cpu: the cores a measurement uses
   int repeats = 1;
   std::string hardware = "nominal";  // --oracle simulate
   int candidates = 1000;             // module targets

@@ -89,7 +89,7 @@ std::vector<std::string> autoscheduler_names() {
   return names;
 }
 
-std::string autoschedule(LoweredComputation& lowered, const std::string& name) {
+std::string autoschedule(LoweredComputation& lowered, const std::string& name, int threads) {
   const Plugin* plugin = nullptr;
   for (const Plugin& candidate : kPlugins) {
     if (name == candidate.name) plugin = &candidate;
@@ -115,7 +115,7 @@ std::string autoschedule(LoweredComputation& lowered, const std::string& name) {
     if (rank > 0) output.output_buffer().dim(rank - 1).set_stride(1);
     outputs.push_back(output);
   }
-  const Halide::MachineParams machine(1, last_level_cache_bytes(), 40.0f);  // 40: Halide's generic balance
+  const Halide::MachineParams machine(threads, last_level_cache_bytes(), 40.0f);  // 40: Halide's generic balance
   Halide::Pipeline pipeline(outputs);
   const QuietStderr quiet;
   return pipeline.auto_schedule(name, lowering_target(), machine).schedule_source;

@@ -17,11 +17,11 @@ namespace graphcost {
 std::vector<std::string> autoscheduler_names();
 
 // Schedules `lowered` (lowered without a layout schedule: the module's own layouts) by the
-// autoscheduler `name` for one core of this CPU: every parameter's and output's shape as its
+// autoscheduler `name` for `threads` cores of this CPU: every parameter's and output's shape as its
 // estimate, their C order (the last dimension dense) made known, this CPU's last-level cache as
 // the machine's. Returns the schedule as Halide source (what it chose). InputError for a name not
 // in autoscheduler_names(); a Halide error (the autoscheduler's refusal) propagates as
 // std::exception.
-std::string autoschedule(LoweredComputation& lowered, const std::string& name);
+std::string autoschedule(LoweredComputation& lowered, const std::string& name, int threads = 1);
 
 }  // namespace graphcost

@@ -19,7 +19,7 @@ void measure_autoscheduled(const TuningTarget& target, const std::string& name, 
   measure_lowered(
       [&] {
         LoweredComputation lowered = lower_computation(*target.module, target.module->entry, nullptr, Scheduling::Unscheduled);
-        source = autoschedule(lowered, name);
+        source = autoschedule(lowered, name, protocol.threads);
         return lowered;
       },
       protocol, result, reference);
@@ -88,7 +88,7 @@ Oracle cpu_oracle(const TuningTarget& target, const MeasureOptions& protocol, co
   if (target.graph.kind != GraphKind::Layout || target.graph.configurable_count() == 0) {
     throw InputError(target.path, "configurable nodes", "a convolution, dot or reshape of rank 2 or more (a layout to choose)", "none");
   }
-  pin_to_one_cpu();
+  pin_to_cpus(protocol.threads);
   auto reference = std::make_shared<std::vector<uint8_t>>();  // the first measured config's outputs
   Oracle oracle;
   oracle.name = "cpu";

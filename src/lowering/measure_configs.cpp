@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -17,6 +18,7 @@
 #include "hlo/fusion_kernels.h"
 #include "lowering/hlo_to_halide.h"
 #include "lowering/isolated_call.h"
+#include "lowering/parallel_schedule.h"
 #include "lowering/run_lowered.h"
 #include "lowering/tile_schedule.h"
 
@@ -54,18 +56,16 @@ double median(std::vector<double> values) {
 
 double ConfigMeasurement::best() const { return median(pass_minimum); }
 
-int pin_to_one_cpu() {
-  cpu_set_t allowed;
+int pin_to_cpus(int count) {
+  cpu_set_t allowed, chosen;
   CPU_ZERO(&allowed);
+  CPU_ZERO(&chosen);
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return -1;
-  for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu) {
-    if (!CPU_ISSET(cpu, &allowed)) continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
+  int taken = 0;
+  for (int cpu = CPU_SETSIZE - 1; cpu >= 0 && taken < count; --cpu) {
+    if (CPU_ISSET(cpu, &allowed)) CPU_SET(cpu, &chosen), ++taken;
   }
-  return -1;
+  return taken > 0 && sched_setaffinity(0, sizeof(chosen), &chosen) == 0 ? taken : -1;
 }
 
 std::vector<double> drift_corrected_pass(const std::vector<ConfigMeasurement>& results, size_t pass) {
@@ -111,6 +111,7 @@ void measure_lowered_here(const std::function<LoweredComputation()>& lower, cons
                           std::vector<uint8_t>& reference) {
   try {
     const Clock::time_point compile_start = Clock::now();
+    setenv("HL_NUM_THREADS", std::to_string(options.threads).c_str(), 1);  // the JIT runtime's pool, made on its first run
     LoweredComputation lowered = lower();
     CompiledComputation compiled(lowered, options.seed);
     result.compile_seconds += seconds_since(compile_start);
@@ -246,7 +247,13 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
 void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
                            std::vector<uint8_t>& reference) {
   const LayoutSchedule schedule = schedule_of(program, config);
-  measure_lowered([&] { return lower_computation(program.module, program.module.entry, &schedule); }, options, result, reference);
+  measure_lowered(
+      [&] {
+        LoweredComputation lowered = lower_computation(program.module, program.module.entry, &schedule);
+        if (options.threads > 1) parallelize_stored(lowered);
+        return lowered;
+      },
+      options, result, reference);
 }
 
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank) {
@@ -257,7 +264,7 @@ std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t 
 
 std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne& measure_one, const MeasureOptions& options,
                                                const std::function<bool(int64_t, int64_t)>& progress, const std::string& source) {
-  pin_to_one_cpu();
+  pin_to_cpus(options.threads);
   std::vector<ConfigMeasurement> results(static_cast<size_t>(configs));
   std::mt19937_64 random(options.seed);
   std::vector<int64_t> order;
@@ -311,6 +318,7 @@ std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, con
             [&] {
               LoweredComputation lowered = lower_computation(kernel, kernel.entry);
               schedule_tiles(lowered, tile);
+              if (options.threads > 1) parallelize_stored(lowered);
               return lowered;
             },
             options, result, reference);

@@ -24,6 +24,9 @@ struct MeasureOptions {
   int batch = 10;            // configs between two measurements of config 0
   int passes = 1;            // passes over all configs (2: the noise, the tau between passes)
   uint64_t seed = 0;         // the inputs' values and the order
+  // The cores a measurement uses: the process pinned to that many CPUs, Halide's runtime given as
+  // many threads, and each stored Func's outermost loop run in parallel (parallel_schedule.h).
+  int threads = 1;
   // Each config measured in a process of its own (isolated_call.h), bounded: a config that runs past
   // timeout_seconds (compiling included), allocates past memory_bytes or crashes is a failure, kept.
   bool isolate = true;
@@ -31,9 +34,10 @@ struct MeasureOptions {
   uint64_t memory_bytes = default_memory_bound();
 };
 
-// Pins the calling thread to one CPU (the highest it may run on: CPU 0 takes most interrupts), so a
-// measurement is not moved between cores midway; returns the CPU, or -1 when the system refused.
-int pin_to_one_cpu();
+// Pins the calling thread to `count` CPUs (the highest it may run on: CPU 0 takes most interrupts),
+// so a measurement is not moved between cores midway; returns how many it got (fewer when it may
+// run on fewer), or -1 when the system refused.
+int pin_to_cpus(int count);
 
 struct ConfigMeasurement {
   std::vector<double> seconds;       // every timed run, in every pass

@@ -135,8 +135,10 @@ MeasuredSummary label_measured(MeasureTarget& target, const std::vector<ConfigMe
       graph.provenance.compare(graph.provenance.size() - unmeasured.size(), unmeasured.size(), unmeasured) == 0) {
     graph.provenance.resize(graph.provenance.size() - unmeasured.size());
   }
-  graph.provenance += "; runtimes measured on " + cpu_description() + " through Halide 14's JIT, one thread, the minimum of up to " +
-                      std::to_string(options.max_repeats) + " timed runs after a warm-up, " + std::to_string(options.passes) + " pass(es)";
+  graph.provenance += "; runtimes measured on " + cpu_description() + " through Halide 14's JIT, " +
+                      (options.threads == 1 ? std::string("one thread") : std::to_string(options.threads) + " threads") +
+                      ", the minimum of up to " + std::to_string(options.max_repeats) + " timed runs after a warm-up, " +
+                      std::to_string(options.passes) + " pass(es)";
   summary.measured = static_cast<int64_t>(runtimes.size());
   const auto [fastest, slowest] = std::minmax_element(runtimes.begin(), runtimes.end());
   summary.config0 = static_cast<double>(runtimes[0]) * 1e-9;
