@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 
 from ._arguments import input_path
 from ._graphcost import InputError
@@ -44,11 +45,12 @@ class CpuOracle:
         path = input_path(target, "target")
         command = [_program(), "oracle", path, "--candidates", str(int(candidates)), "--seed", str(int(seed)),
                    "--timeout", repr(float(timeout)), "--threads", str(int(threads))] + (["--kernel", kernel] if kernel else [])
-        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self._errors = tempfile.TemporaryFile(mode="w+")  # not a pipe: nothing it writes there can fill up and block it
+        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors, text=True)
         header = self._process.stdout.readline()
         if not header:
             self._process.wait()
-            message = self._process.stderr.read().strip()
+            message = self._stderr()
             raise InputError(message.removeprefix("error: ") or f"graphcost-cpu oracle ended ({self._process.returncode})")
         info = json.loads(header)
         self.configs, self.fingerprint, self.last = info["configs"], info["fingerprint"], None
@@ -69,7 +71,8 @@ class CpuOracle:
         self._process.stdin.flush()
         line = self._process.stdout.readline()
         if not line:
-            raise RuntimeError(f"CpuOracle: graphcost-cpu ended: {self._process.stderr.read().strip()}")
+            self._process.wait()
+            raise RuntimeError(f"CpuOracle: graphcost-cpu ended ({self._process.returncode}): {self._stderr()}")
         answer = json.loads(line)
         if "error" in answer:
             raise ValueError(f"CpuOracle: {answer['error']}")
@@ -78,12 +81,16 @@ class CpuOracle:
             raise RuntimeError(answer["message"])
         return answer["seconds"]
 
+    def _stderr(self):
+        self._errors.seek(0)
+        return self._errors.read().strip()[-2000:]
+
     def close(self):
         if self._process.poll() is None:
             self._process.stdin.close()
             self._process.wait()
         self._process.stdout.close()
-        self._process.stderr.close()
+        self._errors.close()
 
     def __enter__(self):
         return self
