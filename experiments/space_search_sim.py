@@ -9,7 +9,8 @@ runtime of the raw parameter values). Prints per GPU, median of the seeds: best 
 space's best at 20, 50, 100 and tau of the model at 50 on the configs not measured. A variant is a
 Python dict: explore (share), init (random configs first), expmode ('random', or 'far': the configs
 farthest in parameters from every measured one), lcb (rank by mean - lcb * sd of 5 bootstrap fits),
-near (0: no neighbourhood step).
+near (0: no neighbourhood step), diverse (N: the neighbourhood's 5 centres the best measured configs
+at least N parameters apart from each other, not simply the 5 best).
 
 Run: /usr/bin/python3 experiments/space_search_sim.py "{'explore': 0.3}" [SEEDS=5]
 (xgboost, scipy: scripts/setup.sh; GRAPHCOST_DATA as the tests)
@@ -60,7 +61,14 @@ def run(X,P,y,seed,variant):
         ms=set(measured); batch=[]
         nexp=int(round(explore*10)); nexpl=10-nexp
         ok=[i for i in measured if not np.isnan(y[i])]
-        best=sorted(ok,key=lambda i:y[i])[:5]
+        ranked=sorted(ok,key=lambda i:y[i])
+        sep=variant.get('diverse',0)
+        if sep:
+            best=[]
+            for i in ranked:
+                if all((P[i]!=P[b]).sum()>=sep for b in best): best.append(i)
+                if len(best)==5: break
+        else: best=ranked[:5]
         order=np.argsort(cost,kind='stable')
         near=[c for c in order if c not in ms and any((P[c]!=P[b]).sum()<=2 for b in best)] if variant.get('near',1) else []
         for c in near:
