@@ -175,13 +175,15 @@ class Message {
   void values(Vector& values) {
     const size_t bytes = size();
     values.resize(bytes / sizeof(values[0]));
-    std::memcpy(values.data(), take(bytes), bytes);
+    const char* from = take(bytes);
+    if (bytes > 0) std::memcpy(values.data(), from, bytes);  // an empty vector's data() may be null
   }
 
  private:
   void put_bytes(const char* data, size_t size) {
     const uint64_t n = size;
-    bytes_.append(reinterpret_cast<const char*>(&n), sizeof n).append(data, size);
+    bytes_.append(reinterpret_cast<const char*>(&n), sizeof n);
+    if (size > 0) bytes_.append(data, size);  // an empty vector's data() may be null
   }
   size_t size() {
     uint64_t n = 0;
