@@ -36,20 +36,7 @@ CLI::App* add_collect_command(CLI::App& app, CollectOptions& options) {
       ->delimiter(',');
   command->add_option("--valid", options.valid_programs, "Modules whose files go to the valid split (the others: by a hash of the name)")
       ->delimiter(',');
-  command
-      ->add_option("--threads", options.threads,
-                   "Cores a measurement uses: pinned to as many CPUs, each stored Func's outermost loop parallel")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  command
-      ->add_option("--timeout", options.timeout,
-                   "Seconds a config may take (compiling and timed runs) before it is killed and kept as a failure")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--max-memory-mb", options.max_memory_mb,
-                   "Memory a config may take, MiB (0: half of this machine's); past it, a failure")
-      ->check(CLI::NonNegativeNumber);
+  add_config_bounds(command, options.bounds);
   command->add_option("--seed", options.seed, "The random configs, the inputs' values and the order");
   command->add_flag("-q,--quiet", options.quiet, "No progress on stderr");
   return command;
@@ -242,9 +229,7 @@ nlohmann::json collect_unit(const CollectUnit& unit, const CollectOptions& optio
                              : layout_target(std::move(measured), unit.module_path, format, unit.kernel, options.configs, options.seed);
   MeasureOptions protocol;
   protocol.max_repeats = options.max_repeats;
-  protocol.timeout_seconds = options.timeout;
-  protocol.threads = options.threads;
-  if (options.max_memory_mb > 0) protocol.memory_bytes = static_cast<uint64_t>(options.max_memory_mb) << 20;
+  apply_config_bounds(options.bounds, protocol);
   protocol.seed = options.seed;
   const std::vector<ConfigMeasurement> results = measure_target(target, protocol, [](int64_t, int64_t) { return interrupted == 0; });
   if (interrupted) return {};

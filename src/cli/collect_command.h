@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_bounds.h"
+
 namespace graphcost {
 
 struct CollectOptions {
@@ -27,9 +29,7 @@ struct CollectOptions {
   double max_gflop = 2.0;     // a whole module or kernel whose estimated work is past this is left out (runs of seconds)
   double max_input_mb = 256;  // ... or whose parameters take more memory than this (each config fills and lays them out anew)
   int max_repeats = 10;
-  int threads = 1;                                         // the cores a measurement uses (parallel_schedule.h)
-  double timeout = 120;                                    // seconds a config may take, compiling included, before it is killed (a failure)
-  int64_t max_memory_mb = 0;                               // a config's memory at most; 0: half of this machine's
+  ConfigBounds bounds;                                     // --threads, --timeout, --max-memory-mb
   std::vector<std::string> test_programs, valid_programs;  // module names (file stems) put in that split, not by hash
   uint64_t seed = 0;
   bool quiet = false;

@@ -26,20 +26,7 @@ CLI::App* add_measure_command(CLI::App& app, MeasureCommandOptions& options) {
   command->add_option("--passes", options.passes, "Passes over all configs; 2 or more prints the noise (the tau between the first two)");
   command->add_option("--max-repeats", options.max_repeats,
                       "Timed runs of one config at most once 0.1 s are timed (fewer once its minimum is stable)");
-  command
-      ->add_option("--threads", options.threads,
-                   "Cores a measurement uses: pinned to as many CPUs, each stored Func's outermost loop parallel")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  command
-      ->add_option("--timeout", options.timeout,
-                   "Seconds a config may take (compiling and timed runs) before it is killed and kept as a failure")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--max-memory-mb", options.max_memory_mb,
-                   "Memory a config may take, MiB (0: half of this machine's); past it, a failure")
-      ->check(CLI::NonNegativeNumber);
+  add_config_bounds(command, options.bounds);
   command->add_option("--seed", options.seed, "The random configs, the inputs' values and the order");
   command->add_flag("-q,--quiet", options.quiet, "No progress on stderr");
   return command;
@@ -99,9 +86,7 @@ int run_measure_command(const MeasureCommandOptions& options) {
   MeasureOptions measure;
   measure.passes = options.passes;
   measure.max_repeats = options.max_repeats;
-  measure.timeout_seconds = options.timeout;
-  measure.threads = options.threads;
-  if (options.max_memory_mb > 0) measure.memory_bytes = static_cast<uint64_t>(options.max_memory_mb) << 20;
+  apply_config_bounds(options.bounds, measure);
   measure.seed = options.seed;
   const auto started = std::chrono::steady_clock::now();
   std::signal(SIGINT, on_interrupt);

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/config_bounds.h"
+
 namespace graphcost {
 
 struct MeasureCommandOptions {
@@ -23,9 +25,7 @@ struct MeasureCommandOptions {
   int configs = 20;
   int passes = 1;
   int max_repeats = 30;
-  int threads = 1;            // the cores a measurement uses (parallel_schedule.h)
-  double timeout = 120;       // seconds a config may take, compiling included, before it is killed (a failure)
-  int64_t max_memory_mb = 0;  // a config's memory at most; 0: half of this machine's
+  ConfigBounds bounds;  // --threads, --timeout, --max-memory-mb
   uint64_t seed = 0;
   bool quiet = false;
 };
