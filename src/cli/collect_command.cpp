@@ -61,19 +61,35 @@ int64_t elements(const HloShape& shape) {
   return count;
 }
 
-// Estimated work of one run, in GFLOP: a dot's multiply-adds, an element for every other value.
+// Estimated work of one run, in GFLOP: a dot's and a convolution's multiply-adds, a reduce-window's
+// window per output, an element for every other value.
 double estimated_gflop(const HloModule& module) {
   double flop = 0;
   for (const HloComputation& computation : module.computations) {
     for (const HloInstruction& in : computation.instructions) {
       if (in.shape.is_tuple()) continue;
       double work = static_cast<double>(elements(in.shape));
+      const auto operand = [&](size_t k) -> const HloShape& { return computation.instructions[static_cast<size_t>(in.operands[k])].shape; };
       if (in.opcode == "dot" && !in.operands.empty()) {
-        const HloShape& lhs = computation.instructions[static_cast<size_t>(in.operands[0])].shape;
-        for (const char c : in.op_attributes().text_of("lhs_contracting_dims")) {
-          if (c >= '0' && c <= '9' && static_cast<size_t>(c - '0') < lhs.dims.size())
-            work *= 2.0 * static_cast<double>(lhs.dims[static_cast<size_t>(c - '0')]);
+        const HloShape& lhs = operand(0);
+        std::vector<int64_t> contracting;
+        try {
+          contracting = lowering::integer_list_text(in.op_attributes().text_of("lhs_contracting_dims"), std::string(in.name), "lhs_contracting_dims");
+        } catch (const InputError&) {
+          // a malformed list: the lowering refuses it, this estimate counts elements only
         }
+        for (const int64_t d : contracting) {
+          if (d >= 0 && static_cast<size_t>(d) < lhs.dims.size()) work *= 2.0 * static_cast<double>(lhs.dims[static_cast<size_t>(d)]);
+        }
+      } else if (in.opcode == "convolution" && in.operands.size() == 2 && in.op_attributes().has_convolution_dims) {
+        // Each output element: 2 x the kernel's elements per output feature (input features x window).
+        const HloShape& kernel = operand(1);
+        const auto feature = static_cast<size_t>(in.op_attributes().convolution_dims.kernel_output_feature);
+        if (feature < kernel.dims.size()) {
+          work *= 2.0 * static_cast<double>(elements(kernel)) / static_cast<double>(std::max<int64_t>(kernel.dims[feature], 1));
+        }
+      } else if (in.opcode == "reduce-window") {
+        for (const HloWindowDim& window : in.op_attributes().window) work *= static_cast<double>(std::max<int64_t>(window.size, 1));
       }
       flop += work;
     }

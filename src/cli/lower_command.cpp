@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_error.h"
+#include "hlo/fusion_kernels.h"
 #include "hlo/hlo_import.h"
 #include "io/npz_file.h"
 #include "lowering/hlo_to_halide.h"
@@ -20,6 +21,9 @@ CLI::App* add_lower_command(CLI::App& app, LowerOptions& options) {
   command->add_flag("--explain", options.explain, "Per opcode: instructions, how many lower, why the others do not");
   command->add_flag("--json", options.json, "--explain as JSON");
   command->add_option("--computation", options.computation, "The computation to lower and run (default: the entry), e.g. a fusion's");
+  command->add_option("--kernel", options.kernel,
+                      "One instruction apart (a fusion, a dot, a convolution), its operands the parameters, as measure --kernel")
+      ->excludes(command->get_option("--computation"));
   command->add_option("--inputs", options.inputs, "An .npz with param0, param1, ... (the entry's parameters: dtype and shape as declared)");
   command->add_option("--out", options.out, "Where the outputs go (.npz: out0, out1, ...), computed by Halide's JIT on this CPU");
   return command;
@@ -57,7 +61,8 @@ int explain(const HloModule& module, bool json) {
 }  // namespace
 
 int run_lower_command(const LowerOptions& options) {
-  const HloModule module = read_hlo_module(options.module);
+  const HloModule whole = read_hlo_module(options.module);
+  const HloModule module = options.kernel.empty() ? whole : named_kernel(whole, options.module, options.kernel);
   if (options.explain || options.json) return explain(module, options.json);
   if (options.inputs.empty() != options.out.empty()) {
     throw InputError("lower", options.inputs.empty() ? "--inputs" : "--out", "--inputs and --out together", "only one of them");

@@ -79,6 +79,15 @@ std::string opcode_refusal(const HloModule& module, const HloInstruction& in) {
                                                       : "";
   }
   if (opcode == "dot") return "";  // dimension numbers XLA leaves out are empty lists
+  if (opcode == "convolution") return attributes.has_convolution_dims ? "" : "a convolution without dim_labels=";
+  if (opcode == "reduce-window") {
+    if (in.operands.size() != 2) return "a reduce-window of several operands (variadic)";
+    if (in.called_computations.empty()) return "a reduce-window without to_apply";
+    const HloComputation& to_apply = module.computations[static_cast<size_t>(in.called_computations[0])];
+    return lowering::reducer_opcode(to_apply).empty()
+               ? "a reduce-window whose to_apply is not one add, multiply, maximum, minimum, and or or"
+               : "";
+  }
   if (opcode == "compare") {
     static const std::set<std::string_view, std::less<>> directions = {"EQ", "NE", "LT", "LE", "GT", "GE"};
     return directions.count(attributes.text_of("direction")) ? "" : "a compare without direction=EQ|NE|LT|LE|GT|GE";
@@ -274,6 +283,10 @@ class Lowerer {
       value.func = lowering::lower_reduce(op, module_.computations[static_cast<size_t>(in.called_computations.at(0))]);
     } else if (opcode == "dot") {
       value.func = lowering::lower_dot(op);
+    } else if (opcode == "convolution") {
+      value.func = lowering::lower_convolution(op);
+    } else if (opcode == "reduce-window") {
+      value.func = lowering::lower_reduce_window(op, module_.computations[static_cast<size_t>(in.called_computations.at(0))]);
     } else if (lowering::is_elementwise_opcode(opcode)) {
       value.func = lowering::lower_elementwise(op);
     } else {

@@ -210,6 +210,10 @@ Expr convert(const Expr& x, const Halide::Type& to) {
 
 }  // namespace
 
+Expr combine(std::string_view reducer, const Expr& a, const Expr& b) { return binary(reducer, a, b, {}); }
+
+Halide::Type accumulator_type(const Halide::Type& result) { return is_small_float(result) ? Halide::Float(32) : result; }
+
 bool is_unary_opcode(std::string_view opcode) { return unary_ops().count(opcode) > 0; }
 
 bool is_elementwise_opcode(std::string_view opcode) {
@@ -367,7 +371,7 @@ Func lower_reduce(const OpContext& op, const HloComputation& to_apply) {
   }
   Func f(func_name(in.name));
   f(v) = op.at(1, {});
-  f(v) = binary(reducer_opcode(to_apply), f(v), op.at(0, index), {});
+  f(v) = combine(reducer_opcode(to_apply), f(v), op.at(0, index));
   return f;
 }
 
@@ -399,7 +403,7 @@ Func lower_dot(const OpContext& op) {
   const auto [rhs_index, end] = operand_index(rhs, rhs_batch, rhs_contracting, rhs_free_start);
   (void)end;
   const Halide::Type type = halide_type(in.shape.element_type, op.where);
-  const Halide::Type accumulator = is_small_float(type) ? Halide::Float(32) : type;
+  const Halide::Type accumulator = accumulator_type(type);
   Func sum(func_name(std::string(in.name) + "_sum"));
   sum(v) = Halide::Internal::make_zero(accumulator);
   sum(v) += Halide::cast(accumulator, op.at(0, lhs_index)) * Halide::cast(accumulator, op.at(1, rhs_index));

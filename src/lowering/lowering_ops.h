@@ -39,6 +39,13 @@ Halide::Func lower_data_movement(const OpContext& op);  // broadcast, reshape, b
 Halide::Func lower_constant(const OpContext& op);
 Halide::Func lower_reduce(const OpContext& op, const HloComputation& to_apply);
 Halide::Func lower_dot(const OpContext& op);
+Halide::Func lower_convolution(const OpContext& op);  // lowering_windows.cpp
+Halide::Func lower_reduce_window(const OpContext& op, const HloComputation& to_apply);
+
+// A reduction's step `a reducer b` (reducer: one of reducer_opcode's answers), and the type a sum
+// of products accumulates in for a result type (f16 and bf16 in f32, as XLA's CPU backend).
+Halide::Expr combine(std::string_view reducer, const Halide::Expr& a, const Halide::Expr& b);
+Halide::Type accumulator_type(const Halide::Type& result);
 
 // The opcodes each of the above takes.
 bool is_elementwise_opcode(std::string_view opcode);

@@ -230,6 +230,86 @@ class Checker {
     require(out_.dims == expected, "shape", dims_text(expected) + " (batch, lhs free, rhs free)", dims_text(out_.dims));
   }
 
+  // Each spatial dimension's window against the operand extent: the output extent it gives
+  // (StableHLO's: the operand dilated and padded, then (padded - dilated window) / stride + 1).
+  int64_t windowed_extent(const HloWindowDim& w, int64_t extent, const std::string& field) const {
+    const int64_t limit = int64_t{1} << 30;  // Halide's 32-bit index arithmetic stays exact
+    require(w.size >= 1 && w.stride >= 1 && w.base_dilation >= 1 && w.window_dilation >= 1 && w.size < limit && w.stride < limit &&
+                w.base_dilation < limit && w.window_dilation < limit && std::abs(w.padding_low) < limit && std::abs(w.padding_high) < limit,
+            field, "size, stride and dilations 1 to 2^30, padding below 2^30",
+            "size " + std::to_string(w.size) + " stride " + std::to_string(w.stride) + " pad " + std::to_string(w.padding_low) + "_" +
+                std::to_string(w.padding_high) + " dilations " + std::to_string(w.base_dilation) + "/" + std::to_string(w.window_dilation));
+    const int64_t padded = (extent - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high;
+    const int64_t window = (w.size - 1) * w.window_dilation + 1;
+    require(padded < limit && window < limit, field, "a dilated, padded extent below 2^30", std::to_string(padded));
+    return padded < window ? 0 : (padded - window) / w.stride + 1;
+  }
+
+  void convolution() const {
+    operand_count(2);
+    same_type(1, operand(0).element_type);
+    require(operand(0).element_type != "pred" && out_.element_type != "pred", "element type", "numbers", "pred");
+    const HloOpAttributes& attributes = op_.instruction.op_attributes();
+    const HloConvolutionDims& c = attributes.convolution_dims;
+    const HloShape &lhs = operand(0), &rhs = operand(1);
+    const size_t spatial = c.input_spatial.size();
+    const size_t rank = spatial + 2;
+    require(lhs.dims.size() == rank && rhs.dims.size() == rank && out_.dims.size() == rank && c.kernel_spatial.size() == spatial &&
+                c.output_spatial.size() == spatial,
+            "dim_labels", "lhs, rhs and output of rank " + std::to_string(rank) + " (2 + spatial dimensions)",
+            dims_text(lhs.dims) + ", " + dims_text(rhs.dims) + " -> " + dims_text(out_.dims));
+    require(attributes.window.size() == spatial, "window", std::to_string(spatial) + " dimensions (the spatial ones)",
+            std::to_string(attributes.window.size()));
+    std::vector<int64_t> in = {c.input_batch, c.input_feature}, kernel = {c.kernel_input_feature, c.kernel_output_feature},
+                         out = {c.output_batch, c.output_feature};
+    in.insert(in.end(), c.input_spatial.begin(), c.input_spatial.end());
+    kernel.insert(kernel.end(), c.kernel_spatial.begin(), c.kernel_spatial.end());
+    out.insert(out.end(), c.output_spatial.begin(), c.output_spatial.end());
+    dimension_list(in, rank, "dim_labels (input)");
+    dimension_list(kernel, rank, "dim_labels (kernel)");
+    dimension_list(out, rank, "dim_labels (output)");
+    const int64_t feature_groups = std::max<int64_t>(1, attributes.feature_group_count);
+    const int64_t batch_groups = std::max<int64_t>(1, attributes.batch_group_count);
+    const auto dim = [](const HloShape& shape, int64_t d) { return shape.dims[static_cast<size_t>(d)]; };
+    const int64_t outputs = dim(rhs, c.kernel_output_feature);
+    require(feature_groups == 1 || batch_groups == 1, "feature_group_count, batch_group_count", "one of them 1",
+            std::to_string(feature_groups) + ", " + std::to_string(batch_groups));
+    require(dim(lhs, c.input_feature) == dim(rhs, c.kernel_input_feature) * feature_groups, "feature_group_count",
+            "input features = kernel input features x feature_group_count", dims_text(lhs.dims) + " vs " + dims_text(rhs.dims));
+    require(outputs % (feature_groups * batch_groups) == 0 && dim(lhs, c.input_batch) % batch_groups == 0, "group counts",
+            "kernel output features and input batch divisible by the group counts", dims_text(lhs.dims) + " vs " + dims_text(rhs.dims));
+    std::vector<int64_t> expected(rank);
+    expected[static_cast<size_t>(c.output_batch)] = dim(lhs, c.input_batch) / batch_groups;
+    expected[static_cast<size_t>(c.output_feature)] = outputs;
+    for (size_t s = 0; s < spatial; ++s) {
+      const HloWindowDim& w = attributes.window[s];
+      require(w.size == dim(rhs, c.kernel_spatial[s]), "window size", "the kernel's spatial extents " + dims_text(rhs.dims),
+              std::to_string(w.size) + " (dimension " + std::to_string(s) + ")");
+      expected[static_cast<size_t>(c.output_spatial[s])] =
+          windowed_extent(w, dim(lhs, c.input_spatial[s]), "window (dimension " + std::to_string(s) + ")");
+    }
+    require(out_.dims == expected, "shape", dims_text(expected) + " (the convolution's output)", dims_text(out_.dims));
+  }
+
+  void reduce_window() const {
+    operand_count(2);
+    scalar(1);
+    same_type(0, out_.element_type);
+    same_type(1, out_.element_type);
+    const std::vector<HloWindowDim>& window = op_.instruction.op_attributes().window;
+    const HloShape& source = operand(0);
+    require(window.size() == source.dims.size() || (window.empty() && source.dims.empty()), "window",
+            std::to_string(source.dims.size()) + " dimensions (the operand's rank)", std::to_string(window.size()));
+    std::vector<int64_t> expected;
+    int64_t positions = 1;  // a window's elements: the reduction loop's trip count (Halide's extents are 32-bit)
+    for (size_t d = 0; d < window.size(); ++d) {
+      expected.push_back(windowed_extent(window[d], source.dims[d], "window (dimension " + std::to_string(d) + ")"));
+      positions *= window[d].size;  // each size is below 2^30: no overflow before the check below
+      require(positions < (int64_t{1} << 31), "window", "fewer than 2^31 elements in a window", "more");
+    }
+    require(out_.dims == expected, "shape", dims_text(expected) + " (the windows' count per dimension)", dims_text(out_.dims));
+  }
+
  private:
   const OpContext& op_;
   const HloShape& out_;
@@ -246,6 +326,10 @@ void check_shapes(const OpContext& op) {
     const HloOpAttributes& attributes = op.instruction.op_attributes();
     const auto dims = [&](const char* key) { return integer_list_text(attributes.text_of(key), op.where, key); };
     checker.dot(dims("lhs_batch_dims"), dims("rhs_batch_dims"), dims("lhs_contracting_dims"), dims("rhs_contracting_dims"));
+  } else if (opcode == "convolution") {
+    checker.convolution();
+  } else if (opcode == "reduce-window") {
+    checker.reduce_window();
   } else if (is_elementwise_opcode(opcode)) {
     checker.elementwise();
   } else if (is_data_movement_opcode(opcode)) {
