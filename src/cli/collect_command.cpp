@@ -74,7 +74,8 @@ double estimated_gflop(const HloModule& module) {
         const HloShape& lhs = operand(0);
         std::vector<int64_t> contracting;
         try {
-          contracting = lowering::integer_list_text(in.op_attributes().text_of("lhs_contracting_dims"), std::string(in.name), "lhs_contracting_dims");
+          contracting =
+              lowering::integer_list_text(in.op_attributes().text_of("lhs_contracting_dims"), std::string(in.name), "lhs_contracting_dims");
         } catch (const InputError&) {
           // a malformed list: the lowering refuses it, this estimate counts elements only
         }

@@ -21,8 +21,9 @@ CLI::App* add_lower_command(CLI::App& app, LowerOptions& options) {
   command->add_flag("--explain", options.explain, "Per opcode: instructions, how many lower, why the others do not");
   command->add_flag("--json", options.json, "--explain as JSON");
   command->add_option("--computation", options.computation, "The computation to lower and run (default: the entry), e.g. a fusion's");
-  command->add_option("--kernel", options.kernel,
-                      "One instruction apart (a fusion, a dot, a convolution), its operands the parameters, as measure --kernel")
+  command
+      ->add_option("--kernel", options.kernel,
+                   "One instruction apart (a fusion, a dot, a convolution), its operands the parameters, as measure --kernel")
       ->excludes(command->get_option("--computation"));
   command->add_option("--inputs", options.inputs, "An .npz with param0, param1, ... (the entry's parameters: dtype and shape as declared)");
   command->add_option("--out", options.out, "Where the outputs go (.npz: out0, out1, ...), computed by Halide's JIT on this CPU");

@@ -26,7 +26,8 @@ struct WindowRead {
 };
 
 WindowRead window_read(const HloWindowDim& window, const Expr& at, const Expr& k, int64_t extent) {
-  Expr position = at * static_cast<int>(window.stride) - static_cast<int>(window.padding_low) + k * static_cast<int>(window.window_dilation);
+  Expr position =
+      at * static_cast<int>(window.stride) - static_cast<int>(window.padding_low) + k * static_cast<int>(window.window_dilation);
   Expr real = Halide::Internal::const_true();
   if (window.base_dilation > 1) {
     const int dilation = static_cast<int>(window.base_dilation);
@@ -68,7 +69,8 @@ Func lower_convolution(const OpContext& op) {
   lhs_index[static_cast<size_t>(dims.input_feature)] = feature_group * static_cast<int>(group_inputs) + r[0];
   const Expr batch_group = batch_groups > 1 ? feature / static_cast<int>(outputs / batch_groups) : Expr(0);
   const int64_t group_batch = lhs.dims[static_cast<size_t>(dims.input_batch)] / batch_groups;
-  lhs_index[static_cast<size_t>(dims.input_batch)] = batch_group * static_cast<int>(group_batch) + v[static_cast<size_t>(dims.output_batch)];
+  lhs_index[static_cast<size_t>(dims.input_batch)] =
+      batch_group * static_cast<int>(group_batch) + v[static_cast<size_t>(dims.output_batch)];
   rhs_index[static_cast<size_t>(dims.kernel_input_feature)] = r[0];
   rhs_index[static_cast<size_t>(dims.kernel_output_feature)] = feature;
   Expr real = Halide::Internal::const_true();
