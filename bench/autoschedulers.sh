@@ -44,3 +44,4 @@ row "dlrm dot_general.22" dlrm_keras_jax_f32_train_step.hlo --kernel dot_general
 row "gemma dot.1254 (bf16)" gemma3_1b_flax_call.hlo --kernel dot.1254
 row "gemma dot.10064 (bf16)" gemma3_1b_flax_call.hlo --kernel dot.10064
 row "xnn (whole module)" xnn.parallel_dots.optimized.hlo
+row "resnet50 conv_general_dilated.55 (3x3, 56x56x64)" resnet50_keras_jax_f32.hlo --kernel conv_general_dilated.55
