@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "hlo/fusion_kernels.h"
 #include "hlo/hlo_import.h"
@@ -250,8 +251,10 @@ nlohmann::json collect_unit(const CollectUnit& unit, const CollectOptions& optio
   protocol.seed = options.seed;
   const std::vector<ConfigMeasurement> results = measure_target(target, protocol, [](int64_t, int64_t) { return interrupted == 0; });
   if (interrupted) return {};
+  const std::string runs = measurement_runs_json(target, results, protocol);
   const MeasuredSummary summary = label_measured(target, results, protocol, unit.module_path);
   std::filesystem::create_directories(std::filesystem::path(unit.out).parent_path());
+  write_file_atomically(unit.out + ".runs.json", runs);  // before the file: a file present means both are (collect resumes by files)
   save_tpu_graph(target.graph, unit.out);
   return {{"file", unit.out},
           {"configs", summary.measured},

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "common/atomic_file.h"
 #include "common/input_error.h"
 #include "data/tpu_graph.h"
 #include "hlo/fusion_kernels.h"
@@ -101,8 +102,10 @@ int run_measure_command(const MeasureCommandOptions& options) {
   const std::vector<ConfigMeasurement> results = measure_target(target, measure, progress);
   std::signal(SIGINT, SIG_DFL);
   if (!options.quiet) std::fprintf(stderr, "\n");
+  const std::string runs = measurement_runs_json(target, results, measure);
   const MeasuredSummary summary = label_measured(target, results, measure, options.module);
   save_tpu_graph(target.graph, options.out);
+  write_file_atomically(options.out + ".runs.json", runs);
   print_summary(summary, options);
   return 0;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "common/input_error.h"
 #include "data/node_features.h"
 #include "data/tile_configs.h"
@@ -89,6 +91,46 @@ std::vector<ConfigMeasurement> measure_target(const MeasureTarget& target, const
         measure_layout_config(layouts, config, options, result, reference);
       },
       options, progress, target.graph.source);
+}
+
+std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results, const MeasureOptions& options) {
+  const TpuGraph& graph = target.graph;
+  const bool tile = graph.kind == GraphKind::Tile;
+  const size_t row = tile ? 24 : graph.configurable_nodes.size() * kLayoutConfigFeatureCount;
+  nlohmann::json configs = nlohmann::json::array();
+  int64_t next = 0;
+  for (size_t c = 0; c < results.size(); ++c) {
+    const ConfigMeasurement& result = results[c];
+    nlohmann::json config = {{"drawn", c},
+                             {"config", result.failure.empty() ? nlohmann::json(next++) : nlohmann::json()},
+                             {"failure", result.failure},
+                             {"compile_seconds", result.compile_seconds},
+                             {"pass_minimum", result.pass_minimum},
+                             {"batch_reference", result.batch_reference},
+                             {"seconds", result.seconds}};
+    if (!result.failure.empty()) {
+      nlohmann::json features = nlohmann::json::array();
+      for (size_t k = c * row; k < (c + 1) * row; ++k) {
+        if (tile && k < graph.tile_config_features.size()) features.push_back(graph.tile_config_features[k]);
+        if (!tile && k < graph.layout_config_features.size()) features.push_back(graph.layout_config_features[k]);
+      }
+      config["features"] = features;
+    }
+    configs.push_back(config);
+  }
+  const nlohmann::json protocol = {{"threads", options.threads},         {"passes", options.passes},
+                                   {"batch", options.batch},             {"min_repeats", options.min_repeats},
+                                   {"max_repeats", options.max_repeats}, {"min_seconds", options.min_seconds},
+                                   {"max_seconds", options.max_seconds}, {"timeout_seconds", options.timeout_seconds},
+                                   {"seed", options.seed}};
+  return nlohmann::json{{"format", "graphcost measurement runs 1"},
+                        {"cpu", cpu_description()},
+                        {"compiler", "Halide 14 JIT"},
+                        {"kind", tile ? "tile" : "layout"},
+                        {"protocol", protocol},
+                        {"configs", configs}}
+             .dump(1) +
+         "\n";
 }
 
 MeasuredSummary label_measured(MeasureTarget& target, const std::vector<ConfigMeasurement>& results, const MeasureOptions& options,

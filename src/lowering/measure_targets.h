@@ -48,6 +48,14 @@ struct MeasuredSummary {
   int64_t pass_tau_configs = 0;
 };
 
+// Every timed run and every failure of a measurement, as the JSON that `measure` and `collect` write
+// beside the labelled file (FILE.npz.runs.json): the CPU and the protocol, then per drawn config
+// (config 0 first) its index in the file (null when it failed), its failure, compile seconds,
+// each measurement's minimum, config 0's minimum in the same batch, every timed run in seconds,
+// and a failed config's features (the file keeps only the measured ones). Call it before
+// label_measured, which drops the failed configs' features.
+std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results, const MeasureOptions& options);
+
 // Labels `target.graph` with the measured runtimes (ConfigMeasurement::best; the failed and stopped configs left out;
 // tile: each runtime's normalizer config 0's) and names the CPU and protocol in its provenance.
 // InputError naming `path` when config 0 was not measured.
