@@ -41,3 +41,7 @@ row "dlrm dot_general.24 tiles" dlrm_keras_jax_f32_train_step.hlo --kernel dot_g
 row "dlrm dot_general.31 tiles" dlrm_keras_jax_f32_train_step.hlo --kernel dot_general.31 --tile
 row "xnn fusion f0 tiles" xnn.parallel_dots.optimized.hlo --kernel f0 --tile
 row "gemma dot.10064 tiles" gemma3_1b_flax_call.hlo --kernel dot.10064 --tile
+row "resnet50 conv_general_dilated.55 layouts" resnet50_keras_jax_f32.hlo --kernel conv_general_dilated.55
+row "resnet50 conv_general_dilated.55 tiles" resnet50_keras_jax_f32.hlo --kernel conv_general_dilated.55 --tile
+row "depthwise conv (whole module) layouts" depthwise_conv_3x3_1x256x56x56_bf16.hlo
+row "depthwise conv tiles" depthwise_conv_3x3_1x256x56x56_bf16.hlo --kernel conv_general_dilated.1 --tile
