@@ -93,7 +93,8 @@ std::vector<ConfigMeasurement> measure_target(const MeasureTarget& target, const
       options, progress, target.graph.source);
 }
 
-std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results, const MeasureOptions& options) {
+std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results,
+                                  const MeasureOptions& options) {
   const TpuGraph& graph = target.graph;
   const bool tile = graph.kind == GraphKind::Tile;
   const size_t row = tile ? 24 : graph.configurable_nodes.size() * kLayoutConfigFeatureCount;
@@ -118,17 +119,17 @@ std::string measurement_runs_json(const MeasureTarget& target, const std::vector
     }
     configs.push_back(config);
   }
-  const nlohmann::json protocol = {{"threads", options.threads},         {"passes", options.passes},
-                                   {"batch", options.batch},             {"min_repeats", options.min_repeats},
-                                   {"max_repeats", options.max_repeats}, {"min_seconds", options.min_seconds},
-                                   {"max_seconds", options.max_seconds}, {"timeout_seconds", options.timeout_seconds},
+  const nlohmann::json protocol = {{"threads", options.threads},
+                                   {"passes", options.passes},
+                                   {"batch", options.batch},
+                                   {"min_repeats", options.min_repeats},
+                                   {"max_repeats", options.max_repeats},
+                                   {"min_seconds", options.min_seconds},
+                                   {"max_seconds", options.max_seconds},
+                                   {"timeout_seconds", options.timeout_seconds},
                                    {"seed", options.seed}};
-  return nlohmann::json{{"format", "graphcost measurement runs 1"},
-                        {"cpu", cpu_description()},
-                        {"compiler", "Halide 14 JIT"},
-                        {"kind", tile ? "tile" : "layout"},
-                        {"protocol", protocol},
-                        {"configs", configs}}
+  return nlohmann::json{{"format", "graphcost measurement runs 1"}, {"cpu", cpu_description()}, {"compiler", "Halide 14 JIT"},
+                        {"kind", tile ? "tile" : "layout"},         {"protocol", protocol},     {"configs", configs}}
              .dump(1) +
          "\n";
 }

@@ -54,7 +54,8 @@ struct MeasuredSummary {
 // each measurement's minimum, config 0's minimum in the same batch, every timed run in seconds,
 // and a failed config's features (the file keeps only the measured ones). Call it before
 // label_measured, which drops the failed configs' features.
-std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results, const MeasureOptions& options);
+std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results,
+                                  const MeasureOptions& options);
 
 // Labels `target.graph` with the measured runtimes (ConfigMeasurement::best; the failed and stopped configs left out;
 // tile: each runtime's normalizer config 0's) and names the CPU and protocol in its provenance.
