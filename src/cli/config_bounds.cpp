@@ -16,11 +16,15 @@ void add_config_bounds(CLI::App* command, ConfigBounds& bounds) {
   command
       ->add_option("--max-memory-mb", bounds.max_memory_mb, "Memory a config may take, MiB (0: half of this machine's); past it, a failure")
       ->check(CLI::NonNegativeNumber);
+  command->add_flag("--paired", bounds.paired,
+                    "Time each config alternately with config 0, compiled beside it: labels relative to config 0 at the same moments "
+                    "(a second compile and twice the runs a config)");
 }
 
 void apply_config_bounds(const ConfigBounds& bounds, MeasureOptions& protocol) {
   protocol.threads = bounds.threads;
   protocol.timeout_seconds = bounds.timeout;
+  protocol.paired = bounds.paired;
   if (bounds.max_memory_mb > 0) protocol.memory_bytes = static_cast<uint64_t>(bounds.max_memory_mb) << 20;
 }
 

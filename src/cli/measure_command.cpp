@@ -52,8 +52,9 @@ void print_summary(const MeasuredSummary& summary, const MeasureCommandOptions& 
                 (*high / *low - 1) * 100);
   }
   if (summary.pass_tau_configs >= 2) {
-    std::printf("  noise: the tau between two passes over %lld configs is %.3f (%.3f with each relative to config 0 in its batch)\n",
-                static_cast<long long>(summary.pass_tau_configs), summary.raw_pass_tau, summary.pass_tau);
+    std::printf("  noise: the tau between two passes over %lld configs is %.3f (%.3f with each relative to config 0 %s)\n",
+                static_cast<long long>(summary.pass_tau_configs), summary.raw_pass_tau, summary.pass_tau,
+                options.bounds.paired ? "timed alternately with it: the labels" : "in its batch");
   }
 }
 

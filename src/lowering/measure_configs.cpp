@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -55,6 +56,13 @@ double median(std::vector<double> values) {
 }  // namespace
 
 double ConfigMeasurement::best() const { return median(pass_minimum); }
+
+double ConfigMeasurement::paired_best(double config0) const {
+  if (batch_reference.size() != pass_minimum.size() || pass_minimum.empty()) return best();
+  std::vector<double> relative;
+  for (size_t k = 0; k < pass_minimum.size(); ++k) relative.push_back(pass_minimum[k] / batch_reference[k] * config0);
+  return median(relative);
+}
 
 int pin_to_cpus(int count) {
   cpu_set_t allowed, chosen;
@@ -108,12 +116,18 @@ LayoutSchedule schedule_of(const ModuleLayouts& program, int64_t config) {
 
 // measure_lowered in this process.
 void measure_lowered_here(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
-                          std::vector<uint8_t>& reference) {
+                          std::vector<uint8_t>& reference, const std::function<LoweredComputation()>& lower_reference) {
   try {
     const Clock::time_point compile_start = Clock::now();
     setenv("HL_NUM_THREADS", std::to_string(options.threads).c_str(), 1);  // the JIT runtime's pool, made on its first run
     LoweredComputation lowered = lower();
     CompiledComputation compiled(lowered, options.seed);
+    std::unique_ptr<CompiledComputation> paired;  // config 0, timed between this config's runs
+    if (options.paired && lower_reference && !reference.empty()) {
+      LoweredComputation zero = lower_reference();
+      paired = std::make_unique<CompiledComputation>(zero, options.seed);
+      paired->run();
+    }
     result.compile_seconds += seconds_since(compile_start);
     compiled.run();  // warm-up: caches, pages, the first touch of every buffer
     if (reference.empty()) {
@@ -122,9 +136,14 @@ void measure_lowered_here(const std::function<LoweredComputation()>& lower, cons
       result.failure = "its outputs differ from config 0's (" + why + "): a lowering defect, please report it";
       return;
     }
-    double minimum = 1e300, timed = 0;
+    double minimum = 1e300, timed = 0, paired_minimum = 1e300;
     int since_improvement = 0;
     for (int repeat = 0;; ++repeat) {
+      if (paired) {
+        const Clock::time_point start = Clock::now();
+        paired->run();
+        paired_minimum = std::min(paired_minimum, seconds_since(start));
+      }
       const Clock::time_point start = Clock::now();
       compiled.run();
       const double seconds = seconds_since(start);
@@ -137,6 +156,7 @@ void measure_lowered_here(const std::function<LoweredComputation()>& lower, cons
       if (timed > options.max_seconds || (timed >= options.min_seconds && (since_improvement >= 3 || runs >= options.max_repeats))) break;
     }
     result.pass_minimum.push_back(minimum);
+    if (paired) result.batch_reference.push_back(paired_minimum);
   } catch (const InputError&) {
     throw;  // the module itself does not lower: no config can be measured
   } catch (const std::exception& error) {
@@ -202,14 +222,14 @@ class Message {
 }  // namespace
 
 void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
-                     std::vector<uint8_t>& reference) {
-  if (!options.isolate) return measure_lowered_here(lower, options, result, reference);
+                     std::vector<uint8_t>& reference, const std::function<LoweredComputation()>& lower_reference) {
+  if (!options.isolate) return measure_lowered_here(lower, options, result, reference, lower_reference);
   const bool sets_reference = reference.empty();
   const auto in_child = [&]() -> std::string {
     Message out;
     ConfigMeasurement measured;
     try {
-      measure_lowered_here(lower, options, measured, reference);
+      measure_lowered_here(lower, options, measured, reference, lower_reference);
     } catch (const InputError& error) {
       out.put_kind('I');
       for (const std::string* field : {&error.file(), &error.field(), &error.expected(), &error.actual()}) out.put_text(*field);
@@ -220,6 +240,7 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
     out.put_number(measured.compile_seconds);
     out.put_values(measured.seconds);
     out.put_values(measured.pass_minimum);
+    out.put_values(measured.batch_reference);
     out.put_values(sets_reference && measured.failure.empty() ? reference : std::vector<uint8_t>{});
     return out.bytes();
   };
@@ -236,11 +257,13 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
   }
   result.failure = in.text();
   result.compile_seconds += in.number();
-  std::vector<double> seconds, minima;
+  std::vector<double> seconds, minima, paired;
   in.values(seconds);
   in.values(minima);
+  in.values(paired);
   result.seconds.insert(result.seconds.end(), seconds.begin(), seconds.end());
   result.pass_minimum.insert(result.pass_minimum.end(), minima.begin(), minima.end());
+  result.batch_reference.insert(result.batch_reference.end(), paired.begin(), paired.end());
   std::vector<uint8_t> outputs;
   in.values(outputs);
   if (sets_reference && !outputs.empty()) reference = std::move(outputs);
@@ -248,14 +271,15 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
 
 void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
                            std::vector<uint8_t>& reference) {
-  const LayoutSchedule schedule = schedule_of(program, config);
-  measure_lowered(
-      [&] {
-        LoweredComputation lowered = lower_computation(program.module, program.module.entry, &schedule);
-        if (options.threads > 1) parallelize_stored(lowered);
-        return lowered;
-      },
-      options, result, reference);
+  const LayoutSchedule schedule = schedule_of(program, config), zero = schedule_of(program, 0);
+  const auto lowering = [&](const LayoutSchedule& chosen) {
+    return [&program, &options, layouts = &chosen] {
+      LoweredComputation lowered = lower_computation(program.module, program.module.entry, layouts);
+      if (options.threads > 1) parallelize_stored(lowered);
+      return lowered;
+    };
+  };
+  measure_lowered(lowering(schedule), options, result, reference, config == 0 ? std::function<LoweredComputation()>() : lowering(zero));
 }
 
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank) {
@@ -285,7 +309,9 @@ std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne
         ConfigMeasurement& result = results[static_cast<size_t>(config)];
         const size_t measured_before = result.pass_minimum.size();
         measure_one(config, result, reference);
-        if (result.pass_minimum.size() > measured_before) {  // config 0 is the batch's first: its newest minimum is the batch's
+        // Config 0 is the batch's first: its newest minimum is the batch's reference, unless the
+        // measurement brought its own (paired)
+        if (result.pass_minimum.size() > measured_before && result.batch_reference.size() < result.pass_minimum.size()) {
           result.batch_reference.push_back(results[0].pass_minimum.back());
         }
         if (config == 0 && !results[0].failure.empty()) {
@@ -315,15 +341,17 @@ std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, con
   return measure_configs(
       graph.config_count,
       [&](int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference) {
-        const std::vector<int64_t> tile = config_tile(graph, config, rank);
-        measure_lowered(
-            [&] {
-              LoweredComputation lowered = lower_computation(kernel, kernel.entry);
-              schedule_tiles(lowered, tile);
-              if (options.threads > 1) parallelize_stored(lowered);
-              return lowered;
-            },
-            options, result, reference);
+        const std::vector<int64_t> tile = config_tile(graph, config, rank), untiled = config_tile(graph, 0, rank);
+        const auto lowering = [&](const std::vector<int64_t>& sizes) {
+          return [&kernel, &options, sizes] {
+            LoweredComputation lowered = lower_computation(kernel, kernel.entry);
+            schedule_tiles(lowered, sizes);
+            if (options.threads > 1) parallelize_stored(lowered);
+            return lowered;
+          };
+        };
+        measure_lowered(lowering(tile), options, result, reference,
+                        config == 0 ? std::function<LoweredComputation()>() : lowering(untiled));
       },
       options, progress, kernel.source);
 }

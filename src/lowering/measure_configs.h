@@ -30,6 +30,11 @@ struct MeasureOptions {
   // Each config measured in a process of its own (isolated_call.h), bounded: a config that runs past
   // timeout_seconds (compiling included), allocates past memory_bytes or crashes is a failure, kept.
   bool isolate = true;
+  // Each config's timed runs alternated with config 0's, compiled beside it in the same process:
+  // its batch_reference is then config 0's minimum over those very moments, and its label its
+  // minimum relative to that (ConfigMeasurement::paired_best). Costs a second compile and twice the
+  // timed runs a config; takes out the machine's speed moving between configs.
+  bool paired = false;
   double timeout_seconds = 120;
   uint64_t memory_bytes = default_memory_bound();
 };
@@ -43,13 +48,17 @@ struct ConfigMeasurement {
   std::vector<double> seconds;       // every timed run, in every pass
   std::vector<double> pass_minimum;  // each measurement's minimum (config 0: one per batch)
   // Config 0's minimum in the batch of each of pass_minimum (measure_configs: the machine's speed
-  // at nearly the same moment); empty when measured outside batches (tune's oracle).
+  // at nearly the same moment), or with MeasureOptions::paired its minimum over the runs alternated
+  // with this config's; empty when measured outside batches (tune's oracle).
   std::vector<double> batch_reference;
   std::string failure;  // why it could not be measured ("" when it was)
   double compile_seconds = 0;
   // The runtime: the median of its measurements' minima (one per pass; config 0 one per batch),
   // so config 0, measured more often, is not labelled by a luckier minimum. 0 when it failed.
   double best() const;
+  // Paired (MeasureOptions::paired): the median of its minima relative to config 0's in the same
+  // moments, times `config0` (config 0's best()); best() when it has no reference for each.
+  double paired_best(double config0) const;
 };
 
 // Each config's minimum in pass `pass` (0, 1, ...) relative to config 0's in the same batch, times
@@ -77,9 +86,10 @@ void measure_layout_config(const ModuleLayouts& program, int64_t config, const M
                            std::vector<uint8_t>& reference);
 
 // One config measured by the protocol: `lower` gives the computation scheduled as the config asks
-// (timed apart as compile_seconds); the rest as measure_layout_config.
+// (timed apart as compile_seconds); the rest as measure_layout_config. With options.paired and a
+// `lower_reference` (config 0's), the two are compiled together and timed alternately.
 void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
-                     std::vector<uint8_t>& reference);
+                     std::vector<uint8_t>& reference, const std::function<LoweredComputation()>& lower_reference = {});
 
 // Config `config`'s tile sizes (the first `rank` columns of its tile config features, tile_configs.h).
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank);

@@ -150,7 +150,8 @@ MeasuredSummary label_measured(MeasureTarget& target, const std::vector<ConfigMe
       continue;
     }
     kept.push_back(c);
-    runtimes.push_back(std::max<int64_t>(1, static_cast<int64_t>(result.best() * 1e9 + 0.5)));
+    const double seconds = options.paired && c > 0 ? result.paired_best(results[0].best()) : result.best();
+    runtimes.push_back(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1e9 + 0.5)));
     if (c > 0 && std::isfinite(pass0[c]) && std::isfinite(pass1[c])) {
       first_pass.push_back(pass0[c]);
       second_pass.push_back(pass1[c]);
@@ -181,7 +182,8 @@ MeasuredSummary label_measured(MeasureTarget& target, const std::vector<ConfigMe
   graph.provenance += "; runtimes measured on " + cpu_description() + " through Halide 14's JIT, " +
                       (options.threads == 1 ? std::string("one thread") : std::to_string(options.threads) + " threads") +
                       ", the minimum of up to " + std::to_string(options.max_repeats) + " timed runs after a warm-up, " +
-                      std::to_string(options.passes) + " pass(es)";
+                      std::to_string(options.passes) + " pass(es)" +
+                      (options.paired ? ", each config timed alternately with config 0 and labelled relative to it" : "");
   summary.measured = static_cast<int64_t>(runtimes.size());
   const auto [fastest, slowest] = std::minmax_element(runtimes.begin(), runtimes.end());
   summary.config0 = static_cast<double>(runtimes[0]) * 1e-9;
