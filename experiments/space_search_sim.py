@@ -37,8 +37,12 @@ def load(g):
         vals=sorted(set(X[:,j])); P[:,j]=[vals.index(v) for v in X[:,j]]
     return X,P,np.array(y)
 PARAMS=dict(objective='reg:squarederror',max_depth=4,eta=0.1,base_score=0.5,verbosity=0,nthread=1)
+RANK=False  # the variant {'rank': 1}: XGBoost's pairwise ranking objective instead of squared error on log runtime
 def fit(X,y,idx,seed=0,rounds=200):
     tr=[i for i in idx if not np.isnan(y[i])]
+    if RANK:  # higher relevance = faster; the cost is its negation, lower still meaning faster
+        m=xgb.train({**PARAMS,'objective':'rank:pairwise','seed':seed},xgb.DMatrix(X[tr],label=-np.log(y[tr])),rounds)
+        return -m.predict(xgb.DMatrix(X))
     m=xgb.train({**PARAMS,'seed':seed},xgb.DMatrix(X[tr],label=np.log(y[tr])),rounds)
     return m.predict(xgb.DMatrix(X))
 def run(X,P,y,seed,variant):
@@ -98,6 +102,7 @@ def run(X,P,y,seed,variant):
             if k==b: res[f'b{b}']=np.nanmin(y[measured])/np.nanmin(y)
     return res
 variant=ast.literal_eval(sys.argv[1]) if len(sys.argv)>1 else {}
+RANK=bool(variant.get('rank'))
 seeds=int(sys.argv[2]) if len(sys.argv)>2 else 5
 rows=[]
 for g in GPUS:
