@@ -271,7 +271,9 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
 
 void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
                            std::vector<uint8_t>& reference) {
-  const LayoutSchedule schedule = schedule_of(program, config), zero = schedule_of(program, 0);
+  const LayoutSchedule schedule = schedule_of(program, config);
+  const bool paired = options.paired && config != 0;  // config 0 compiled beside it only then
+  const LayoutSchedule zero = paired ? schedule_of(program, 0) : LayoutSchedule();
   const auto lowering = [&](const LayoutSchedule& chosen) {
     return [&program, &options, layouts = &chosen] {
       LoweredComputation lowered = lower_computation(program.module, program.module.entry, layouts);
@@ -279,7 +281,7 @@ void measure_layout_config(const ModuleLayouts& program, int64_t config, const M
       return lowered;
     };
   };
-  measure_lowered(lowering(schedule), options, result, reference, config == 0 ? std::function<LoweredComputation()>() : lowering(zero));
+  measure_lowered(lowering(schedule), options, result, reference, paired ? lowering(zero) : std::function<LoweredComputation()>());
 }
 
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank) {
@@ -341,7 +343,8 @@ std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, con
   return measure_configs(
       graph.config_count,
       [&](int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference) {
-        const std::vector<int64_t> tile = config_tile(graph, config, rank), untiled = config_tile(graph, 0, rank);
+        const std::vector<int64_t> tile = config_tile(graph, config, rank);
+        const bool paired = options.paired && config != 0;
         const auto lowering = [&](const std::vector<int64_t>& sizes) {
           return [&kernel, &options, sizes] {
             LoweredComputation lowered = lower_computation(kernel, kernel.entry);
@@ -351,7 +354,7 @@ std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, con
           };
         };
         measure_lowered(lowering(tile), options, result, reference,
-                        config == 0 ? std::function<LoweredComputation()>() : lowering(untiled));
+                        paired ? lowering(config_tile(graph, 0, rank)) : std::function<LoweredComputation()>());
       },
       options, progress, kernel.source);
 }
