@@ -127,6 +127,7 @@ std::string measurement_runs_json(const MeasureTarget& target, const std::vector
                                    {"min_seconds", options.min_seconds},
                                    {"max_seconds", options.max_seconds},
                                    {"timeout_seconds", options.timeout_seconds},
+                                   {"paired", options.paired},
                                    {"seed", options.seed}};
   return nlohmann::json{{"format", "graphcost measurement runs 1"}, {"cpu", cpu_description()}, {"compiler", "Halide 14 JIT"},
                         {"kind", tile ? "tile" : "layout"},         {"protocol", protocol},     {"configs", configs}}
