@@ -11,7 +11,10 @@
 server_pid=
 curl_options=
 launch_server() {
-  "$eval_tool" serve --port 0 "$@" >"$out/serve.log" 2>&1 &
+  # Emptied here, not by the background job's redirection (which may run after the loop below has
+  # read the previous server's address from the old log: requests then went to a dead port)
+  : >"$out/serve.log"
+  "$eval_tool" serve --port 0 "$@" >>"$out/serve.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do
     url=$(grep -o 'http://127.0.0.1:[0-9]*' "$out/serve.log" | head -1)

@@ -89,7 +89,8 @@ stop_helper
 
 # ---- the real server behind it ----
 start_server() {  # extra serve flags
-  "$eval_tool" serve --db "$db" --port "$backend_port" --trusted-proxy 127.0.0.1 "$@" >"$out/serve.log" 2>&1 &
+  : >"$out/serve.log"  # emptied before, not by the background redirection (serve_fixture.sh's launch_server says why)
+  "$eval_tool" serve --db "$db" --port "$backend_port" --trusted-proxy 127.0.0.1 "$@" >>"$out/serve.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do
     grep -q "http://127.0.0.1:$backend_port" "$out/serve.log" && return 0
