@@ -26,7 +26,7 @@ CLI::App* add_measure_command(CLI::App& app, MeasureCommandOptions& options) {
   command->add_option("--configs", options.configs, "Random layout configs beside config 0 (the module's own layouts)");
   command->add_option("--passes", options.passes, "Passes over all configs; 2 or more prints the noise (the tau between the first two)");
   command->add_option("--max-repeats", options.max_repeats,
-                      "Timed runs of one config at most once 0.1 s are timed (fewer once its minimum is stable)");
+                      "Timed runs of one config at most once --min-seconds are timed (fewer once its minimum is stable)");
   add_config_bounds(command, options.bounds);
   command->add_option("--seed", options.seed, "The random configs, the inputs' values and the order");
   command->add_flag("-q,--quiet", options.quiet, "No progress on stderr");
@@ -42,6 +42,10 @@ void print_summary(const MeasuredSummary& summary, const MeasureCommandOptions& 
   for (const std::string& line : summary.not_measured) std::fprintf(stderr, "measure: %s not measured\n", line.c_str());
   std::printf("%s: %lld of %lld configs measured on %s\n", options.out.c_str(), static_cast<long long>(summary.measured),
               static_cast<long long>(summary.configs), cpu_description().c_str());
+  if (summary.programs < summary.configs) {
+    std::printf("  %lld distinct programs: the other configs lower to one of them statement for statement, measured once\n",
+                static_cast<long long>(summary.programs));
+  }
   std::printf("  config 0 (%s) %.3f ms; fastest %.3f ms, slowest %.3f ms (spread %.2fx)\n",
               options.tile ? "the kernel untiled" : "the module's own layouts", summary.config0 * 1e3, summary.fastest * 1e3,
               summary.slowest * 1e3, summary.slowest / summary.fastest);
@@ -95,8 +99,9 @@ int run_measure_command(const MeasureCommandOptions& options) {
   const auto progress = [&](int64_t done, int64_t total) {
     if (!options.quiet) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      std::fprintf(stderr, "\rmeasure: %lld / %lld measurements, %.0f s, about %.0f s left   ", static_cast<long long>(done),
-                   static_cast<long long>(total), elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+      std::fprintf(stderr, "\rmeasure: %lld / %lld steps (each config lowered, then measured), %.0f s, about %.0f s left   ",
+                   static_cast<long long>(done), static_cast<long long>(total), elapsed,
+                   elapsed / static_cast<double>(done) * static_cast<double>(total - done));
     }
     return interrupted == 0;
   };

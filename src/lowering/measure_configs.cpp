@@ -17,6 +17,7 @@
 #include "common/internal_error.h"
 #include "data/node_features.h"
 #include "hlo/fusion_kernels.h"
+#include "lowering/child_message.h"
 #include "lowering/hlo_to_halide.h"
 #include "lowering/isolated_call.h"
 #include "lowering/parallel_schedule.h"
@@ -164,61 +165,6 @@ void measure_lowered_here(const std::function<LoweredComputation()>& lower, cons
   }
 }
 
-// What a measuring child sends back (isolated_call.h): 'I' and an InputError's four fields (the
-// module does not lower), or 'M' and the measurement: its failure, compile seconds, timed runs,
-// minima, and the reference outputs when it set them.
-class Message {
- public:
-  Message() = default;
-  explicit Message(std::string bytes) : bytes_(std::move(bytes)) {}
-  const std::string& bytes() const { return bytes_; }
-
-  void put_kind(char kind) { bytes_.push_back(kind); }
-  void put_text(const std::string& text) { put_bytes(text.data(), text.size()); }
-  void put_number(double value) { bytes_.append(reinterpret_cast<const char*>(&value), sizeof value); }
-  template <typename Vector>
-  void put_values(const Vector& values) {
-    put_bytes(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(values[0]));
-  }
-
-  char kind() { return take(1)[0]; }
-  std::string text() {
-    const size_t n = size();
-    return std::string(take(n), n);
-  }
-  double number() {
-    double value = 0;
-    std::memcpy(&value, take(sizeof value), sizeof value);
-    return value;
-  }
-  template <typename Vector>
-  void values(Vector& values) {
-    const size_t bytes = size();
-    values.resize(bytes / sizeof(values[0]));
-    const char* from = take(bytes);
-    if (bytes > 0) std::memcpy(values.data(), from, bytes);  // an empty vector's data() may be null
-  }
-
- private:
-  void put_bytes(const char* data, size_t size) {
-    const uint64_t n = size;
-    bytes_.append(reinterpret_cast<const char*>(&n), sizeof n);
-    if (size > 0) bytes_.append(data, size);  // an empty vector's data() may be null
-  }
-  size_t size() {
-    uint64_t n = 0;
-    std::memcpy(&n, take(sizeof n), sizeof n);
-    return static_cast<size_t>(n);
-  }
-  const char* take(size_t size) {
-    if (size > bytes_.size() - at_) throw InternalError("a measuring process's result is cut short");
-    at_ += size;
-    return bytes_.data() + at_ - size;
-  }
-  std::string bytes_;
-  size_t at_ = 0;
-};
-
 }  // namespace
 
 void measure_lowered(const std::function<LoweredComputation()>& lower, const MeasureOptions& options, ConfigMeasurement& result,
@@ -231,16 +177,10 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
     try {
       measure_lowered_here(lower, options, measured, reference, lower_reference);
     } catch (const InputError& error) {
-      out.put_kind('I');
-      for (const std::string* field : {&error.file(), &error.field(), &error.expected(), &error.actual()}) out.put_text(*field);
-      return out.bytes();
+      return input_error_message(error);
     }
     out.put_kind('M');
-    out.put_text(measured.failure);
-    out.put_number(measured.compile_seconds);
-    out.put_values(measured.seconds);
-    out.put_values(measured.pass_minimum);
-    out.put_values(measured.batch_reference);
+    put_measurement(out, measured);
     out.put_values(sets_reference && measured.failure.empty() ? reference : std::vector<uint8_t>{});
     return out.bytes();
   };
@@ -250,38 +190,38 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
     return;
   }
   Message in(child.bytes);
-  if (in.kind() == 'I') {
-    std::string fields[4];
-    for (std::string& field : fields) field = in.text();
-    throw InputError(fields[0], fields[1], fields[2], fields[3]);
-  }
-  result.failure = in.text();
-  result.compile_seconds += in.number();
-  std::vector<double> seconds, minima, paired;
-  in.values(seconds);
-  in.values(minima);
-  in.values(paired);
-  result.seconds.insert(result.seconds.end(), seconds.begin(), seconds.end());
-  result.pass_minimum.insert(result.pass_minimum.end(), minima.begin(), minima.end());
-  result.batch_reference.insert(result.batch_reference.end(), paired.begin(), paired.end());
+  take_kind(in);
+  take_measurement(in, result);
   std::vector<uint8_t> outputs;
   in.values(outputs);
   if (sets_reference && !outputs.empty()) reference = std::move(outputs);
 }
 
+LowerConfig layout_lowering(const ModuleLayouts& program, const MeasureOptions& options) {
+  const int threads = options.threads;
+  return [&program, threads](int64_t config) {
+    const LayoutSchedule schedule = schedule_of(program, config);
+    LoweredComputation lowered = lower_computation(program.module, program.module.entry, &schedule);
+    if (threads > 1) parallelize_stored(lowered);
+    return lowered;
+  };
+}
+
+namespace {
+
+// Config `config` measured alone, in its own process (measure_lowered), paired with config 0 when asked.
+void measure_alone(int64_t config, const LowerConfig& lower, const MeasureOptions& options, ConfigMeasurement& result,
+                   std::vector<uint8_t>& reference) {
+  const bool paired = options.paired && config != 0;
+  measure_lowered([&] { return lower(config); }, options, result, reference,
+                  paired ? std::function<LoweredComputation()>([&] { return lower(0); }) : std::function<LoweredComputation()>());
+}
+
+}  // namespace
+
 void measure_layout_config(const ModuleLayouts& program, int64_t config, const MeasureOptions& options, ConfigMeasurement& result,
                            std::vector<uint8_t>& reference) {
-  const LayoutSchedule schedule = schedule_of(program, config);
-  const bool paired = options.paired && config != 0;  // config 0 compiled beside it only then
-  const LayoutSchedule zero = paired ? schedule_of(program, 0) : LayoutSchedule();
-  const auto lowering = [&](const LayoutSchedule& chosen) {
-    return [&program, &options, layouts = &chosen] {
-      LoweredComputation lowered = lower_computation(program.module, program.module.entry, layouts);
-      if (options.threads > 1) parallelize_stored(lowered);
-      return lowered;
-    };
-  };
-  measure_lowered(lowering(schedule), options, result, reference, paired ? lowering(zero) : std::function<LoweredComputation()>());
+  measure_alone(config, layout_lowering(program, options), options, result, reference);
 }
 
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank) {
@@ -290,17 +230,66 @@ std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t 
   return tile;
 }
 
-std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne& measure_one, const MeasureOptions& options,
+namespace {
+
+// For each config, the first config whose lowered statement equals its own (itself when none, or
+// when its statement could not be made: it is then measured, and fails there, as any other).
+// Each statement is made in a child process (a Halide crash is one config's, not the run's); the
+// child sends back the statement's length and hash. Returns false when `progress` stopped it.
+bool find_same_programs(int64_t configs, const LowerConfig& lower, const MeasureOptions& options,
+                        const std::function<bool(int64_t, int64_t)>& progress, int64_t total, std::vector<int64_t>& same_as) {
+  std::map<std::string, int64_t> first_with;
+  for (int64_t config = 0; config < configs; ++config) {
+    same_as[static_cast<size_t>(config)] = config;
+    const auto in_child = [&]() -> std::string {
+      LoweredComputation lowered = lower(config);
+      const std::string statement = lowered_statement(lowered);
+      return std::to_string(statement.size()) + ":" + std::to_string(std::hash<std::string>()(statement));
+    };
+    const IsolatedResult child = call_isolated(in_child, IsolationLimits{options.timeout_seconds, options.memory_bytes});
+    if (child.completed) same_as[static_cast<size_t>(config)] = first_with.emplace(child.bytes, config).first->second;
+    if (progress && !progress(config + 1, total)) return false;
+  }
+  return true;
+}
+
+// `config`'s measurement made a copy of `program`'s, which measured its program (config 0's best()
+// once a pass when `program` is config 0, whose minima are one per batch).
+ConfigMeasurement same_program(const ConfigMeasurement& measured, int64_t program, int passes) {
+  ConfigMeasurement copy;
+  copy.same_program_as = program;
+  copy.failure =
+      measured.failure.empty() ? "" : "the same program as config " + std::to_string(program) + ", which failed: " + measured.failure;
+  if (program == 0) {
+    copy.pass_minimum.assign(static_cast<size_t>(passes), measured.best());
+    copy.batch_reference = copy.pass_minimum;
+  } else {
+    copy.pass_minimum = measured.pass_minimum;
+    copy.batch_reference = measured.batch_reference;
+  }
+  return copy;
+}
+
+}  // namespace
+
+std::vector<ConfigMeasurement> measure_configs(int64_t configs, const LowerConfig& lower, const MeasureOptions& options,
                                                const std::function<bool(int64_t, int64_t)>& progress, const std::string& source) {
   pin_to_cpus(options.threads);
   std::vector<ConfigMeasurement> results(static_cast<size_t>(configs));
+  std::vector<int64_t> same_as(static_cast<size_t>(configs));
   std::mt19937_64 random(options.seed);
+  // The total until the statements are known counts every config as its own program
+  const auto total_of = [&](int64_t programs) {
+    const int64_t batches_per_pass = (programs - 1 + options.batch - 1) / std::max(options.batch, 1);
+    return configs + options.passes * (programs - 1 + std::max<int64_t>(batches_per_pass, 1));
+  };
+  bool stopped = !find_same_programs(configs, lower, options, progress, total_of(configs), same_as);
   std::vector<int64_t> order;
-  for (int64_t c = 1; c < configs; ++c) order.push_back(c);
-  const int64_t batches_per_pass = (static_cast<int64_t>(order.size()) + options.batch - 1) / std::max(options.batch, 1);
-  const int64_t total = options.passes * (static_cast<int64_t>(order.size()) + std::max<int64_t>(batches_per_pass, 1));
-  int64_t done = 0;
-  bool stopped = false;
+  for (int64_t c = 1; c < configs; ++c) {
+    if (same_as[static_cast<size_t>(c)] == c) order.push_back(c);
+  }
+  const int64_t total = total_of(static_cast<int64_t>(order.size()) + 1);
+  int64_t done = configs;
   std::vector<uint8_t> reference;  // config 0's outputs
   for (int pass = 0; pass < options.passes && !stopped; ++pass) {
     std::shuffle(order.begin(), order.end(), random);
@@ -310,7 +299,7 @@ std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne
       for (const int64_t config : batch) {
         ConfigMeasurement& result = results[static_cast<size_t>(config)];
         const size_t measured_before = result.pass_minimum.size();
-        measure_one(config, result, reference);
+        measure_alone(config, lower, options, result, reference);
         // Config 0 is the batch's first: its newest minimum is the batch's reference, unless the
         // measurement brought its own (paired)
         if (result.pass_minimum.size() > measured_before && result.batch_reference.size() < result.pass_minimum.size()) {
@@ -329,8 +318,12 @@ std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne
       if (order.empty()) break;
     }
   }
+  for (int64_t c = 0; c < configs; ++c) {
+    const int64_t program = same_as[static_cast<size_t>(c)];
+    if (program != c) results[static_cast<size_t>(c)] = same_program(results[static_cast<size_t>(program)], program, options.passes);
+  }
   for (ConfigMeasurement& result : results) {
-    if (result.seconds.empty() && result.failure.empty()) result.failure = "stopped before it was measured";
+    if (result.pass_minimum.empty() && result.failure.empty()) result.failure = "stopped before it was measured";
   }
   return results;
 }
@@ -340,21 +333,14 @@ std::vector<ConfigMeasurement> measure_tile_configs(const HloModule& kernel, con
   const HloComputation& entry = kernel.computations.at(static_cast<size_t>(kernel.entry));
   const size_t rank =
       first_array(entry.instructions.at(static_cast<size_t>(entry.root)).shape).dims.size();  // the first output, as lowered
+  const int threads = options.threads;
   return measure_configs(
       graph.config_count,
-      [&](int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference) {
-        const std::vector<int64_t> tile = config_tile(graph, config, rank);
-        const bool paired = options.paired && config != 0;
-        const auto lowering = [&](const std::vector<int64_t>& sizes) {
-          return [&kernel, &options, sizes] {
-            LoweredComputation lowered = lower_computation(kernel, kernel.entry);
-            schedule_tiles(lowered, sizes);
-            if (options.threads > 1) parallelize_stored(lowered);
-            return lowered;
-          };
-        };
-        measure_lowered(lowering(tile), options, result, reference,
-                        paired ? lowering(config_tile(graph, 0, rank)) : std::function<LoweredComputation()>());
+      [&kernel, &graph, rank, threads](int64_t config) {
+        LoweredComputation lowered = lower_computation(kernel, kernel.entry);
+        schedule_tiles(lowered, config_tile(graph, config, rank));
+        if (threads > 1) parallelize_stored(lowered);
+        return lowered;
       },
       options, progress, kernel.source);
 }

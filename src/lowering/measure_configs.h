@@ -53,6 +53,10 @@ struct ConfigMeasurement {
   std::vector<double> batch_reference;
   std::string failure;  // why it could not be measured ("" when it was)
   double compile_seconds = 0;
+  // The earlier config whose lowered program this config's is, statement for statement
+  // (lowered_statement): not measured again, its minima and failure copied from that one's (config
+  // 0's: its best(), once a pass); -1 when it was measured itself.
+  int64_t same_program_as = -1;
   // The runtime: the median of its measurements' minima (one per pass; config 0 one per batch),
   // so config 0, measured more often, is not labelled by a luckier minimum. 0 when it failed.
   double best() const;
@@ -78,6 +82,13 @@ struct ModuleLayouts {
   const TpuGraph& graph;                          // its configurable nodes and config rows
 };
 
+// How config `config` of a target is lowered and scheduled: its layouts as a LayoutSchedule, or its
+// tiles (tile_schedule.h), parallel with options.threads.
+using LowerConfig = std::function<LoweredComputation(int64_t config)>;
+
+// A module's layout configs as a LowerConfig (`program` must outlive it).
+LowerConfig layout_lowering(const ModuleLayouts& program, const MeasureOptions& options);
+
 // One config of `program` measured by the protocol on the module's entry computation, its times
 // appended to `result` (a failure to compile or run is result.failure; an InputError, the module
 // itself not lowering, is thrown). Its outputs must equal `reference`, or become it when empty:
@@ -94,13 +105,14 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
 // Config `config`'s tile sizes (the first `rank` columns of its tile config features, tile_configs.h).
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank);
 
-// The protocol over configs 0..configs-1: shuffled batches each led by config 0, `passes` passes;
-// `measure_one(config, result, reference)` measures one (measure_layout_config, say).
-// `progress(done, total)` after each measurement; returning false stops (the configs not measured
-// are failures "stopped"). Config 0 failing is an InputError naming `source` at once: nothing
-// else can be compared with it.
-using MeasureOne = std::function<void(int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference)>;
-std::vector<ConfigMeasurement> measure_configs(int64_t configs, const MeasureOne& measure_one, const MeasureOptions& options,
+// The protocol over configs 0..configs-1, each lowered by `lower`: first each config's lowered
+// statement made (in a child process of its own), so a config whose program equals an earlier
+// one's is measured once (ConfigMeasurement::same_program_as); then shuffled batches of the distinct
+// programs each led by config 0, `passes` passes, each config measured by measure_lowered.
+// `progress(done, total)` after each statement and each measurement; returning false stops
+// (the configs not measured are failures "stopped"). Config 0 failing is an InputError naming
+// `source` at once: nothing else can be compared with it.
+std::vector<ConfigMeasurement> measure_configs(int64_t configs, const LowerConfig& lower, const MeasureOptions& options,
                                                const std::function<bool(int64_t, int64_t)>& progress, const std::string& source);
 
 // Measures every tile config of `graph` (a Tile graph of `kernel`, config 0 its whole output as one

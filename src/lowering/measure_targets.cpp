@@ -85,12 +85,7 @@ std::vector<ConfigMeasurement> measure_target(const MeasureTarget& target, const
                                               const std::function<bool(int64_t, int64_t)>& progress) {
   if (target.graph.kind == GraphKind::Tile) return measure_tile_configs(target.module, target.graph, options, progress);
   const ModuleLayouts layouts{target.module, target.computation_first, target.graph};
-  return measure_configs(
-      target.graph.config_count,
-      [&](int64_t config, ConfigMeasurement& result, std::vector<uint8_t>& reference) {
-        measure_layout_config(layouts, config, options, result, reference);
-      },
-      options, progress, target.graph.source);
+  return measure_configs(target.graph.config_count, layout_lowering(layouts, options), options, progress, target.graph.source);
 }
 
 std::string measurement_runs_json(const MeasureTarget& target, const std::vector<ConfigMeasurement>& results,
@@ -104,6 +99,7 @@ std::string measurement_runs_json(const MeasureTarget& target, const std::vector
     const ConfigMeasurement& result = results[c];
     nlohmann::json config = {{"drawn", c},
                              {"config", result.failure.empty() ? nlohmann::json(next++) : nlohmann::json()},
+                             {"same_program_as", result.same_program_as < 0 ? nlohmann::json() : nlohmann::json(result.same_program_as)},
                              {"failure", result.failure},
                              {"compile_seconds", result.compile_seconds},
                              {"pass_minimum", result.pass_minimum},
@@ -146,6 +142,7 @@ MeasuredSummary label_measured(MeasureTarget& target, const std::vector<ConfigMe
   std::vector<double> first_pass, second_pass, first_raw, second_raw;
   for (size_t c = 0; c < results.size(); ++c) {
     const ConfigMeasurement& result = results[c];
+    summary.programs += result.same_program_as < 0 ? 1 : 0;
     if (!result.failure.empty()) {
       summary.not_measured.push_back("config " + std::to_string(c) + ": " + result.failure);
       continue;

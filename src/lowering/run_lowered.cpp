@@ -195,6 +195,27 @@ int64_t element_count(const HloShape& shape) {
 
 }  // namespace
 
+namespace {
+
+// The outputs each pipeline computes (indices into lowered.outputs): one pipeline per output rank,
+// as Halide realizes a pipeline's outputs over one domain; an output repeated in a root tuple once.
+std::vector<std::vector<size_t>> pipeline_outputs(const LoweredComputation& lowered) {
+  std::map<size_t, std::vector<size_t>> by_rank;
+  for (size_t k = 0; k < lowered.outputs.size(); ++k) by_rank[lowered.output_shapes[k].dims.size()].push_back(k);
+  std::vector<std::vector<size_t>> pipelines;
+  std::map<std::string, bool> seen;
+  for (const auto& [rank, members] : by_rank) {
+    pipelines.emplace_back();
+    for (const size_t k : members) {
+      if (seen.emplace(lowered.outputs[k].name(), true).second) pipelines.back().push_back(k);
+    }
+    if (pipelines.back().empty()) pipelines.pop_back();
+  }
+  return pipelines;
+}
+
+}  // namespace
+
 CompiledComputation::CompiledComputation(LoweredComputation& lowered, uint64_t seed) {
   std::mt19937_64 random(seed);
   storage_.reserve(lowered.parameters.size() + lowered.outputs.size());
@@ -205,14 +226,10 @@ CompiledComputation::CompiledComputation(LoweredComputation& lowered, uint64_t s
     lowered.parameters[k].set(wrap(type, storage_.back().data(), lowered.parameter_shapes[k].dims, false));
   }
   first_output_ = storage_.size();
-  std::map<size_t, std::vector<size_t>> by_rank;
-  for (size_t k = 0; k < lowered.outputs.size(); ++k) by_rank[lowered.output_shapes[k].dims.size()].push_back(k);
-  std::map<std::string, bool> seen;
-  for (const auto& [rank, members] : by_rank) {
+  for (const std::vector<size_t>& members : pipeline_outputs(lowered)) {
     std::vector<Halide::Func> funcs;
     std::vector<Halide::Buffer<>> buffers;
     for (const size_t k : members) {
-      if (!seen.emplace(lowered.outputs[k].name(), true).second) continue;
       const Halide::Type type = lowered.outputs[k].output_types().at(0);
       storage_.emplace_back(static_cast<size_t>(element_count(lowered.output_shapes[k])) * static_cast<size_t>(type.bytes()));
       output_types_.push_back(type);
@@ -223,6 +240,17 @@ CompiledComputation::CompiledComputation(LoweredComputation& lowered, uint64_t s
     pipelines_.back().compile_jit(lowering_target());
     outputs_.push_back(buffers);
   }
+}
+
+std::string lowered_statement(LoweredComputation& lowered) {
+  std::vector<Halide::Argument> arguments(lowered.parameters.begin(), lowered.parameters.end());
+  std::ostringstream text;
+  for (const std::vector<size_t>& members : pipeline_outputs(lowered)) {
+    std::vector<Halide::Func> funcs;
+    for (const size_t k : members) funcs.push_back(lowered.outputs[k]);
+    text << Halide::Pipeline(funcs).compile_to_module(arguments, "kernel", lowering_target());
+  }
+  return text.str();
 }
 
 std::vector<uint8_t> CompiledComputation::output_bytes() const {

@@ -68,6 +68,11 @@ class CompiledComputation {
   std::vector<std::vector<Halide::Buffer<>>> outputs_;  // per pipeline
 };
 
+// The computation as Halide lowers it for lowering_target(), every pipeline CompiledComputation
+// compiles: two configs whose statements are equal are one program, the same machine code (their
+// layouts or tiles change nothing Halide emits), and are measured once (measure_configs.h).
+std::string lowered_statement(LoweredComputation& lowered);
+
 // The target the lowering JIT-compiles for: this CPU's, with StrictFloat (no fast-math: NaN and
 // infinity keep XLA's meaning, float sums are not reassociated).
 Halide::Target lowering_target();
