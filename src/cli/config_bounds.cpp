@@ -1,5 +1,7 @@
 #include "cli/config_bounds.h"
 
+#include <algorithm>
+
 namespace graphcost {
 
 void add_config_bounds(CLI::App* command, ConfigBounds& bounds) {
@@ -19,12 +21,19 @@ void add_config_bounds(CLI::App* command, ConfigBounds& bounds) {
   command->add_flag("--paired", bounds.paired,
                     "Time each config alternately with config 0, compiled beside it: labels relative to config 0 at the same moments "
                     "(a second compile and twice the runs a config)");
+  command
+      ->add_option("--min-seconds", bounds.min_seconds,
+                   "Seconds of timed runs a config at least, before its minimum may be called stable (longer: steadier minima)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 void apply_config_bounds(const ConfigBounds& bounds, MeasureOptions& protocol) {
   protocol.threads = bounds.threads;
   protocol.timeout_seconds = bounds.timeout;
   protocol.paired = bounds.paired;
+  protocol.min_seconds = bounds.min_seconds;
+  protocol.max_seconds = std::max(protocol.max_seconds, bounds.min_seconds);
   if (bounds.max_memory_mb > 0) protocol.memory_bytes = static_cast<uint64_t>(bounds.max_memory_mb) << 20;
 }
 
