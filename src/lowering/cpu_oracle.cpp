@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "common/input_error.h"
@@ -89,24 +90,34 @@ Oracle cpu_oracle(const TuningTarget& target, const MeasureOptions& protocol, co
     throw InputError(target.path, "configurable nodes", "a convolution, dot or reshape of rank 2 or more (a layout to choose)", "none");
   }
   pin_to_cpus(protocol.threads);
-  auto reference = std::make_shared<std::vector<uint8_t>>();  // the first measured config's outputs
+  auto reference = std::make_shared<std::vector<uint8_t>>();               // the first measured config's outputs
+  auto measured = std::make_shared<std::map<std::string, Measurement>>();  // by program_key: each program timed once
   Oracle oracle;
   oracle.name = "cpu";
-  oracle.measure = [&target, protocol, stop, reference](int32_t config) {
+  oracle.measure = [&target, protocol, stop, reference, measured](int32_t config) {
     Measurement measurement;
     measurement.config = config;
     if (stop && stop()) {
       measurement.status = MeasurementStatus::Stopped;
       return measurement;
     }
+    const ModuleLayouts program{*target.module, target.computation_first, target.graph};
+    const std::string key = program_key(layout_lowering(program, protocol), config, protocol);
+    if (const auto same = measured->find(key); !key.empty() && same != measured->end()) {
+      measurement.seconds = same->second.seconds;
+      measurement.message =
+          "the same program as config " + std::to_string(same->second.config) + " (its lowered statements equal): not timed again";
+      return measurement;
+    }
     ConfigMeasurement result;
-    measure_layout_config(ModuleLayouts{*target.module, target.computation_first, target.graph}, config, protocol, result, *reference);
+    measure_layout_config(program, config, protocol, result, *reference);
     measurement.runs = result.seconds;
     if (!result.failure.empty()) {
       measurement.status = MeasurementStatus::Failed;
       measurement.message = result.failure;
     } else {
       measurement.seconds = result.best();
+      if (!key.empty()) measured->emplace(key, measurement);
     }
     return measurement;
   };

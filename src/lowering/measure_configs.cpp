@@ -207,6 +207,16 @@ LowerConfig layout_lowering(const ModuleLayouts& program, const MeasureOptions& 
   };
 }
 
+std::string program_key(const LowerConfig& lower, int64_t config, const MeasureOptions& options) {
+  const auto in_child = [&]() -> std::string {
+    LoweredComputation lowered = lower(config);
+    const std::string statement = lowered_statement(lowered);
+    return std::to_string(statement.size()) + ":" + std::to_string(std::hash<std::string>()(statement));
+  };
+  const IsolatedResult child = call_isolated(in_child, IsolationLimits{options.timeout_seconds, options.memory_bytes});
+  return child.completed ? child.bytes : std::string();
+}
+
 namespace {
 
 // Config `config` measured alone, in its own process (measure_lowered), paired with config 0 when asked.
@@ -232,22 +242,15 @@ std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t 
 
 namespace {
 
-// For each config, the first config whose lowered statement equals its own (itself when none, or
-// when its statement could not be made: it is then measured, and fails there, as any other).
-// Each statement is made in a child process (a Halide crash is one config's, not the run's); the
-// child sends back the statement's length and hash. Returns false when `progress` stopped it.
+// For each config, the first config whose program (program_key) is its own (itself when none, or
+// when its key could not be made: it is then measured, and fails there, as any other). Returns
+// false when `progress` stopped it.
 bool find_same_programs(int64_t configs, const LowerConfig& lower, const MeasureOptions& options,
                         const std::function<bool(int64_t, int64_t)>& progress, int64_t total, std::vector<int64_t>& same_as) {
   std::map<std::string, int64_t> first_with;
   for (int64_t config = 0; config < configs; ++config) {
-    same_as[static_cast<size_t>(config)] = config;
-    const auto in_child = [&]() -> std::string {
-      LoweredComputation lowered = lower(config);
-      const std::string statement = lowered_statement(lowered);
-      return std::to_string(statement.size()) + ":" + std::to_string(std::hash<std::string>()(statement));
-    };
-    const IsolatedResult child = call_isolated(in_child, IsolationLimits{options.timeout_seconds, options.memory_bytes});
-    if (child.completed) same_as[static_cast<size_t>(config)] = first_with.emplace(child.bytes, config).first->second;
+    const std::string key = program_key(lower, config, options);
+    same_as[static_cast<size_t>(config)] = key.empty() ? config : first_with.emplace(key, config).first->second;
     if (progress && !progress(config + 1, total)) return false;
   }
   return true;

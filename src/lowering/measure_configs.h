@@ -89,6 +89,11 @@ using LowerConfig = std::function<LoweredComputation(int64_t config)>;
 // A module's layout configs as a LowerConfig (`program` must outlive it).
 LowerConfig layout_lowering(const ModuleLayouts& program, const MeasureOptions& options);
 
+// What config `config`'s program is: its lowered statement's length and hash (lowered_statement),
+// made in a child process bounded as a measurement is; two configs with one key run the same
+// machine code. "" when it could not be made (the config fails when measured, and says why).
+std::string program_key(const LowerConfig& lower, int64_t config, const MeasureOptions& options);
+
 // One config of `program` measured by the protocol on the module's entry computation, its times
 // appended to `result` (a failure to compile or run is result.failure; an InputError, the module
 // itself not lowering, is thrown). Its outputs must equal `reference`, or become it when empty:
