@@ -55,6 +55,10 @@ void print_summary(const MeasuredSummary& summary, const MeasureCommandOptions& 
     std::printf("  config 0 re-measured %zu times: %.3f-%.3f ms (%.1f%% apart)\n", zero.size(), *low * 1e3, *high * 1e3,
                 (*high / *low - 1) * 100);
   }
+  if (summary.remeasured > 0) {
+    std::printf("  %lld configs keep minima from their batch measured again (config 0 had run over 5%% slower than its best)\n",
+                static_cast<long long>(summary.remeasured));
+  }
   if (summary.pass_tau_configs >= 2) {
     std::printf("  noise: the tau between two passes over %lld configs is %.3f (%.3f with each relative to config 0 %s)\n",
                 static_cast<long long>(summary.pass_tau_configs), summary.raw_pass_tau, summary.pass_tau,

@@ -275,6 +275,98 @@ ConfigMeasurement same_program(const ConfigMeasurement& measured, int64_t progra
 
 }  // namespace
 
+namespace {
+
+// Where a batch's measurements went: its configs (config 0 first) and each one's index in its
+// pass_minimum, -1 when it failed.
+struct BatchRecord {
+  std::vector<int64_t> configs;
+  std::vector<int64_t> minimum_at;
+};
+
+// The protocol's state over one measure_configs call.
+struct Protocol {
+  const LowerConfig& lower;
+  const MeasureOptions& options;
+  const std::function<bool(int64_t, int64_t)>& progress;
+  const std::string& source;
+  std::vector<ConfigMeasurement>& results;
+  std::vector<uint8_t> reference;  // config 0's outputs
+  int64_t done = 0, total = 0;
+  bool stopped = false;
+
+  // One config measured into `result`; false when the user stopped. Config 0 failing throws the
+  // first time (nothing can be compared with it); measured again, it is a failed re-measurement.
+  bool measure(int64_t config, ConfigMeasurement& result, bool again = false) {
+    measure_alone(config, lower, options, result, reference);
+    if (config == 0 && !again && !result.failure.empty()) {
+      throw InputError(source, "config 0", "measured (the module's own layouts, or its untiled kernel: every config is compared with it)",
+                       result.failure);
+    }
+    stopped = stopped || (progress && !progress(++done, total));
+    return !stopped;
+  }
+
+  // `batch` (config 0 first) measured into results.
+  BatchRecord measure_batch(const std::vector<int64_t>& batch) {
+    BatchRecord record{batch, {}};
+    for (const int64_t config : batch) {
+      if (stopped) break;
+      ConfigMeasurement& result = results[static_cast<size_t>(config)];
+      const size_t measured_before = result.pass_minimum.size();
+      measure(config, result);
+      const bool measured = result.pass_minimum.size() > measured_before;
+      record.minimum_at.push_back(measured ? static_cast<int64_t>(measured_before) : -1);
+      // Config 0 is the batch's first: its newest minimum is the batch's reference, unless the
+      // measurement brought its own (paired)
+      if (measured && result.batch_reference.size() < result.pass_minimum.size()) {
+        result.batch_reference.push_back(results[0].pass_minimum.back());
+      }
+    }
+    return record;
+  }
+
+  // A batch measured while config 0 ran more than kSlowBatch slower than its best minimum (a slow
+  // spell of the machine, which does not slow every config alike) measured again, up to
+  // kSlowBatchRetries times; each config keeps the minima of whichever time config 0 ran faster.
+  // Every timed run is kept either way.
+  void measure_slow_batches_again(std::vector<BatchRecord>& batches) {
+    constexpr double kSlowBatch = 0.05;
+    constexpr int kSlowBatchRetries = 2;
+    for (int retry = 0; retry < kSlowBatchRetries && !stopped; ++retry) {
+      const std::vector<double>& zero = results[0].pass_minimum;
+      const double best = *std::min_element(zero.begin(), zero.end());
+      std::vector<BatchRecord*> slow;
+      for (BatchRecord& batch : batches) {
+        if (batch.minimum_at[0] >= 0 && zero[static_cast<size_t>(batch.minimum_at[0])] > best * (1 + kSlowBatch)) slow.push_back(&batch);
+      }
+      for (const BatchRecord* batch : slow) total += static_cast<int64_t>(batch->configs.size());
+      for (BatchRecord* batch : slow) {
+        if (!stopped) measure_again(*batch);
+      }
+    }
+  }
+
+  void measure_again(BatchRecord& batch) {
+    std::vector<ConfigMeasurement> again(batch.configs.size());
+    for (size_t k = 0; k < batch.configs.size() && !stopped; ++k) measure(batch.configs[k], again[k], true);
+    const double before = results[0].pass_minimum[static_cast<size_t>(batch.minimum_at[0])];
+    const bool calmer = !again[0].pass_minimum.empty() && again[0].pass_minimum[0] < before;
+    for (size_t k = 0; k < batch.configs.size(); ++k) {
+      ConfigMeasurement& result = results[static_cast<size_t>(batch.configs[k])];
+      result.seconds.insert(result.seconds.end(), again[k].seconds.begin(), again[k].seconds.end());
+      const int64_t at = k < batch.minimum_at.size() ? batch.minimum_at[k] : -1;
+      if (!calmer || at < 0 || again[k].pass_minimum.empty()) continue;
+      result.pass_minimum[static_cast<size_t>(at)] = again[k].pass_minimum[0];
+      result.batch_reference[static_cast<size_t>(at)] =
+          again[k].batch_reference.empty() ? again[0].pass_minimum[0] : again[k].batch_reference[0];
+      result.remeasured += 1;
+    }
+  }
+};
+
+}  // namespace
+
 std::vector<ConfigMeasurement> measure_configs(int64_t configs, const LowerConfig& lower, const MeasureOptions& options,
                                                const std::function<bool(int64_t, int64_t)>& progress, const std::string& source) {
   pin_to_cpus(options.threads);
@@ -286,41 +378,25 @@ std::vector<ConfigMeasurement> measure_configs(int64_t configs, const LowerConfi
     const int64_t batches_per_pass = (programs - 1 + options.batch - 1) / std::max(options.batch, 1);
     return configs + options.passes * (programs - 1 + std::max<int64_t>(batches_per_pass, 1));
   };
-  bool stopped = !find_same_programs(configs, lower, options, progress, total_of(configs), same_as);
+  Protocol protocol{lower, options, progress, source, results, {}};
+  protocol.stopped = !find_same_programs(configs, lower, options, progress, total_of(configs), same_as);
   std::vector<int64_t> order;
   for (int64_t c = 1; c < configs; ++c) {
     if (same_as[static_cast<size_t>(c)] == c) order.push_back(c);
   }
-  const int64_t total = total_of(static_cast<int64_t>(order.size()) + 1);
-  int64_t done = configs;
-  std::vector<uint8_t> reference;  // config 0's outputs
-  for (int pass = 0; pass < options.passes && !stopped; ++pass) {
+  protocol.total = total_of(static_cast<int64_t>(order.size()) + 1);
+  protocol.done = configs;
+  std::vector<BatchRecord> batches;
+  for (int pass = 0; pass < options.passes && !protocol.stopped; ++pass) {
     std::shuffle(order.begin(), order.end(), random);
-    for (size_t at = 0; (at < order.size() || at == 0) && !stopped; at += static_cast<size_t>(options.batch)) {
+    for (size_t at = 0; (at < order.size() || at == 0) && !protocol.stopped; at += static_cast<size_t>(options.batch)) {
       std::vector<int64_t> batch = {0};  // config 0 first in every batch
       for (size_t k = at; k < std::min(order.size(), at + static_cast<size_t>(options.batch)); ++k) batch.push_back(order[k]);
-      for (const int64_t config : batch) {
-        ConfigMeasurement& result = results[static_cast<size_t>(config)];
-        const size_t measured_before = result.pass_minimum.size();
-        measure_alone(config, lower, options, result, reference);
-        // Config 0 is the batch's first: its newest minimum is the batch's reference, unless the
-        // measurement brought its own (paired)
-        if (result.pass_minimum.size() > measured_before && result.batch_reference.size() < result.pass_minimum.size()) {
-          result.batch_reference.push_back(results[0].pass_minimum.back());
-        }
-        if (config == 0 && !results[0].failure.empty()) {
-          throw InputError(source, "config 0",
-                           "measured (the module's own layouts, or its untiled kernel: every config is compared with it)",
-                           results[0].failure);
-        }
-        if (progress && !progress(++done, total)) {
-          stopped = true;
-          break;
-        }
-      }
+      batches.push_back(protocol.measure_batch(batch));
       if (order.empty()) break;
     }
   }
+  if (!order.empty()) protocol.measure_slow_batches_again(batches);
   for (int64_t c = 0; c < configs; ++c) {
     const int64_t program = same_as[static_cast<size_t>(c)];
     if (program != c) results[static_cast<size_t>(c)] = same_program(results[static_cast<size_t>(program)], program, options.passes);

@@ -57,6 +57,9 @@ struct ConfigMeasurement {
   // (lowered_statement): not measured again, its minima and failure copied from that one's (config
   // 0's: its best(), once a pass); -1 when it was measured itself.
   int64_t same_program_as = -1;
+  // How many of its minima come from its batch measured again, config 0 having run more than 5%
+  // slower than its best the first time (measure_configs: a slow spell of the machine).
+  int remeasured = 0;
   // The runtime: the median of its measurements' minima (one per pass; config 0 one per batch),
   // so config 0, measured more often, is not labelled by a luckier minimum. 0 when it failed.
   double best() const;
@@ -113,7 +116,9 @@ std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t 
 // The protocol over configs 0..configs-1, each lowered by `lower`: first each config's lowered
 // statement made (in a child process of its own), so a config whose program equals an earlier
 // one's is measured once (ConfigMeasurement::same_program_as); then shuffled batches of the distinct
-// programs each led by config 0, `passes` passes, each config measured by measure_lowered.
+// programs each led by config 0, `passes` passes, each config measured by measure_lowered; a batch
+// whose config 0 ran more than 5% slower than its best is measured again (twice at most), and its
+// configs keep the minima of the calmer time (ConfigMeasurement::remeasured).
 // `progress(done, total)` after each statement and each measurement; returning false stops
 // (the configs not measured are failures "stopped"). Config 0 failing is an InputError naming
 // `source` at once: nothing else can be compared with it.

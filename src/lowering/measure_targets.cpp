@@ -100,6 +100,7 @@ std::string measurement_runs_json(const MeasureTarget& target, const std::vector
     nlohmann::json config = {{"drawn", c},
                              {"config", result.failure.empty() ? nlohmann::json(next++) : nlohmann::json()},
                              {"same_program_as", result.same_program_as < 0 ? nlohmann::json() : nlohmann::json(result.same_program_as)},
+                             {"remeasured", result.remeasured},
                              {"failure", result.failure},
                              {"compile_seconds", result.compile_seconds},
                              {"pass_minimum", result.pass_minimum},
@@ -143,6 +144,7 @@ MeasuredSummary label_measured(MeasureTarget& target, const std::vector<ConfigMe
   for (size_t c = 0; c < results.size(); ++c) {
     const ConfigMeasurement& result = results[c];
     summary.programs += result.same_program_as < 0 ? 1 : 0;
+    summary.remeasured += result.remeasured > 0 && c > 0 ? 1 : 0;
     if (!result.failure.empty()) {
       summary.not_measured.push_back("config " + std::to_string(c) + ": " + result.failure);
       continue;

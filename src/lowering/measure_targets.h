@@ -41,7 +41,8 @@ std::vector<ConfigMeasurement> measure_target(const MeasureTarget& target, const
 struct MeasuredSummary {
   std::vector<std::string> not_measured;  // "config 3: why"
   int64_t measured = 0, configs = 0;
-  int64_t programs = 0;                          // distinct lowered programs among the configs (the rest measured as the same program)
+  int64_t programs = 0;    // distinct lowered programs among the configs (the rest measured as the same program)
+  int64_t remeasured = 0;  // configs with a minimum from their batch measured again (a slow spell: ConfigMeasurement::remeasured)
   double config0 = 0, fastest = 0, slowest = 0;  // seconds
   std::vector<double> config0_batches;           // config 0's minimum in each batch
   double raw_pass_tau = NAN;                     // between the first two passes' minima (NaN: one pass)
@@ -52,7 +53,7 @@ struct MeasuredSummary {
 // Every timed run and every failure of a measurement, as the JSON that `measure` and `collect` write
 // beside the labelled file (FILE.npz.runs.json): the CPU and the protocol, then per drawn config
 // (config 0 first) its index in the file (null when it failed), the config whose program it is
-// (null when measured itself), its failure, compile seconds,
+// (null when measured itself), how many of its minima come from its batch measured again, its failure, compile seconds,
 // each measurement's minimum, config 0's minimum in the same batch, every timed run in seconds,
 // and a failed config's features (the file keeps only the measured ones). Call it before
 // label_measured, which drops the failed configs' features.
