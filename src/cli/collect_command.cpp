@@ -32,7 +32,8 @@ CLI::App* add_collect_command(CLI::App& app, CollectOptions& options) {
   command->add_option("--max-gflop", options.max_gflop, "Leave out what would run longer: estimated work of one run, GFLOP")
       ->capture_default_str();
   command->add_option("--max-input-mb", options.max_input_mb, "Leave out what reads more: its parameters' size, MB")->capture_default_str();
-  command->add_option("--max-repeats", options.max_repeats, "Timed runs of one config at most once --min-seconds are timed")->capture_default_str();
+  command->add_option("--max-repeats", options.max_repeats, "Timed runs of one config at most once --min-seconds are timed")
+      ->capture_default_str();
   command->add_option("--test", options.test_programs, "Modules (file names without extension) whose files go to the test split")
       ->delimiter(',');
   command->add_option("--valid", options.valid_programs, "Modules whose files go to the valid split (the others: by a hash of the name)")
