@@ -10,7 +10,10 @@ space's best at 20, 50, 100 and tau of the model at 50 on the configs not measur
 Python dict: explore (share), init (random configs first), expmode ('random', or 'far': the configs
 farthest in parameters from every measured one), lcb (rank by mean - lcb * sd of 5 bootstrap fits),
 near (0: no neighbourhood step), diverse (N: the neighbourhood's 5 centres the best measured configs
-at least N parameters apart from each other, not simply the 5 best).
+at least N parameters apart from each other, not simply the 5 best), jump (N: once the best found
+has not improved for `stall` rounds (2), `jumps` of the next round's configs (half) are the
+learner's best at least N parameters from the 5 best), reweight (R: the model that ranks the
+unmeasured at 50 weighs each measured config by 1 / the measured configs within R parameters).
 
 Run: /usr/bin/python3 experiments/space_search_sim.py "{'explore': 0.3}" [SEEDS=5]
 (xgboost, scipy: scripts/setup.sh; GRAPHCOST_DATA as the tests)
@@ -38,8 +41,13 @@ def load(g):
     return X,P,np.array(y)
 PARAMS=dict(objective='reg:squarederror',max_depth=4,eta=0.1,base_score=0.5,verbosity=0,nthread=1)
 RANK=False  # the variant {'rank': 1}: XGBoost's pairwise ranking objective instead of squared error on log runtime
-def fit(X,y,idx,seed=0,rounds=200):
+REWEIGHT=0  # the variant {'reweight': R}: each measured config weighed 1 / (measured configs within R parameters of it)
+def fit(X,y,idx,seed=0,rounds=200,P=None):
     tr=[i for i in idx if not np.isnan(y[i])]
+    if REWEIGHT and P is not None:
+        Q=P[tr]; w=1.0/np.array([((Q!=Q[k]).sum(1)<=REWEIGHT).sum() for k in range(len(tr))])
+        m=xgb.train({**PARAMS,'seed':seed},xgb.DMatrix(X[tr],label=np.log(y[tr]),weight=w*len(tr)/w.sum()),rounds)
+        return m.predict(xgb.DMatrix(X))
     if RANK:  # higher relevance = faster; the cost is its negation, lower still meaning faster
         m=xgb.train({**PARAMS,'objective':'rank:pairwise','seed':seed},xgb.DMatrix(X[tr],label=-np.log(y[tr])),rounds)
         return -m.predict(xgb.DMatrix(X))
@@ -52,6 +60,7 @@ def run(X,P,y,seed,variant):
     measured+= pool[:init-1]
     explore=variant.get('explore',0.1)
     res={}
+    stall=0; last=np.inf
     while len(measured)<100:
         cost=fit(X,y,measured)
         if variant.get('lcb'):
@@ -74,10 +83,15 @@ def run(X,P,y,seed,variant):
                 if len(best)==5: break
         else: best=ranked[:5]
         order=np.argsort(cost,kind='stable')
+        now=np.nanmin(y[measured]); stall=stall+1 if now>=last else 0; last=min(last,now)
+        jump=variant.get('jump',0)
+        if jump and stall>=variant.get('stall',2):  # stalled: the learner's best far from the 5 best, one round
+            far=[c for c in order if c not in ms and all((P[c]!=P[b]).sum()>=jump for b in best)]
+            batch+=far[:variant.get('jumps',nexpl//2)]; stall=0
         near=[c for c in order if c not in ms and any((P[c]!=P[b]).sum()<=2 for b in best)] if variant.get('near',1) else []
         for c in near:
             if len(batch)>=nexpl: break
-            batch.append(c)
+            if c not in batch: batch.append(c)
         for c in order:
             if len(batch)>=nexpl: break
             if c not in ms and c not in batch: batch.append(c)
@@ -95,7 +109,7 @@ def run(X,P,y,seed,variant):
         measured+=batch
         k=len(measured)
         if k==50:
-            c50=fit(X,y,measured)
+            c50=fit(X,y,measured,P=P)
             rest=[i for i in range(n) if i not in set(measured) and not np.isnan(y[i])]
             res['tau50']=kendalltau(c50[rest],y[rest])[0]
         for b in (20,50,100):
@@ -103,6 +117,7 @@ def run(X,P,y,seed,variant):
     return res
 variant=ast.literal_eval(sys.argv[1]) if len(sys.argv)>1 else {}
 RANK=bool(variant.get('rank'))
+REWEIGHT=int(variant.get('reweight',0))
 seeds=int(sys.argv[2]) if len(sys.argv)>2 else 5
 rows=[]
 for g in GPUS:
