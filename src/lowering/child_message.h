@@ -44,8 +44,8 @@ class Message {
   template <typename Vector>
   void values(Vector& values) {
     const size_t bytes = size();
+    const char* from = take(bytes);  // first: a length past the message throws before anything is allocated
     values.resize(bytes / sizeof(values[0]));
-    const char* from = take(bytes);
     if (bytes > 0) std::memcpy(values.data(), from, bytes);  // an empty vector's data() may be null
   }
 
