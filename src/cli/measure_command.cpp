@@ -10,6 +10,7 @@
 #include "data/tpu_graph.h"
 #include "hlo/fusion_kernels.h"
 #include "hlo/hlo_import.h"
+#include "lowering/measure_configs.h"
 #include "lowering/measure_targets.h"
 
 namespace graphcost {
@@ -56,8 +57,8 @@ void print_summary(const MeasuredSummary& summary, const MeasureCommandOptions& 
                 (*high / *low - 1) * 100);
   }
   if (summary.remeasured > 0) {
-    std::printf("  %lld configs keep minima from their batch measured again (config 0 had run over 5%% slower than its best)\n",
-                static_cast<long long>(summary.remeasured));
+    std::printf("  %lld configs keep minima from their batch measured again (config 0 had run over %.0f%% slower than its best)\n",
+                static_cast<long long>(summary.remeasured), kSlowBatch * 100);
   }
   if (summary.pass_tau_configs >= 2) {
     std::printf("  noise: the tau between two passes over %lld configs is %.3f (%.3f with each relative to config 0 %s)\n",

@@ -331,8 +331,6 @@ struct Protocol {
   // kSlowBatchRetries times; each config keeps the minima of whichever time config 0 ran faster.
   // Every timed run is kept either way.
   void measure_slow_batches_again(std::vector<BatchRecord>& batches) {
-    constexpr double kSlowBatch = 0.05;
-    constexpr int kSlowBatchRetries = 2;
     for (int retry = 0; retry < kSlowBatchRetries && !stopped; ++retry) {
       const std::vector<double>& zero = results[0].pass_minimum;
       const double best = *std::min_element(zero.begin(), zero.end());

@@ -57,7 +57,7 @@ struct ConfigMeasurement {
   // (lowered_statement): not measured again, its minima and failure copied from that one's (config
   // 0's: its best(), once a pass); -1 when it was measured itself.
   int64_t same_program_as = -1;
-  // How many of its minima come from its batch measured again, config 0 having run more than 5%
+  // How many of its minima come from its batch measured again, config 0 having run more than kSlowBatch
   // slower than its best the first time (measure_configs: a slow spell of the machine).
   int remeasured = 0;
   // The runtime: the median of its measurements' minima (one per pass; config 0 one per batch),
@@ -113,11 +113,16 @@ void measure_lowered(const std::function<LoweredComputation()>& lower, const Mea
 // Config `config`'s tile sizes (the first `rank` columns of its tile config features, tile_configs.h).
 std::vector<int64_t> config_tile(const TpuGraph& kernel, int64_t config, size_t rank);
 
+// A batch whose config 0 ran more than this share slower than config 0's best minimum was timed in
+// a slow spell of the machine: measure_configs measures it again, at most kSlowBatchRetries times.
+inline constexpr double kSlowBatch = 0.05;
+inline constexpr int kSlowBatchRetries = 2;
+
 // The protocol over configs 0..configs-1, each lowered by `lower`: first each config's lowered
 // statement made (in a child process of its own), so a config whose program equals an earlier
 // one's is measured once (ConfigMeasurement::same_program_as); then shuffled batches of the distinct
 // programs each led by config 0, `passes` passes, each config measured by measure_lowered; a batch
-// whose config 0 ran more than 5% slower than its best is measured again (twice at most), and its
+// whose config 0 ran more than kSlowBatch slower than its best is measured again (kSlowBatchRetries times at most), and its
 // configs keep the minima of the calmer time (ConfigMeasurement::remeasured).
 // `progress(done, total)` after each statement and each measurement; returning false stops
 // (the configs not measured are failures "stopped"). Config 0 failing is an InputError naming
